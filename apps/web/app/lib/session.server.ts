@@ -1,0 +1,55 @@
+// Session lookups for loaders and actions. Guards throw a redirect Response.
+import { type RouterContextProvider, redirect } from "react-router";
+import { requestContext } from "../context.ts";
+import { planParams } from "./plans.ts";
+import { signInUrl } from "./redirects.ts";
+
+export interface SessionUser {
+  id: string;
+  email: string;
+  name: string;
+  image: string | null;
+  emailVerified: boolean;
+  username: string | null;
+}
+
+type Context = Readonly<RouterContextProvider>;
+
+export function services(context: Context) {
+  return context.get(requestContext).services;
+}
+
+export async function getSessionUser(request: Request, context: Context): Promise<SessionUser | null> {
+  const session = await services(context).auth.api.getSession({ headers: request.headers });
+  if (!session) return null;
+  const u = session.user;
+  return {
+    id: u.id,
+    email: u.email,
+    name: u.name,
+    image: u.image ?? null,
+    emailVerified: Boolean(u.emailVerified),
+    username: (u.username as string | null | undefined) ?? null,
+  };
+}
+
+/** Signed in, or a redirect to sign-in that brings the visitor back to this page. */
+export async function requireUser(request: Request, context: Context, url: URL): Promise<SessionUser> {
+  const user = await getSessionUser(request, context);
+  if (!user) throw redirect(signInUrl(url));
+  return user;
+}
+
+/** Signed in and onboarded (has a username). */
+export async function requireOnboardedUser(
+  request: Request,
+  context: Context,
+  url: URL,
+): Promise<SessionUser & { username: string }> {
+  const user = await requireUser(request, context, url);
+  if (!user.username) {
+    const params = planParams(url.searchParams);
+    throw redirect(`/onboarding${params.size ? `?${params}` : ""}`);
+  }
+  return user as SessionUser & { username: string };
+}

@@ -1,0 +1,31 @@
+import { index, layout, type RouteConfig, route } from "@react-router/dev/routes";
+
+export default [
+  layout("routes/_marketing/layout.tsx", [index("routes/_marketing/home.tsx")]),
+
+  route("auth/signin", "routes/auth/signin.tsx"),
+  route("auth/forgot-password", "routes/auth/forgot-password.tsx"),
+  route("auth/reset-password", "routes/auth/reset-password.tsx"),
+
+  // The guarded parent: every signed-in route of spec §2 sits below it.
+  layout("routes/_app/layout.tsx", [
+    route("onboarding", "routes/_app/onboarding.tsx"),
+    layout("routes/_app/dashboard-layout.tsx", [
+      route("dashboard", "routes/_app/dashboard.tsx"),
+      route("projects", "routes/_app/projects.tsx"),
+      route("projects/:projectSlug", "routes/_app/project.tsx"),
+      route("projects/:projectSlug/releases", "routes/_app/project-releases.tsx"),
+      route("projects/:projectSlug/releases/:releaseVersion", "routes/_app/project-release.tsx"),
+      route("api-keys", "routes/_app/api-keys.tsx"),
+      route("subscription", "routes/_app/subscription.tsx"),
+      route("billing", "routes/_app/billing.tsx"),
+      route("billing/success", "routes/_app/billing-success.tsx"),
+      route("billing/cancel", "routes/_app/billing-cancel.tsx"),
+      route("profile", "routes/_app/profile.tsx"),
+      route("settings", "routes/_app/settings.tsx"),
+      route("integrations/:integration", "routes/_app/integration.tsx"),
+    ]),
+  ]),
+
+  route("*", "routes/not-found.tsx"),
+] satisfies RouteConfig;

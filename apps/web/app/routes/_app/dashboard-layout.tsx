@@ -1,0 +1,139 @@
+// The signed-in shell: a sidebar with every section, collapsing to a menu below 768 px.
+import { LogOut, Menu, X } from "lucide-react";
+import { useState } from "react";
+import { NavLink, Outlet, useNavigate, useOutletContext } from "react-router";
+import { toast } from "sonner";
+import {
+  accountNav,
+  integrationsIcon as IntegrationsIcon,
+  integrations,
+  mainNav,
+  type NavItem,
+} from "../../components/layout/dashboard-nav.ts";
+import { Logo } from "../../components/logo.tsx";
+import { Button } from "../../components/ui/button.tsx";
+import type { SessionUser } from "../../lib/session.server.ts";
+import { signOut } from "../../lib/sign-out.ts";
+import { cn } from "../../lib/utils.ts";
+
+const linkClass = ({ isActive }: { isActive: boolean }) =>
+  cn(
+    "flex items-center gap-3 rounded-md px-3 py-2 text-sm font-medium transition-colors",
+    isActive ? "bg-accent text-primary" : "text-muted-foreground hover:bg-muted hover:text-foreground",
+  );
+
+function NavSection({
+  title,
+  items,
+  onNavigate,
+}: {
+  title?: string;
+  items: NavItem[];
+  onNavigate: () => void;
+}) {
+  return (
+    <div className="grid gap-1">
+      {title ? (
+        <p className="px-3 pb-1 text-xs font-semibold uppercase tracking-wide text-muted-foreground">
+          {title}
+        </p>
+      ) : null}
+      {items.map(({ to, label, icon: Icon }) => (
+        <NavLink key={to} to={to} className={linkClass} onClick={onNavigate} end={to === "/dashboard"}>
+          <Icon className="size-4" aria-hidden="true" />
+          {label}
+        </NavLink>
+      ))}
+    </div>
+  );
+}
+
+export default function DashboardLayout() {
+  const user = useOutletContext<SessionUser>();
+  const navigate = useNavigate();
+  const [open, setOpen] = useState(false);
+  const close = () => setOpen(false);
+
+  async function onSignOut() {
+    if (await signOut()) {
+      toast.success("Signed out");
+      await navigate("/", { replace: true });
+    } else {
+      toast.error("Could not sign out. Please try again.");
+    }
+  }
+
+  const nav = (
+    <nav aria-label="Dashboard" className="grid gap-6">
+      <NavSection items={mainNav} onNavigate={close} />
+      <NavSection title="Account" items={accountNav} onNavigate={close} />
+      <NavSection
+        title="Integrations"
+        items={integrations.map((i) => ({
+          to: `/integrations/${i.slug}`,
+          label: i.label,
+          icon: IntegrationsIcon,
+        }))}
+        onNavigate={close}
+      />
+    </nav>
+  );
+
+  return (
+    <div className="min-h-screen md:grid md:grid-cols-[16rem_1fr]">
+      <aside className="hidden border-r border-border bg-muted/30 md:flex md:flex-col">
+        <div className="flex h-16 items-center px-5">
+          <NavLink to="/dashboard" aria-label="Packyard dashboard">
+            <Logo />
+          </NavLink>
+        </div>
+        <div className="flex-1 overflow-y-auto px-3 py-4">{nav}</div>
+        <UserBox user={user} onSignOut={onSignOut} />
+      </aside>
+
+      <header className="flex h-14 items-center justify-between border-b border-border px-4 md:hidden">
+        <NavLink to="/dashboard" aria-label="Packyard dashboard">
+          <Logo />
+        </NavLink>
+        <Button
+          variant="ghost"
+          size="icon"
+          aria-label={open ? "Close menu" : "Open menu"}
+          aria-expanded={open}
+          onClick={() => setOpen(!open)}
+        >
+          {open ? <X /> : <Menu />}
+        </Button>
+      </header>
+      {open ? (
+        <div className="border-b border-border bg-background px-3 py-4 md:hidden">
+          {nav}
+          <UserBox user={user} onSignOut={onSignOut} />
+        </div>
+      ) : null}
+
+      <div className="min-w-0">
+        <main className="mx-auto w-full max-w-6xl px-4 py-8 sm:px-8">
+          <Outlet context={user} />
+        </main>
+      </div>
+    </div>
+  );
+}
+
+function UserBox({ user, onSignOut }: { user: SessionUser; onSignOut: () => void }) {
+  return (
+    <div className="flex items-center justify-between gap-2 border-t border-border px-4 py-3">
+      <div className="min-w-0">
+        <p className="truncate text-sm font-medium" data-testid="current-user">
+          {user.name}
+        </p>
+        <p className="truncate text-xs text-muted-foreground">@{user.username}</p>
+      </div>
+      <Button variant="ghost" size="sm" onClick={onSignOut}>
+        <LogOut aria-hidden="true" />
+        Sign out
+      </Button>
+    </div>
+  );
+}

@@ -1,0 +1,209 @@
+// /auth/signin: one page for signing in and creating an account. Honours `redirect` (same-site
+// paths only), and carries `plan` and `annual` through to onboarding.
+import { useState } from "react";
+import { Link, redirect, useNavigate, useSearchParams } from "react-router";
+import { toast } from "sonner";
+import { z } from "zod";
+import { AuthShell } from "../../components/auth-shell.tsx";
+import { Alert } from "../../components/ui/alert.tsx";
+import { Button } from "../../components/ui/button.tsx";
+import { FormField } from "../../components/ui/form-field.tsx";
+import { authClient } from "../../lib/auth-client.ts";
+import { pageMeta } from "../../lib/meta.ts";
+import { planParams } from "../../lib/plans.ts";
+import { safeRedirectPath } from "../../lib/redirects.ts";
+import { getSessionUser } from "../../lib/session.server.ts";
+import { emailSchema, fieldErrors } from "../../lib/validation.ts";
+import type { Route } from "./+types/signin";
+
+export async function loader({ request, context, url }: Route.LoaderArgs) {
+  const user = await getSessionUser(request, context);
+  if (user) throw redirect(afterSignIn(url.searchParams));
+  return null;
+}
+
+export const meta: Route.MetaFunction = ({ matches, location }) =>
+  pageMeta({
+    baseUrl: matches[0]?.loaderData?.baseUrl,
+    path: location.pathname,
+    title: "Sign in",
+    description: "Sign in to Packyard or create an account to publish your packages.",
+  });
+
+/** Where to go once signed in: the requested page, else onboarding/dashboard with the plan. */
+function afterSignIn(search: URLSearchParams): string {
+  const params = planParams(search);
+  const fallback = params.size ? `/onboarding?${params}` : "/dashboard";
+  return safeRedirectPath(search.get("redirect"), fallback);
+}
+
+type Mode = "signin" | "signup";
+type Pending = { kind: "verify"; email: string } | null;
+
+export default function SignIn() {
+  const [search] = useSearchParams();
+  const navigate = useNavigate();
+  const [mode, setMode] = useState<Mode>(search.get("mode") === "signup" ? "signup" : "signin");
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [formError, setFormError] = useState<string | null>(null);
+  const [pending, setPending] = useState<Pending>(null);
+  const [busy, setBusy] = useState(false);
+  const target = afterSignIn(search);
+
+  async function onSubmit(event: React.FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const values = Object.fromEntries(form) as Record<string, string>;
+    const schema =
+      mode === "signin"
+        ? z.object({ email: emailSchema, password: z.string().min(1, "Please enter your password") })
+        : z.object({
+            name: z
+              .string()
+              .trim()
+              .min(1, "Please enter your name")
+              .max(100, "Name must be at most 100 characters"),
+            email: emailSchema,
+            password: z.string().min(1, "Please choose a password"),
+          });
+    const parsed = schema.safeParse(values);
+    setFormError(null);
+    if (!parsed.success) {
+      setErrors(fieldErrors(parsed.error));
+      return;
+    }
+    setErrors({});
+    setBusy(true);
+    try {
+      const email = values.email!.trim().toLowerCase();
+      if (mode === "signin") {
+        const { error } = await authClient.signIn.email({
+          email,
+          password: values.password!,
+          callbackURL: target,
+        });
+        if (error) {
+          if (error.code === "EMAIL_NOT_VERIFIED") {
+            setPending({ kind: "verify", email });
+            return;
+          }
+          setFormError(
+            error.code === "INVALID_EMAIL_OR_PASSWORD"
+              ? "Invalid email or password."
+              : (error.message ?? "Sign-in failed."),
+          );
+          return;
+        }
+        toast.success("Signed in");
+        await navigate(target, { replace: true });
+      } else {
+        const { error } = await authClient.signUp.email({
+          name: values.name!.trim(),
+          email,
+          password: values.password!,
+          callbackURL: target,
+        });
+        if (error) {
+          if (error.code === "PASSWORD_TOO_SHORT" || error.code === "PASSWORD_TOO_LONG") {
+            setErrors({ password: error.message ?? "Password length is not allowed." });
+          } else {
+            setFormError(error.message ?? "Could not create the account.");
+          }
+          return;
+        }
+        setPending({ kind: "verify", email });
+      }
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function resend(email: string) {
+    const { error } = await authClient.sendVerificationEmail({ email, callbackURL: target });
+    if (error) toast.error(error.message ?? "Could not send the verification email.");
+    else toast.success("Verification email sent");
+  }
+
+  if (pending) {
+    return (
+      <AuthShell
+        title="Check your email"
+        description={
+          <>
+            We sent a verification link to <strong>{pending.email}</strong>.
+          </>
+        }
+      >
+        <div className="grid gap-4 text-sm">
+          <Alert variant="info" data-testid="verify-notice">
+            Your email address must be verified before you can sign in. Open the link in the message to
+            continue; it is valid for one hour.
+          </Alert>
+          <Button variant="outline" onClick={() => resend(pending.email)}>
+            Resend verification email
+          </Button>
+          <Button variant="link" onClick={() => setPending(null)}>
+            Back to sign in
+          </Button>
+        </div>
+      </AuthShell>
+    );
+  }
+
+  const signingIn = mode === "signin";
+  return (
+    <AuthShell
+      title={signingIn ? "Sign in to Packyard" : "Create your Packyard account"}
+      description={signingIn ? "Welcome back." : "Publish signed packages in minutes."}
+      footer={
+        signingIn ? (
+          <>
+            New to Packyard?{" "}
+            <button
+              type="button"
+              className="font-medium text-primary hover:underline"
+              onClick={() => setMode("signup")}
+            >
+              Create an account
+            </button>
+          </>
+        ) : (
+          <>
+            Already have an account?{" "}
+            <button
+              type="button"
+              className="font-medium text-primary hover:underline"
+              onClick={() => setMode("signin")}
+            >
+              Sign in
+            </button>
+          </>
+        )
+      }
+    >
+      <form className="grid gap-4" onSubmit={onSubmit} noValidate>
+        {formError ? <Alert variant="error">{formError}</Alert> : null}
+        {signingIn ? null : <FormField label="Name" name="name" autoComplete="name" error={errors.name} />}
+        <FormField label="Email" name="email" type="email" autoComplete="email" error={errors.email} />
+        <FormField
+          label="Password"
+          name="password"
+          type="password"
+          autoComplete={signingIn ? "current-password" : "new-password"}
+          error={errors.password}
+        />
+        {signingIn ? (
+          <Link
+            to="/auth/forgot-password"
+            className="-mt-2 justify-self-end text-sm text-primary hover:underline"
+          >
+            Forgot your password?
+          </Link>
+        ) : null}
+        <Button type="submit" disabled={busy}>
+          {signingIn ? "Sign in" : "Create account"}
+        </Button>
+      </form>
+    </AuthShell>
+  );
+}

@@ -1,0 +1,77 @@
+// better-auth, configured for Packyard: email and password with required verification,
+// password reset, and the username Packyard adds to each user. Mounted at /api/auth.
+
+import type { BetterAuthOptions } from "better-auth";
+import { betterAuth } from "better-auth";
+import type { Dialect } from "kysely";
+import type { Config } from "../config.ts";
+import type { Mailer } from "../mail/mailer.ts";
+import { resetPasswordMail, verificationMail } from "../mail/templates.ts";
+
+/** The header the HTTP layer sets from the socket address, so rate limiting sees the client. */
+export const CLIENT_IP_HEADER = "x-packyard-client-ip";
+
+export function authOptions(deps: {
+  config: Config;
+  dialect: Dialect;
+  dbType: "sqlite" | "postgres";
+  mailer: Mailer;
+}) {
+  const { config, mailer } = deps;
+  return {
+    appName: "Packyard",
+    baseURL: config.baseUrl,
+    basePath: "/api/auth",
+    secret: config.secret,
+    trustedOrigins: [config.baseUrl],
+    database: { dialect: deps.dialect, type: deps.dbType },
+    emailAndPassword: {
+      enabled: true,
+      requireEmailVerification: true,
+      minPasswordLength: config.passwordMinLength,
+      maxPasswordLength: config.passwordMaxLength,
+      resetPasswordTokenExpiresIn: 60 * 60,
+      revokeSessionsOnPasswordReset: true,
+      async sendResetPassword({ user, url }) {
+        await mailer.send(resetPasswordMail(user.email, user.name, url));
+      },
+    },
+    emailVerification: {
+      sendOnSignUp: true,
+      sendOnSignIn: true,
+      autoSignInAfterVerification: true,
+      expiresIn: 60 * 60,
+      async sendVerificationEmail({ user, url }) {
+        await mailer.send(verificationMail(user.email, user.name, url));
+      },
+    },
+    user: {
+      additionalFields: {
+        // Chosen at onboarding, validated and written by Packyard, never by the client.
+        username: { type: "string", required: false, input: false },
+      },
+    },
+    session: {
+      expiresIn: 60 * 60 * 24 * 30,
+      updateAge: 60 * 60 * 24,
+      cookieCache: { enabled: false },
+    },
+    rateLimit: {
+      enabled: config.authRateLimit,
+      window: 60,
+      max: 100,
+    },
+    advanced: {
+      ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
+      useSecureCookies: config.baseUrl.startsWith("https://"),
+    },
+    telemetry: { enabled: false },
+  } satisfies BetterAuthOptions;
+}
+
+export function createAuth(options: ReturnType<typeof authOptions>) {
+  return betterAuth(options);
+}
+
+export type Auth = ReturnType<typeof createAuth>;
+export type SessionUser = Auth["$Infer"]["Session"]["user"];

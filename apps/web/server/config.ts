@@ -1,0 +1,131 @@
+// The one validated configuration schema. Every environment variable Packyard reads is
+// declared here, parsed once at boot; a bad value stops start-up naming the variable.
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { z } from "zod";
+
+const boolean = z.enum(["true", "false", "1", "0"]).transform((value) => value === "true" || value === "1");
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+export const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
+  HOST: z.string().min(1).default("0.0.0.0"),
+  PORT: port.default(3000),
+  DATA_DIR: z.string().min(1).default("./data"),
+  BASE_URL: z
+    .url({ protocol: /^https?$/ })
+    .transform((url) => url.replace(/\/+$/, ""))
+    .optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+    .optional(),
+  SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, "must be an smtp:// or smtps:// URL")
+    .optional(),
+  MAIL_FROM: z.string().min(3).default("Packyard <no-reply@packyard.localhost>"),
+  PASSWORD_MIN_LENGTH: z.coerce.number().int().min(8).max(128).default(10),
+  PASSWORD_MAX_LENGTH: z.coerce.number().int().min(16).max(1024).default(128),
+  AUTH_RATE_LIMIT: boolean.default(true),
+  TRUST_PROXY: boolean.default(false),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+});
+
+export type Env = z.input<typeof envSchema>;
+
+export interface Config {
+  nodeEnv: "development" | "production" | "test";
+  host: string;
+  port: number;
+  dataDir: string;
+  baseUrl: string;
+  database: { kind: "sqlite"; path: string } | { kind: "postgres"; url: string };
+  secret: string;
+  secretSource: "env" | "file";
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  outboxDir: string;
+  blobDir: string;
+  passwordMinLength: number;
+  passwordMaxLength: number;
+  authRateLimit: boolean;
+  trustProxy: boolean;
+  logLevel: "debug" | "info" | "warn" | "error" | "silent";
+}
+
+export class ConfigError extends Error {
+  readonly issues: { variable: string; message: string }[];
+  constructor(issues: { variable: string; message: string }[]) {
+    super(`Invalid configuration:\n${issues.map((i) => `  ${i.variable}: ${i.message}`).join("\n")}`);
+    this.name = "ConfigError";
+    this.issues = issues;
+  }
+}
+
+/** Parses the environment. Pure apart from the secret file, which it reads or creates. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // Empty strings mean "unset", as in most .env tooling.
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ""),
+  );
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => ({
+        variable: String(issue.path[0] ?? "(environment)"),
+        message: issue.message,
+      })),
+    );
+  }
+  const e = parsed.data;
+  if (e.PASSWORD_MIN_LENGTH > e.PASSWORD_MAX_LENGTH) {
+    throw new ConfigError([
+      { variable: "PASSWORD_MIN_LENGTH", message: "must not exceed PASSWORD_MAX_LENGTH" },
+    ]);
+  }
+  const dataDir = resolve(e.DATA_DIR);
+  mkdirSync(dataDir, { recursive: true });
+  const { secret, source } = e.SECRET
+    ? { secret: e.SECRET, source: "env" as const }
+    : { secret: readOrCreateSecret(join(dataDir, "secret")), source: "file" as const };
+  return {
+    nodeEnv: e.NODE_ENV,
+    host: e.HOST,
+    port: e.PORT,
+    dataDir,
+    baseUrl: e.BASE_URL ?? `http://localhost:${e.PORT}`,
+    database: e.DATABASE_URL
+      ? { kind: "postgres", url: e.DATABASE_URL }
+      : { kind: "sqlite", path: join(dataDir, "packyard.sqlite") },
+    secret,
+    secretSource: source,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    outboxDir: join(dataDir, "outbox"),
+    blobDir: join(dataDir, "blobs"),
+    passwordMinLength: e.PASSWORD_MIN_LENGTH,
+    passwordMaxLength: e.PASSWORD_MAX_LENGTH,
+    authRateLimit: e.AUTH_RATE_LIMIT,
+    trustProxy: e.TRUST_PROXY,
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+function readOrCreateSecret(path: string): string {
+  if (existsSync(path)) {
+    const value = readFileSync(path, "utf8").trim();
+    if (value.length >= 32) return value;
+  }
+  const value = randomBytes(32).toString("base64url");
+  // "wx" fails if another process created it meanwhile; then read theirs.
+  try {
+    writeFileSync(path, `${value}\n`, { mode: 0o600, flag: "wx" });
+    return value;
+  } catch {
+    return readFileSync(path, "utf8").trim();
+  }
+}

@@ -1,0 +1,88 @@
+// The one Hono app: health and error pages, better-auth, static assets, and every other
+// request handed to React Router for server rendering.
+import { join } from "node:path";
+import { getConnInfo } from "@hono/node-server/conninfo";
+import { serveStatic } from "@hono/node-server/serve-static";
+import { type Context, Hono } from "hono";
+import { createRequestHandler, RouterContextProvider, type ServerBuild } from "react-router";
+import { requestContext } from "../../app/context.ts";
+import { CLIENT_IP_HEADER } from "../auth/auth.ts";
+import type { Services } from "../services.ts";
+import { renderErrorPage } from "./error-page.ts";
+import { type NonceEnv, securityHeaders } from "./security-headers.ts";
+
+export interface AppOptions {
+  services: Services;
+  build: ServerBuild;
+  /** build/client, where Vite wrote the browser assets. */
+  clientDir: string;
+}
+
+export function createApp({ services, build, clientDir }: AppOptions) {
+  const { config, logger } = services;
+  const app = new Hono<NonceEnv>();
+  const handleRequest = createRequestHandler(
+    build,
+    config.nodeEnv === "development" ? "development" : "production",
+  );
+
+  app.use(securityHeaders({ https: config.baseUrl.startsWith("https://") }));
+
+  app.get("/ok", (c) => c.json({ ok: true }));
+  app.get("/error", (c) => c.html(renderErrorPage(c.req.query("error"))));
+
+  app.on(["GET", "POST"], "/api/auth/*", (c) => {
+    const request = new Request(c.req.raw);
+    request.headers.set(CLIENT_IP_HEADER, clientAddress(c, config.trustProxy));
+    return services.auth.handler(request);
+  });
+
+  // Vite's hashed output never changes under the same name: cache it for a year.
+  app.use(
+    "/assets/*",
+    serveStatic({
+      root: clientDir,
+      onFound: (_path, c) => {
+        c.header("Cache-Control", "public, max-age=31536000, immutable");
+      },
+    }),
+  );
+  // Other public files (favicon, robots.txt) keep their names across releases.
+  app.use(
+    "*",
+    serveStatic({
+      root: clientDir,
+      onFound: (_path, c) => {
+        c.header("Cache-Control", "public, max-age=3600");
+      },
+    }),
+  );
+
+  app.all("*", async (c) => {
+    const context = new RouterContextProvider();
+    context.set(requestContext, { services, nonce: c.get("nonce") });
+    return handleRequest(c.req.raw, context);
+  });
+
+  app.onError((error, c) => {
+    logger.error(`${c.req.method} ${c.req.path} failed`, error);
+    return c.json({ error: { code: "INTERNAL_SERVER_ERROR", message: "Something went wrong." } }, 500);
+  });
+
+  return app;
+}
+
+function clientAddress(c: Context, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = c.req.header("x-forwarded-for")?.split(",")[0]?.trim();
+    if (forwarded) return forwarded;
+  }
+  try {
+    return getConnInfo(c).remote.address ?? "127.0.0.1";
+  } catch {
+    // app.request() in tests has no socket.
+    return "127.0.0.1";
+  }
+}
+
+export const defaultClientDir = (buildDir: string) => join(buildDir, "client");

@@ -1,0 +1,40 @@
+// The production entry point: `node server/main.ts` (through `npm start`).
+import { ConfigError, loadConfig } from "./config.ts";
+import { startServer } from "./start.ts";
+
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig();
+} catch (error) {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(78);
+  }
+  throw error;
+}
+
+const server = await startServer(config);
+const { logger } = server.services;
+if (config.secretSource === "file") {
+  logger.warn(
+    `SECRET is not set: using the secret generated in ${config.dataDir}/secret. Set SECRET in production.`,
+  );
+}
+if (!config.smtpUrl) logger.info(`SMTP_URL is not set: mail is written to ${config.outboxDir}`);
+logger.info(`Packyard listening on ${config.baseUrl} (port ${server.port}, ${config.database.kind})`);
+
+let shuttingDown = false;
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.on(signal, () => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    logger.info(`${signal} received: finishing in-flight requests`);
+    server.stop().then(
+      () => process.exit(0),
+      (error) => {
+        logger.error("shutdown failed", error);
+        process.exit(1);
+      },
+    );
+  });
+}

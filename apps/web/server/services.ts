@@ -1,0 +1,37 @@
+// Everything a request handler needs, built once per process from the config: the database,
+// better-auth, mail and logging. Route loaders receive it through the router context.
+import { type Auth, authOptions, createAuth } from "./auth/auth.ts";
+import type { Config } from "./config.ts";
+import { type DatabaseHandle, openDatabase } from "./db/database.ts";
+import { migrateDatabase } from "./db/migrate.ts";
+import { createLogger, type Logger } from "./logger.ts";
+import { createMailer, type Mailer } from "./mail/mailer.ts";
+
+export interface Services {
+  config: Config;
+  logger: Logger;
+  database: DatabaseHandle;
+  auth: Auth;
+  mailer: Mailer;
+  close(): Promise<void>;
+}
+
+export async function createServices(
+  config: Config,
+  overrides: { logger?: Logger; mailer?: Mailer } = {},
+): Promise<Services> {
+  const logger = overrides.logger ?? createLogger(config.logLevel);
+  const database = openDatabase(config.database);
+  try {
+    const mailer =
+      overrides.mailer ??
+      createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: config.outboxDir, logger });
+    const options = authOptions({ config, dialect: database.dialect, dbType: database.kind, mailer });
+    await migrateDatabase(database.db as never, options);
+    const auth = createAuth(options);
+    return { config, logger, database, auth, mailer, close: () => database.close() };
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}

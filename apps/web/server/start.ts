@@ -1,0 +1,61 @@
+// Starts Packyard: config → services → HTTP server. Used by main.ts and by tests that need a
+// real listening server. Stopping closes the listener, lets in-flight requests finish, then
+// closes the database.
+import type { AddressInfo } from "node:net";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { serve } from "@hono/node-server";
+import type { ServerBuild } from "react-router";
+import type { Config } from "./config.ts";
+import { createApp } from "./http/app.ts";
+import { createServices, type Services } from "./services.ts";
+
+export const defaultBuildDir = resolve(import.meta.dirname, "..", "build");
+
+export async function loadServerBuild(buildDir = defaultBuildDir): Promise<ServerBuild> {
+  const entry = join(buildDir, "server", "index.js");
+  try {
+    return (await import(pathToFileURL(entry).href)) as ServerBuild;
+  } catch (error) {
+    throw new Error(`Cannot load the web build at ${entry}; run "npm run build" first.`, { cause: error });
+  }
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  services: Services;
+  stop(): Promise<void>;
+}
+
+export async function startServer(
+  config: Config,
+  options: { buildDir?: string } = {},
+): Promise<RunningServer> {
+  const buildDir = options.buildDir ?? defaultBuildDir;
+  const build = await loadServerBuild(buildDir);
+  const services = await createServices(config);
+  const app = createApp({ services, build, clientDir: join(buildDir, "client") });
+  const server = await new Promise<ReturnType<typeof serve>>((resolveServer, reject) => {
+    const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolveServer(s));
+    s.once("error", reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  let stopping: Promise<void> | undefined;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    services,
+    stop() {
+      stopping ??= (async () => {
+        await new Promise<void>((done) => {
+          server.close(() => done());
+          // Keep-alive sockets with no request in flight would hold close() open.
+          if ("closeIdleConnections" in server) server.closeIdleConnections();
+        });
+        await services.close();
+      })();
+      return stopping;
+    },
+  };
+}
