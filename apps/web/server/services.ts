@@ -21,7 +21,9 @@ export async function createServices(
   overrides: { logger?: Logger; mailer?: Mailer } = {},
 ): Promise<Services> {
   const logger = overrides.logger ?? createLogger(config.logLevel);
-  const database = openDatabase(config.database);
+  const database = openDatabase(config.database, (error) =>
+    logger.warn(`idle database connection closed: ${error.message}`),
+  );
   try {
     const mailer =
       overrides.mailer ??

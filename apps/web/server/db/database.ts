@@ -17,9 +17,15 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-export function openDatabase(database: Config["database"]): DatabaseHandle {
+export function openDatabase(
+  database: Config["database"],
+  onIdleError: (error: Error) => void = () => {},
+): DatabaseHandle {
   if (database.kind === "postgres") {
     const pool = new pg.Pool({ connectionString: database.url, max: 10 });
+    // An idle connection dropped by the server (restart, failover) must not crash the process;
+    // the pool replaces it on the next query.
+    pool.on("error", onIdleError);
     const dialect = new PostgresDialect({ pool });
     const db = new Kysely<Database>({ dialect });
     return {

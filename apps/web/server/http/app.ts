@@ -37,23 +37,23 @@ export function createApp({ services, build, clientDir }: AppOptions) {
     return services.auth.handler(request);
   });
 
-  // Vite's hashed output never changes under the same name: cache it for a year.
-  app.use(
-    "/assets/*",
-    serveStatic({
-      root: clientDir,
-      onFound: (_path, c) => {
-        c.header("Cache-Control", "public, max-age=31536000, immutable");
-      },
-    }),
-  );
-  // Other public files (favicon, robots.txt) keep their names across releases.
+  // Vite's hashed output never changes under the same name: cache it for a year. Other public
+  // files (favicon, robots.txt) keep their names across releases: an hour.
+  app.use("*", async (c, next) => {
+    await next();
+    if (c.res.status !== 200 || c.res.headers.has("cache-control")) return;
+    if (c.req.path.startsWith("/assets/")) {
+      c.res.headers.set("Cache-Control", "public, max-age=31536000, immutable");
+    } else if (c.get("staticFile")) {
+      c.res.headers.set("Cache-Control", "public, max-age=3600");
+    }
+  });
   app.use(
     "*",
     serveStatic({
       root: clientDir,
       onFound: (_path, c) => {
-        c.header("Cache-Control", "public, max-age=3600");
+        c.set("staticFile", true);
       },
     }),
   );

@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 
-export type NonceEnv = { Variables: { nonce: string } };
+export type NonceEnv = { Variables: { nonce: string; staticFile?: boolean } };
 
 export function securityHeaders(options: { https: boolean }): MiddlewareHandler<NonceEnv> {
   return async (c, next) => {

@@ -6,6 +6,7 @@ import { Alert } from "../../components/ui/alert.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { FormField } from "../../components/ui/form-field.tsx";
 import { authClient } from "../../lib/auth-client.ts";
+import { RESET_REQUESTED_MESSAGE } from "../../lib/messages.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import { emailSchema } from "../../lib/validation.ts";
 import type { Route } from "./+types/forgot-password";

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { fieldErrors, onboardingSchema } from "./validation.ts";
+
+const errorsFor = (input: { name: string; username: string }) => {
+  const result = onboardingSchema.safeParse(input);
+  return result.success ? {} : fieldErrors(result.error);
+};
+
+describe("onboarding rules (spec §5)", () => {
+  it.each([
+    [{ name: "A", username: "valid-name" }, "name", "Full name must be at least 2 characters"],
+    [{ name: "x".repeat(101), username: "valid-name" }, "name", "Full name must be less than 100 characters"],
+    [{ name: "Ada", username: "ab" }, "username", "Username must be at least 3 characters"],
+    [{ name: "Ada", username: "a".repeat(31) }, "username", "Username must be less than 30 characters"],
+    [
+      { name: "Ada", username: "Ada-L" },
+      "username",
+      "Username must be lowercase letters, numbers, hyphens (no leading/trailing hyphen)",
+    ],
+    [
+      { name: "Ada", username: "-ada" },
+      "username",
+      "Username must be lowercase letters, numbers, hyphens (no leading/trailing hyphen)",
+    ],
+    [
+      { name: "Ada", username: "ada-" },
+      "username",
+      "Username must be lowercase letters, numbers, hyphens (no leading/trailing hyphen)",
+    ],
+    [
+      { name: "Ada", username: "ada_l" },
+      "username",
+      "Username must be lowercase letters, numbers, hyphens (no leading/trailing hyphen)",
+    ],
+  ])("%j → %s: %s", (input, field, message) => {
+    expect(errorsFor(input)[field]).toBe(message);
+  });
+
+  it.each(["ada", "ada-lovelace", "a1b", "a".repeat(30), "0day"])("accepts %j", (username) => {
+    expect(errorsFor({ name: "Ada Lovelace", username })).toEqual({});
+  });
+
+  it("accepts names of exactly 2 and 100 characters", () => {
+    expect(errorsFor({ name: "Al", username: "ada" })).toEqual({});
+    expect(errorsFor({ name: "x".repeat(100), username: "ada" })).toEqual({});
+  });
+});

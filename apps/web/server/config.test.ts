@@ -1,0 +1,87 @@
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "./config.ts";
+
+const dataDir = () => mkdtempSync(join(tmpdir(), "packyard-config-"));
+
+function errorFor(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig({ DATA_DIR: dataDir(), ...env });
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("loadConfig", () => {
+  it("uses the embedded defaults", () => {
+    const dir = dataDir();
+    const config = loadConfig({ DATA_DIR: dir });
+    expect(config.port).toBe(3000);
+    expect(config.baseUrl).toBe("http://localhost:3000");
+    expect(config.database).toEqual({ kind: "sqlite", path: join(dir, "packyard.sqlite") });
+    expect(config.outboxDir).toBe(join(dir, "outbox"));
+    expect(config.smtpUrl).toBeUndefined();
+  });
+
+  it("derives BASE_URL from PORT and strips a trailing slash from an explicit one", () => {
+    expect(loadConfig({ DATA_DIR: dataDir(), PORT: "8080" }).baseUrl).toBe("http://localhost:8080");
+    expect(loadConfig({ DATA_DIR: dataDir(), BASE_URL: "https://pkg.example.com/" }).baseUrl).toBe(
+      "https://pkg.example.com",
+    );
+  });
+
+  it("switches to PostgreSQL with DATABASE_URL", () => {
+    const config = loadConfig({
+      DATA_DIR: dataDir(),
+      DATABASE_URL: "postgres://u:p@127.0.0.1:5432/packyard",
+    });
+    expect(config.database).toEqual({ kind: "postgres", url: "postgres://u:p@127.0.0.1:5432/packyard" });
+  });
+
+  it.each([
+    ["PORT", "not-a-port"],
+    ["PORT", "70000"],
+    ["BASE_URL", "not a url"],
+    ["BASE_URL", "ftp://example.com"],
+    ["DATABASE_URL", "mysql://localhost/db"],
+    ["SMTP_URL", "http://mail.example.com"],
+    ["SECRET", "too-short"],
+    ["NODE_ENV", "staging"],
+    ["LOG_LEVEL", "loud"],
+    ["AUTH_RATE_LIMIT", "maybe"],
+    ["PASSWORD_MIN_LENGTH", "3"],
+  ])("names %s when it is %j", (variable, value) => {
+    const error = errorFor({ [variable]: value });
+    expect(error.issues.map((i) => i.variable)).toEqual([variable]);
+    expect(error.message).toContain(`${variable}:`);
+  });
+
+  it("rejects a minimum password length above the maximum", () => {
+    const error = errorFor({ PASSWORD_MIN_LENGTH: "64", PASSWORD_MAX_LENGTH: "32" });
+    expect(error.issues[0]?.variable).toBe("PASSWORD_MIN_LENGTH");
+  });
+
+  it("treats empty values as unset", () => {
+    expect(loadConfig({ DATA_DIR: dataDir(), PORT: "", SMTP_URL: "" }).port).toBe(3000);
+  });
+
+  it("generates a secret on first start, keeps it private, and reuses it", () => {
+    const dir = dataDir();
+    const first = loadConfig({ DATA_DIR: dir });
+    expect(first.secretSource).toBe("file");
+    expect(first.secret.length).toBeGreaterThanOrEqual(32);
+    expect(readFileSync(join(dir, "secret"), "utf8").trim()).toBe(first.secret);
+    expect(statSync(join(dir, "secret")).mode & 0o777).toBe(0o600);
+    expect(loadConfig({ DATA_DIR: dir }).secret).toBe(first.secret);
+  });
+
+  it("prefers SECRET from the environment", () => {
+    const secret = "s".repeat(40);
+    const config = loadConfig({ DATA_DIR: dataDir(), SECRET: secret });
+    expect(config).toMatchObject({ secret, secretSource: "env" });
+  });
+});
