@@ -11,9 +11,6 @@ import { pageMeta } from "../../lib/meta.ts";
 import { emailSchema } from "../../lib/validation.ts";
 import type { Route } from "./+types/forgot-password";
 
-export const RESET_REQUESTED_MESSAGE =
-  "If this email exists in our system, check your email for the reset link.";
-
 export const meta: Route.MetaFunction = ({ matches, location }) =>
   pageMeta({
     baseUrl: matches[0]?.loaderData?.baseUrl,

@@ -142,7 +142,13 @@ export default function SignIn() {
           <Button variant="outline" onClick={() => resend(pending.email)}>
             Resend verification email
           </Button>
-          <Button variant="link" onClick={() => setPending(null)}>
+          <Button
+            variant="link"
+            onClick={() => {
+              setPending(null);
+              setMode("signin");
+            }}
+          >
             Back to sign in
           </Button>
         </div>

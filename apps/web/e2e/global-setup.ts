@@ -1,0 +1,79 @@
+// Starts the production build of Packyard as a real process on a free loopback port with its
+// own data directory, for the browser tests; stops it (SIGTERM) when they end.
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { CHROMIUM } from "../playwright.config.ts";
+
+async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+async function waitForOk(url: string, child: ChildProcess, deadline: number) {
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null)
+      throw new Error(`Packyard exited with code ${child.exitCode} during start-up`);
+    try {
+      const res = await fetch(`${url}/ok`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("Packyard did not answer /ok within 20 s");
+}
+
+export default async function globalSetup() {
+  if (!existsSync(CHROMIUM)) {
+    const message = `Chromium not found at ${CHROMIUM} (apt-get install -y chromium)`;
+    if (process.env.CI) throw new Error(message);
+    console.warn(`skipping browser tests: ${message}`);
+    process.env.PACKYARD_E2E_SKIP = message;
+    return;
+  }
+  const appDir = resolve(import.meta.dirname, "..");
+  if (!existsSync(join(appDir, "build", "server", "index.js"))) {
+    throw new Error("No production build: run `npm run build` first");
+  }
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const dataDir = mkdtempSync(join(tmpdir(), "packyard-e2e-"));
+  const child = spawn(process.execPath, ["server/main.ts"], {
+    cwd: appDir,
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      BASE_URL: url,
+      DATA_DIR: dataDir,
+      SECRET: "e2e-secret-e2e-secret-e2e-secret-e2e-secret",
+      AUTH_RATE_LIMIT: "false",
+      LOG_LEVEL: "warn",
+    },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  await waitForOk(url, child, Date.now() + 20_000);
+  process.env.PACKYARD_E2E_URL = url;
+  process.env.PACKYARD_E2E_DATA_DIR = dataDir;
+
+  return async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+      child.kill("SIGTERM");
+      const code = await exited;
+      if (code !== 0) console.warn(`Packyard exited with code ${code} on SIGTERM`);
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+}
