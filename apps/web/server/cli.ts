@@ -43,7 +43,7 @@ export async function createVerifiedUser(
     name: input.name,
     emailVerified: true,
     username: input.username,
-  });
+  }, { method: "admin" });
   await ctx.internalAdapter.linkAccount({
     userId: user.id,
     providerId: "credential",

@@ -1,6 +1,7 @@
 // Starts Packyard: config → services → HTTP server. Used by main.ts and by tests that need a
 // real listening server. Stopping closes the listener, lets in-flight requests finish, then
 // closes the database.
+import type { Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -9,6 +10,9 @@ import type { ServerBuild } from "react-router";
 import type { Config } from "./config.ts";
 import { createApp } from "./http/app.ts";
 import { createServices, type Services } from "./services.ts";
+
+/** How long in-flight requests get to finish after SIGTERM. */
+const SHUTDOWN_DEADLINE_MS = 25_000;
 
 export const defaultBuildDir = resolve(import.meta.dirname, "..", "build");
 
@@ -36,8 +40,10 @@ export async function startServer(
   const build = await loadServerBuild(buildDir);
   const services = await createServices(config);
   const app = createApp({ services, build, clientDir: join(buildDir, "client") });
-  const server = await new Promise<ReturnType<typeof serve>>((resolveServer, reject) => {
-    const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolveServer(s));
+  const server = await new Promise<HttpServer>((resolveServer, reject) => {
+    const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () =>
+      resolveServer(s as HttpServer),
+    );
     s.once("error", reject);
   });
   const port = (server.address() as AddressInfo).port;
@@ -49,9 +55,16 @@ export async function startServer(
     stop() {
       stopping ??= (async () => {
         await new Promise<void>((done) => {
-          server.close(() => done());
-          // Keep-alive sockets with no request in flight would hold close() open.
-          if ("closeIdleConnections" in server) server.closeIdleConnections();
+          // Connections finishing their last request turn idle while we drain: keep closing
+          // them, and give up on stragglers after the deadline.
+          const sweep = setInterval(() => server.closeIdleConnections(), 100);
+          const deadline = setTimeout(() => server.closeAllConnections(), SHUTDOWN_DEADLINE_MS);
+          server.close(() => {
+            clearInterval(sweep);
+            clearTimeout(deadline);
+            done();
+          });
+          server.closeIdleConnections();
         });
         await services.close();
       })();
