@@ -2,6 +2,10 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    projects: ["apps/web/vitest.config.ts", "apps/web/vitest.db.config.ts", "packages/formats/vitest.config.ts"],
+    projects: [
+      "apps/web/vitest.config.ts",
+      "apps/web/vitest.db.config.ts",
+      "packages/formats/vitest.config.ts",
+    ],
   },
 });

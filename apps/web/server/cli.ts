@@ -38,12 +38,15 @@ export async function createVerifiedUser(
     throw new CliError(`the username ${input.username} is already taken`);
   }
   const ctx = await services.auth.$context;
-  const user = await ctx.internalAdapter.createUser({
-    email: input.email,
-    name: input.name,
-    emailVerified: true,
-    username: input.username,
-  }, { method: "admin" });
+  const user = await ctx.internalAdapter.createUser(
+    {
+      email: input.email,
+      name: input.name,
+      emailVerified: true,
+      username: input.username,
+    },
+    { method: "admin" },
+  );
   await ctx.internalAdapter.linkAccount({
     userId: user.id,
     providerId: "credential",

@@ -45,7 +45,10 @@ async function start(env: Record<string, string>) {
 
 describe("server process", () => {
   it("stops on a bad configuration value, naming the variable", async () => {
-    const { exited, output } = await start({ DATA_DIR: mkdtempSync(join(tmpdir(), "packyard-main-")), DATABASE_URL: "mysql://x" });
+    const { exited, output } = await start({
+      DATA_DIR: mkdtempSync(join(tmpdir(), "packyard-main-")),
+      DATABASE_URL: "mysql://x",
+    });
     expect(await exited).toBe(78);
     expect(output()).toContain("DATABASE_URL:");
   });
@@ -58,7 +61,17 @@ describe("server process", () => {
     // A request whose body arrives in two parts, with SIGTERM sent in between.
     const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = request(
-        { host: "127.0.0.1", port, method: "POST", path: "/api/auth/sign-in/email", headers: { "content-type": "application/json", origin: `http://localhost:${port}`, "transfer-encoding": "chunked" } },
+        {
+          host: "127.0.0.1",
+          port,
+          method: "POST",
+          path: "/api/auth/sign-in/email",
+          headers: {
+            "content-type": "application/json",
+            origin: `http://localhost:${port}`,
+            "transfer-encoding": "chunked",
+          },
+        },
         (res) => {
           let body = "";
           res.on("data", (d) => (body += d));
