@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { AptIndexError } from "./apt-index-error.ts";
+import { type PackagesIndexEntry, renderPackagesIndex } from "./packages-index.ts";
+
+function entry(name: string, version: string, architecture: string): PackagesIndexEntry {
+  return {
+    name,
+    version,
+    architecture,
+    stanza: `Package: ${name}\nVersion: ${version}\nArchitecture: ${architecture}\n`,
+  };
+}
+
+describe("renderPackagesIndex", () => {
+  it("orders by name, newest version first, then architecture, one blank line apart", () => {
+    const index = renderPackagesIndex([
+      entry("zlib1g", "1:1.2.13-1", "amd64"),
+      entry("hello", "2.10-2", "amd64"),
+      entry("hello", "2.10-10", "arm64"),
+      entry("hello", "2.10-10", "amd64"),
+      entry("hello", "2.10~rc1-1", "amd64"),
+      entry("hello-doc", "2.10-10", "all"),
+    ]);
+    expect(index).toBe(`Package: hello
+Version: 2.10-10
+Architecture: amd64
+
+Package: hello
+Version: 2.10-10
+Architecture: arm64
+
+Package: hello
+Version: 2.10-2
+Architecture: amd64
+
+Package: hello
+Version: 2.10~rc1-1
+Architecture: amd64
+
+Package: hello-doc
+Version: 2.10-10
+Architecture: all
+
+Package: zlib1g
+Version: 1:1.2.13-1
+Architecture: amd64
+`);
+  });
+
+  it("does not depend on input order", () => {
+    const entries = [
+      entry("b", "1.0", "amd64"),
+      entry("a", "1.0", "amd64"),
+      entry("a", "2.0", "amd64"),
+      entry("a", "1.0-0.1", "amd64"),
+    ];
+    expect(renderPackagesIndex(entries)).toBe(renderPackagesIndex([...entries].reverse()));
+  });
+
+  it("normalizes stanza endings and renders an empty index as an empty file", () => {
+    expect(
+      renderPackagesIndex([
+        { ...entry("a1", "1", "all"), stanza: "Package: a1\n\n\n" },
+        entry("b1", "1", "all"),
+      ]),
+    ).toBe("Package: a1\n\nPackage: b1\nVersion: 1\nArchitecture: all\n");
+    expect(renderPackagesIndex([])).toBe("");
+  });
+
+  it("refuses the same package, version and architecture twice (dpkg-equal versions included)", () => {
+    expect(() => renderPackagesIndex([entry("a1", "1.0", "amd64"), entry("a1", "1.0-0", "amd64")])).toThrow(
+      AptIndexError,
+    );
+    expect(renderPackagesIndex([entry("a1", "1.0", "amd64"), entry("a1", "1.0", "arm64")])).toContain(
+      "arm64",
+    );
+  });
+});

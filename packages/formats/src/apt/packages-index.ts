@@ -1,0 +1,45 @@
+// Joins Packages stanzas into one index in a stable order, so an unchanged repository
+// republishes byte-identical files (and identical by-hash names).
+import { compareDebianVersions } from "../deb/debian-version.ts";
+import { AptIndexError } from "./apt-index-error.ts";
+
+export interface PackagesIndexEntry {
+  name: string;
+  version: string;
+  architecture: string;
+  /** From renderPackagesStanza. */
+  stanza: string;
+}
+
+const byCodeUnits = (left: string, right: string) => (left < right ? -1 : left > right ? 1 : 0);
+
+/** Name ascending, then newest version first (dpkg order), then architecture. */
+export function comparePackagesIndexEntries(left: PackagesIndexEntry, right: PackagesIndexEntry): number {
+  return (
+    byCodeUnits(left.name, right.name) ||
+    compareDebianVersions(right.version, left.version) ||
+    byCodeUnits(left.architecture, right.architecture) ||
+    // dpkg calls 1.0 and 1.0-0 equal; keep even those in a fixed order.
+    byCodeUnits(left.version, right.version)
+  );
+}
+
+/** Stanzas separated by one blank line; "" for an empty index, which apt accepts. */
+export function renderPackagesIndex(entries: readonly PackagesIndexEntry[]): string {
+  const sorted = [...entries].sort(comparePackagesIndexEntries);
+  for (let index = 1; index < sorted.length; index++) {
+    const previous = sorted[index - 1]!;
+    const current = sorted[index]!;
+    if (
+      previous.name === current.name &&
+      previous.architecture === current.architecture &&
+      compareDebianVersions(previous.version, current.version) === 0
+    ) {
+      throw new AptIndexError(
+        "APT_DUPLICATE_PACKAGE",
+        `${current.name} ${current.version} (${current.architecture}) appears twice; apt would pick one at random`,
+      );
+    }
+  }
+  return sorted.map((entry) => `${entry.stanza.replace(/\n*$/, "")}\n`).join("\n");
+}
