@@ -82,6 +82,24 @@ describe(`server basics (${databaseKind})`, () => {
   });
 });
 
+describe(`when something breaks (${databaseKind})`, () => {
+  it("shows the generic error page with HTTP 500 and hides the cause", async () => {
+    const broken = await createTestApp();
+    // Fault injection: the session lookup every page's loader makes starts failing.
+    broken.services.auth.api.getSession = (() => {
+      throw new Error("database connection lost: sqlite");
+    }) as never;
+    const res = await broken.request("/auth/signin");
+    expect(res.status).toBe(500);
+    const html = await res.text();
+    expect(html).toContain("Oops!");
+    expect(html).toContain("Something went wrong. Please try again later.");
+    expect(html).toMatch(/href="\/"[^>]*>Go to Home page/);
+    expect(html).not.toMatch(/sqlite|database|closed/i);
+    await broken.close();
+  });
+});
+
 const guardedPaths = [
   "/dashboard",
   "/onboarding",
