@@ -18,7 +18,70 @@ export interface SchemaMigrationTable {
   timestamp: string;
 }
 
+/** Postgres returns bigint columns as strings; SQLite as numbers. Read them with Number(). */
+type BigIntColumn = number | string | bigint;
+
+export interface ProjectTable {
+  id: string;
+  owner_id: string;
+  slug: string;
+  name: string;
+  description: string | null;
+  visibility: "public" | "private";
+  homepage: string | null;
+  source_url: string | null;
+  license: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ReleaseTable {
+  id: string;
+  project_id: string;
+  version: string;
+  title: string | null;
+  notes: string | null;
+  yanked: Generated<number>;
+  yanked_reason: string | null;
+  yanked_at: string | null;
+  created_at: string;
+  published_at: string;
+}
+
+export interface BlobTable {
+  sha256: string;
+  size: BigIntColumn;
+  created_at: string;
+}
+
+export interface ReleaseFileTable {
+  id: string;
+  release_id: string;
+  filename: string;
+  size: BigIntColumn;
+  sha256: string;
+  sha512: string;
+  md5: string;
+  sha1: string;
+  kind: string;
+  content_type: string;
+  download_count: Generated<BigIntColumn>;
+  created_at: string;
+}
+
+export interface DownloadMonthTable {
+  owner_id: string;
+  month: string;
+  downloads: Generated<BigIntColumn>;
+  bytes: Generated<BigIntColumn>;
+}
+
 export interface Database {
   user: UserTable;
+  project: ProjectTable;
+  release: ReleaseTable;
+  blob: BlobTable;
+  release_file: ReleaseFileTable;
+  download_month: DownloadMonthTable;
   packyard_meta: { key: string; value: string; updated_at: Generated<string> };
 }

@@ -30,4 +30,71 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0003_projects_releases_files": {
+    async up(db: Kysely<unknown>) {
+      // Sizes and counters are bigint: files and download totals outgrow 32 bits.
+      await db.schema
+        .createTable("project")
+        .addColumn("id", "varchar(32)", (c) => c.primaryKey())
+        .addColumn("owner_id", "text", (c) => c.notNull().references("user.id").onDelete("cascade"))
+        .addColumn("slug", "varchar(64)", (c) => c.notNull())
+        .addColumn("name", "varchar(100)", (c) => c.notNull())
+        .addColumn("description", "text")
+        .addColumn("visibility", "varchar(10)", (c) => c.notNull())
+        .addColumn("homepage", "text")
+        .addColumn("source_url", "text")
+        .addColumn("license", "varchar(100)")
+        .addColumn("created_at", "varchar(30)", (c) => c.notNull())
+        .addColumn("updated_at", "varchar(30)", (c) => c.notNull())
+        .addUniqueConstraint("project_owner_slug_unique", ["owner_id", "slug"])
+        .execute();
+      await db.schema
+        .createTable("release")
+        .addColumn("id", "varchar(8)", (c) => c.primaryKey())
+        .addColumn("project_id", "varchar(32)", (c) => c.notNull().references("project.id").onDelete("cascade"))
+        .addColumn("version", "varchar(128)", (c) => c.notNull())
+        .addColumn("title", "varchar(200)")
+        .addColumn("notes", "text")
+        .addColumn("yanked", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("yanked_reason", "varchar(500)")
+        .addColumn("yanked_at", "varchar(30)")
+        .addColumn("created_at", "varchar(30)", (c) => c.notNull())
+        .addColumn("published_at", "varchar(30)", (c) => c.notNull())
+        .addUniqueConstraint("release_project_version_unique", ["project_id", "version"])
+        .execute();
+      await db.schema.createIndex("release_project_created").on("release").columns(["project_id", "created_at"]).execute();
+      await db.schema
+        .createTable("blob")
+        .addColumn("sha256", "varchar(64)", (c) => c.primaryKey())
+        .addColumn("size", "bigint", (c) => c.notNull())
+        .addColumn("created_at", "varchar(30)", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable("release_file")
+        .addColumn("id", "varchar(32)", (c) => c.primaryKey())
+        .addColumn("release_id", "varchar(8)", (c) => c.notNull().references("release.id").onDelete("cascade"))
+        .addColumn("filename", "varchar(255)", (c) => c.notNull())
+        .addColumn("size", "bigint", (c) => c.notNull())
+        .addColumn("sha256", "varchar(64)", (c) => c.notNull().references("blob.sha256"))
+        .addColumn("sha512", "varchar(128)", (c) => c.notNull())
+        .addColumn("md5", "varchar(32)", (c) => c.notNull())
+        .addColumn("sha1", "varchar(40)", (c) => c.notNull())
+        .addColumn("kind", "varchar(20)", (c) => c.notNull())
+        .addColumn("content_type", "varchar(200)", (c) => c.notNull())
+        .addColumn("download_count", "bigint", (c) => c.notNull().defaultTo(0))
+        .addColumn("created_at", "varchar(30)", (c) => c.notNull())
+        .addUniqueConstraint("release_file_release_filename_unique", ["release_id", "filename"])
+        .execute();
+      await db.schema.createIndex("release_file_sha256").on("release_file").column("sha256").execute();
+      // Downloads per owner and month: usage and plan limits read this.
+      await db.schema
+        .createTable("download_month")
+        .addColumn("owner_id", "text", (c) => c.notNull().references("user.id").onDelete("cascade"))
+        .addColumn("month", "varchar(7)", (c) => c.notNull())
+        .addColumn("downloads", "bigint", (c) => c.notNull().defaultTo(0))
+        .addColumn("bytes", "bigint", (c) => c.notNull().defaultTo(0))
+        .addPrimaryKeyConstraint("download_month_pk", ["owner_id", "month"])
+        .execute();
+    },
+  },
 };

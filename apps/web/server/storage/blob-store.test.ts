@@ -1,0 +1,72 @@
+import { createHash } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { text } from "node:stream/consumers";
+import { describe, expect, it } from "vitest";
+import { BlobTooLargeError, createLocalBlobStore } from "./blob-store.ts";
+
+const root = () => mkdtempSync(join(tmpdir(), "packyard-blobs-"));
+async function* chunks(...parts: string[]) {
+  for (const p of parts) yield new TextEncoder().encode(p);
+}
+const filesUnder = (dir: string) => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile());
+
+describe("local blob store", () => {
+  it("hashes while writing and stores under the sha256 only on commit", async () => {
+    const dir = root();
+    const store = createLocalBlobStore(dir);
+    const staged = await store.stage(chunks("hello ", "world"), { maxBytes: 100 });
+    const expected = createHash("sha256").update("hello world").digest("hex");
+    expect(staged).toMatchObject({
+      size: 11,
+      sha256: expected,
+      sha512: createHash("sha512").update("hello world").digest("hex"),
+      sha1: createHash("sha1").update("hello world").digest("hex"),
+      md5: createHash("md5").update("hello world").digest("hex"),
+    });
+    expect(await store.exists(expected)).toBe(false);
+    await staged.commit();
+    expect(await store.exists(expected)).toBe(true);
+    expect(readFileSync(join(dir, "sha256", expected.slice(0, 2), expected.slice(2, 4), expected), "utf8")).toBe("hello world");
+    expect(await text(store.read(expected, { start: 6, end: 10 }))).toBe("world");
+    expect(readdirSync(join(dir, "tmp"))).toEqual([]);
+  });
+
+  it("stores identical content once", async () => {
+    const dir = root();
+    const store = createLocalBlobStore(dir);
+    for (let i = 0; i < 3; i++) await (await store.stage(chunks("same"), { maxBytes: 10 })).commit();
+    expect(filesUnder(dir)).toHaveLength(1);
+    const listed = [];
+    for await (const key of store.list()) listed.push(key);
+    expect(listed).toHaveLength(1);
+  });
+
+  it("refuses a body over the limit and leaves nothing", async () => {
+    const dir = root();
+    const store = createLocalBlobStore(dir);
+    await expect(store.stage(chunks("12345", "67890", "x"), { maxBytes: 10 })).rejects.toBeInstanceOf(BlobTooLargeError);
+    expect(filesUnder(dir)).toEqual([]);
+  });
+
+  it("leaves nothing when the body fails midway", async () => {
+    const dir = root();
+    const store = createLocalBlobStore(dir);
+    async function* broken() {
+      yield new Uint8Array(1000);
+      throw new Error("connection reset");
+    }
+    await expect(store.stage(broken(), { maxBytes: 10_000 })).rejects.toThrow("connection reset");
+    expect(filesUnder(dir)).toEqual([]);
+  });
+
+  it("discard throws the staged file away", async () => {
+    const dir = root();
+    const store = createLocalBlobStore(dir);
+    const staged = await store.stage(chunks("temporary"), { maxBytes: 100 });
+    await staged.discard();
+    expect(await store.exists(staged.sha256)).toBe(false);
+    expect(filesUnder(dir)).toEqual([]);
+  });
+});

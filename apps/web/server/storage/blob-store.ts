@@ -1,0 +1,187 @@
+// Content-addressed blob storage on the local disk. A write streams the body into a temporary
+// file while hashing it in the same pass (sha256, sha512, sha1, md5), enforcing a size limit;
+// commit() fsyncs and renames it to blobs/<aa>/<bb>/<sha256> atomically. Identical content is
+// stored once. Nothing is visible under its final name before commit(), so an aborted upload
+// leaves nothing behind. The interface is small so an S3 implementation can follow.
+import { createHash, randomUUID } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { type FileHandle, mkdir, open, readdir, rename, rm, stat, unlink } from "node:fs/promises";
+import { join } from "node:path";
+import type { Readable } from "node:stream";
+
+export interface BlobDigests {
+  sha256: string;
+  sha512: string;
+  sha1: string;
+  md5: string;
+  size: number;
+}
+
+export interface StagedBlob extends BlobDigests {
+  /** Makes the blob visible under its sha256. Idempotent; a blob already stored is kept. */
+  commit(): Promise<void>;
+  /** Throws the temporary file away. */
+  discard(): Promise<void>;
+}
+
+export interface BlobStore {
+  stage(body: AsyncIterable<Uint8Array>, options: { maxBytes: number }): Promise<StagedBlob>;
+  exists(sha256: string): Promise<boolean>;
+  /** A byte range is inclusive at both ends, as in HTTP. */
+  read(sha256: string, range?: { start: number; end: number }): Readable;
+  delete(sha256: string): Promise<void>;
+  list(): AsyncIterable<string>;
+}
+
+export class BlobTooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`The file is larger than the limit of ${maxBytes} bytes`);
+    this.name = "BlobTooLargeError";
+  }
+}
+
+export class StorageFullError extends Error {
+  constructor(cause: unknown) {
+    super("The server is out of disk space", { cause });
+    this.name = "StorageFullError";
+  }
+}
+
+const isHex64 = (s: string) => /^[0-9a-f]{64}$/.test(s);
+
+export function createLocalBlobStore(root: string): BlobStore {
+  const tmpDir = join(root, "tmp");
+  const pathOf = (sha256: string) => {
+    if (!isHex64(sha256)) throw new Error(`not a sha256: ${sha256}`);
+    return join(root, "sha256", sha256.slice(0, 2), sha256.slice(2, 4), sha256);
+  };
+
+  return {
+    async stage(body, { maxBytes }) {
+      await mkdir(tmpDir, { recursive: true });
+      const tmp = join(tmpDir, `${randomUUID()}.part`);
+      const hashes = {
+        sha256: createHash("sha256"),
+        sha512: createHash("sha512"),
+        sha1: createHash("sha1"),
+        md5: createHash("md5"),
+      };
+      let size = 0;
+      let handle: FileHandle | undefined;
+      try {
+        handle = await open(tmp, "wx", 0o640);
+        for await (const chunk of body) {
+          size += chunk.byteLength;
+          if (size > maxBytes) throw new BlobTooLargeError(maxBytes);
+          for (const h of Object.values(hashes)) h.update(chunk);
+          let offset = 0;
+          while (offset < chunk.byteLength) {
+            const { bytesWritten } = await handle.write(chunk, offset, chunk.byteLength - offset);
+            offset += bytesWritten;
+          }
+        }
+        await handle.sync();
+        await handle.close();
+        handle = undefined;
+      } catch (error) {
+        await handle?.close().catch(() => {});
+        await rm(tmp, { force: true });
+        if ((error as NodeJS.ErrnoException).code === "ENOSPC") throw new StorageFullError(error);
+        throw error;
+      }
+      const digests: BlobDigests = {
+        sha256: hashes.sha256.digest("hex"),
+        sha512: hashes.sha512.digest("hex"),
+        sha1: hashes.sha1.digest("hex"),
+        md5: hashes.md5.digest("hex"),
+        size,
+      };
+      let settled = false;
+      return {
+        ...digests,
+        async commit() {
+          if (settled) return;
+          settled = true;
+          const target = pathOf(digests.sha256);
+          try {
+            await stat(target);
+            // Same content already stored: keep the existing copy.
+            await rm(tmp, { force: true });
+            return;
+          } catch {
+            // not stored yet
+          }
+          try {
+            await mkdir(join(target, ".."), { recursive: true });
+            await rename(tmp, target);
+            // Make the rename itself durable.
+            const dir = await open(join(target, ".."), "r");
+            await dir.sync().finally(() => dir.close());
+          } catch (error) {
+            await rm(tmp, { force: true });
+            if ((error as NodeJS.ErrnoException).code === "ENOSPC") throw new StorageFullError(error);
+            throw error;
+          }
+        },
+        async discard() {
+          if (settled) return;
+          settled = true;
+          await rm(tmp, { force: true });
+        },
+      };
+    },
+
+    async exists(sha256) {
+      try {
+        await stat(pathOf(sha256));
+        return true;
+      } catch {
+        return false;
+      }
+    },
+
+    read(sha256, range) {
+      return createReadStream(pathOf(sha256), range ? { start: range.start, end: range.end } : {});
+    },
+
+    async delete(sha256) {
+      try {
+        await unlink(pathOf(sha256));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      }
+    },
+
+    async *list() {
+      const base = join(root, "sha256");
+      let firsts: string[];
+      try {
+        firsts = await readdir(base);
+      } catch {
+        return;
+      }
+      for (const a of firsts) {
+        for (const b of await readdir(join(base, a)).catch(() => [] as string[])) {
+          for (const name of await readdir(join(base, a, b)).catch(() => [] as string[])) {
+            if (isHex64(name)) yield name;
+          }
+        }
+      }
+    },
+  };
+}
+
+/** Temporary files older than this are leftovers of crashed uploads. */
+export async function removeStaleTemporaryFiles(root: string, olderThanMs: number): Promise<number> {
+  const dir = join(root, "tmp");
+  let removed = 0;
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    const path = join(dir, name);
+    const info = await stat(path).catch(() => undefined);
+    if (info && Date.now() - info.mtimeMs > olderThanMs) {
+      await rm(path, { force: true });
+      removed++;
+    }
+  }
+  return removed;
+}

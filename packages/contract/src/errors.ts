@@ -1,0 +1,35 @@
+// Every error the REST API answers with: a stable code, the HTTP status it implies, and the
+// JSON body `{"error":{"code","message"}}`. The server maps domain errors here in one place.
+import { z } from "zod";
+
+export const apiErrorStatus = {
+  VALIDATION_FAILED: 400,
+  INVALID_FILENAME: 400,
+  INVALID_VERSION: 400,
+  INVALID_SLUG: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  KEY_SCOPE: 403,
+  PLAN_LIMIT: 403,
+  NOT_FOUND: 404,
+  PROJECT_EXISTS: 409,
+  VERSION_EXISTS: 409,
+  FILE_EXISTS: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  RANGE_NOT_SATISFIABLE: 416,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  INSUFFICIENT_STORAGE: 507,
+} as const;
+
+export type ApiErrorCode = keyof typeof apiErrorStatus;
+export const apiErrorCodes = Object.keys(apiErrorStatus) as ApiErrorCode[];
+
+export const apiErrorBody = z.object({
+  error: z.object({
+    code: z.enum(apiErrorCodes as [ApiErrorCode, ...ApiErrorCode[]]),
+    message: z.string(),
+    details: z.record(z.string(), z.string()).optional(),
+  }),
+});
+export type ApiErrorBody = z.infer<typeof apiErrorBody>;

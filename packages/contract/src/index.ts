@@ -1,0 +1,3 @@
+export * from "./errors.ts";
+export * from "./names.ts";
+export * from "./schemas.ts";

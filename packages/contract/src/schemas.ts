@@ -1,0 +1,122 @@
+// Request and response bodies of /api/v1 and /api/p. The server parses requests with these;
+// clients parse responses with them.
+import { z } from "zod";
+import { filename, projectSlug, releaseVersion } from "./names.ts";
+
+const optionalUrl = z
+  .union([z.url({ protocol: /^https?$/, message: "Must be an http(s) URL" }).max(500), z.literal("")])
+  .optional()
+  .transform((v) => (v === "" ? undefined : v));
+
+export const visibility = z.enum(["public", "private"]);
+
+export const createProjectInput = z.object({
+  slug: projectSlug,
+  name: z.string().trim().min(1, "Name is required").max(100, "Name must be at most 100 characters"),
+  description: z.string().trim().max(2000, "Description must be at most 2000 characters").optional(),
+  visibility: visibility.default("public"),
+  homepage: optionalUrl,
+  sourceUrl: optionalUrl,
+  license: z.string().trim().max(100, "License must be at most 100 characters").optional(),
+});
+export type CreateProjectInput = z.infer<typeof createProjectInput>;
+
+export const updateProjectInput = createProjectInput.omit({ slug: true }).partial().extend({
+  visibility: visibility.optional(),
+});
+export type UpdateProjectInput = z.infer<typeof updateProjectInput>;
+
+export const fileKind = z.enum(["deb", "rpm", "archive", "binary", "signature", "checksum", "other"]);
+export type FileKind = z.infer<typeof fileKind>;
+
+export const releaseFile = z.object({
+  filename: z.string(),
+  size: z.number().int().nonnegative(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  sha512: z.string().regex(/^[0-9a-f]{128}$/),
+  kind: fileKind,
+  contentType: z.string(),
+  downloads: z.number().int().nonnegative(),
+  createdAt: z.string(),
+  url: z.string(),
+});
+export type ReleaseFile = z.infer<typeof releaseFile>;
+
+export const release = z.object({
+  id: z.string().regex(/^[A-Za-z0-9]{8}$/),
+  version: z.string(),
+  title: z.string().nullable(),
+  notes: z.string().nullable(),
+  yanked: z.boolean(),
+  yankedReason: z.string().nullable(),
+  yankedAt: z.string().nullable(),
+  createdAt: z.string(),
+  publishedAt: z.string(),
+  files: z.array(releaseFile),
+});
+export type Release = z.infer<typeof release>;
+
+export const releaseSummary = release.omit({ files: true, notes: true }).extend({
+  fileCount: z.number().int().nonnegative(),
+  downloads: z.number().int().nonnegative(),
+});
+export type ReleaseSummary = z.infer<typeof releaseSummary>;
+
+export const project = z.object({
+  id: z.string(),
+  owner: z.string(),
+  slug: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  visibility,
+  homepage: z.string().nullable(),
+  sourceUrl: z.string().nullable(),
+  license: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  releaseCount: z.number().int().nonnegative(),
+  downloads: z.number().int().nonnegative(),
+  latestVersion: z.string().nullable(),
+});
+export type Project = z.infer<typeof project>;
+
+export const createReleaseInput = z.object({
+  version: releaseVersion,
+  title: z.string().trim().max(200, "Title must be at most 200 characters").optional(),
+  notes: z.string().max(100_000, "Notes must be at most 100000 characters").optional(),
+});
+export type CreateReleaseInput = z.infer<typeof createReleaseInput>;
+
+export const updateReleaseInput = createReleaseInput.omit({ version: true });
+export type UpdateReleaseInput = z.infer<typeof updateReleaseInput>;
+
+export const yankInput = z.object({
+  reason: z.string().trim().min(1, "A reason is required").max(500, "Reason must be at most 500 characters"),
+});
+export type YankInput = z.infer<typeof yankInput>;
+
+export const usage = z.object({
+  plan: z.enum(["basic", "starter", "pro"]),
+  storageBytes: z.number().int().nonnegative(),
+  storageLimitBytes: z.number().int().nonnegative(),
+  downloadBytesThisMonth: z.number().int().nonnegative(),
+  downloadLimitBytesPerMonth: z.number().int().nonnegative(),
+  downloadsThisMonth: z.number().int().nonnegative(),
+  projects: z.number().int().nonnegative(),
+  privateProjects: z.number().int().nonnegative(),
+  releases: z.number().int().nonnegative(),
+});
+export type Usage = z.infer<typeof usage>;
+
+/** GET /api/p/{username}/{projectSlug}: spec §7. */
+export const publicProjectResponse = z.object({
+  project: project,
+  releases: z.array(z.object({ version: z.string(), yanked: z.boolean(), createdAt: z.string(), title: z.string().nullable() })),
+});
+export type PublicProjectResponse = z.infer<typeof publicProjectResponse>;
+
+/** GET /api/p/{username}/{projectSlug}/{version}: spec §7. */
+export const publicReleaseResponse = z.object({ project: project, release: release });
+export type PublicReleaseResponse = z.infer<typeof publicReleaseResponse>;
+
+export { filename, projectSlug, releaseVersion };
