@@ -31,6 +31,11 @@ export const envSchema = z.object({
   PASSWORD_MIN_LENGTH: z.coerce.number().int().min(8).max(128).default(10),
   PASSWORD_MAX_LENGTH: z.coerce.number().int().min(16).max(1024).default(128),
   AUTH_RATE_LIMIT: boolean.default(true),
+  MAX_UPLOAD_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(2 * 1024 ** 3),
   TRUST_PROXY: boolean.default(false),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
 });
@@ -53,6 +58,7 @@ export interface Config {
   passwordMinLength: number;
   passwordMaxLength: number;
   authRateLimit: boolean;
+  maxUploadBytes: number;
   trustProxy: boolean;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
 }
@@ -110,6 +116,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     passwordMinLength: e.PASSWORD_MIN_LENGTH,
     passwordMaxLength: e.PASSWORD_MAX_LENGTH,
     authRateLimit: e.AUTH_RATE_LIMIT,
+    maxUploadBytes: e.MAX_UPLOAD_BYTES,
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
   };

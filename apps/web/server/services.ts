@@ -6,6 +6,7 @@ import { type DatabaseHandle, openDatabase } from "./db/database.ts";
 import { migrateDatabase } from "./db/migrate.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { createMailer, type Mailer } from "./mail/mailer.ts";
+import { type BlobStore, createLocalBlobStore, removeStaleTemporaryFiles } from "./storage/blob-store.ts";
 
 export interface Services {
   config: Config;
@@ -13,6 +14,7 @@ export interface Services {
   database: DatabaseHandle;
   auth: Auth;
   mailer: Mailer;
+  blobs: BlobStore;
   close(): Promise<void>;
 }
 
@@ -31,7 +33,10 @@ export async function createServices(
     const options = authOptions({ config, dialect: database.dialect, dbType: database.kind, mailer });
     await migrateDatabase(database.db as never, options);
     const auth = createAuth(options);
-    return { config, logger, database, auth, mailer, close: () => database.close() };
+    // Uploads cut off by a crash leave their temporary files; nothing refers to them.
+    await removeStaleTemporaryFiles(config.blobDir, 60 * 60 * 1000);
+    const blobs = createLocalBlobStore(config.blobDir);
+    return { config, logger, database, auth, mailer, blobs, close: () => database.close() };
   } catch (error) {
     await database.close();
     throw error;

@@ -111,7 +111,14 @@ export type Usage = z.infer<typeof usage>;
 /** GET /api/p/{username}/{projectSlug}: spec §7. */
 export const publicProjectResponse = z.object({
   project: project,
-  releases: z.array(z.object({ version: z.string(), yanked: z.boolean(), createdAt: z.string(), title: z.string().nullable() })),
+  releases: z.array(
+    z.object({
+      version: z.string(),
+      yanked: z.boolean(),
+      createdAt: z.string(),
+      title: z.string().nullable(),
+    }),
+  ),
 });
 export type PublicProjectResponse = z.infer<typeof publicProjectResponse>;
 

@@ -1,6 +1,7 @@
 // better-auth, configured for Packyard: email and password with required verification,
 // password reset, and the username Packyard adds to each user. Mounted at /api/auth.
 
+import { apiKey } from "@better-auth/api-key";
 import type { BetterAuthOptions } from "better-auth";
 import { betterAuth } from "better-auth";
 import { createAuthMiddleware } from "better-auth/api";
@@ -9,6 +10,9 @@ import { RESET_REQUESTED_MESSAGE } from "../../app/lib/messages.ts";
 import type { Config } from "../config.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { resetPasswordMail, verificationMail } from "../mail/templates.ts";
+
+/** Every Packyard API key starts with this, so secret scanners and people can recognize it. */
+export const API_KEY_PREFIX = "pky_";
 
 /** The header the HTTP layer sets from the socket address, so rate limiting sees the client. */
 export const CLIENT_IP_HEADER = "x-packyard-client-ip";
@@ -80,6 +84,16 @@ export function authOptions(deps: {
       ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
       useSecureCookies: config.baseUrl.startsWith("https://"),
     },
+    plugins: [
+      apiKey({
+        defaultPrefix: API_KEY_PREFIX,
+        // Scopes live in permissions and are set only by Packyard's server, never the client.
+        enableMetadata: true,
+        // Sized for CI: a matrix build pushing many files, not the plugin's 10 a day.
+        rateLimit: { enabled: true, timeWindow: 60_000, maxRequests: 5_000 },
+        keyExpiration: { defaultExpiresIn: null, minExpiresIn: 1, maxExpiresIn: 3650 },
+      }),
+    ],
     telemetry: { enabled: false },
   } satisfies BetterAuthOptions;
 }

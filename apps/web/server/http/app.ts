@@ -8,7 +8,10 @@ import { createRequestHandler, RouterContextProvider, type ServerBuild } from "r
 import { requestContext } from "../../app/context.ts";
 import { CLIENT_IP_HEADER } from "../auth/auth.ts";
 import type { Services } from "../services.ts";
+import { createApiV1 } from "./api-v1.ts";
+import { createDownloads } from "./downloads.ts";
 import { renderErrorPage } from "./error-page.ts";
+import { createPublicApi } from "./public-api.ts";
 import { type NonceEnv, securityHeaders } from "./security-headers.ts";
 
 export interface AppOptions {
@@ -36,6 +39,10 @@ export function createApp({ services, build, clientDir }: AppOptions) {
     request.headers.set(CLIENT_IP_HEADER, clientAddress(c, config.trustProxy));
     return services.auth.handler(request);
   });
+
+  app.route("/api/v1", createApiV1(services));
+  app.route("/api/p", createPublicApi(services));
+  app.route("/dl", createDownloads(services));
 
   // Vite's hashed output never changes under the same name: cache it for a year. Other public
   // files (favicon, robots.txt) keep their names across releases: an hour.

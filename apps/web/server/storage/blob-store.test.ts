@@ -10,7 +10,8 @@ const root = () => mkdtempSync(join(tmpdir(), "packyard-blobs-"));
 async function* chunks(...parts: string[]) {
   for (const p of parts) yield new TextEncoder().encode(p);
 }
-const filesUnder = (dir: string) => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile());
+const filesUnder = (dir: string) =>
+  readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile());
 
 describe("local blob store", () => {
   it("hashes while writing and stores under the sha256 only on commit", async () => {
@@ -28,7 +29,9 @@ describe("local blob store", () => {
     expect(await store.exists(expected)).toBe(false);
     await staged.commit();
     expect(await store.exists(expected)).toBe(true);
-    expect(readFileSync(join(dir, "sha256", expected.slice(0, 2), expected.slice(2, 4), expected), "utf8")).toBe("hello world");
+    expect(
+      readFileSync(join(dir, "sha256", expected.slice(0, 2), expected.slice(2, 4), expected), "utf8"),
+    ).toBe("hello world");
     expect(await text(store.read(expected, { start: 6, end: 10 }))).toBe("world");
     expect(readdirSync(join(dir, "tmp"))).toEqual([]);
   });
@@ -46,7 +49,9 @@ describe("local blob store", () => {
   it("refuses a body over the limit and leaves nothing", async () => {
     const dir = root();
     const store = createLocalBlobStore(dir);
-    await expect(store.stage(chunks("12345", "67890", "x"), { maxBytes: 10 })).rejects.toBeInstanceOf(BlobTooLargeError);
+    await expect(store.stage(chunks("12345", "67890", "x"), { maxBytes: 10 })).rejects.toBeInstanceOf(
+      BlobTooLargeError,
+    );
     expect(filesUnder(dir)).toEqual([]);
   });
 

@@ -34,9 +34,11 @@ export interface BlobStore {
 }
 
 export class BlobTooLargeError extends Error {
-  constructor(readonly maxBytes: number) {
+  readonly maxBytes: number;
+  constructor(maxBytes: number) {
     super(`The file is larger than the limit of ${maxBytes} bytes`);
     this.name = "BlobTooLargeError";
+    this.maxBytes = maxBytes;
   }
 }
 

@@ -51,7 +51,9 @@ export const migrations: Record<string, Migration> = {
       await db.schema
         .createTable("release")
         .addColumn("id", "varchar(8)", (c) => c.primaryKey())
-        .addColumn("project_id", "varchar(32)", (c) => c.notNull().references("project.id").onDelete("cascade"))
+        .addColumn("project_id", "varchar(32)", (c) =>
+          c.notNull().references("project.id").onDelete("cascade"),
+        )
         .addColumn("version", "varchar(128)", (c) => c.notNull())
         .addColumn("title", "varchar(200)")
         .addColumn("notes", "text")
@@ -62,7 +64,11 @@ export const migrations: Record<string, Migration> = {
         .addColumn("published_at", "varchar(30)", (c) => c.notNull())
         .addUniqueConstraint("release_project_version_unique", ["project_id", "version"])
         .execute();
-      await db.schema.createIndex("release_project_created").on("release").columns(["project_id", "created_at"]).execute();
+      await db.schema
+        .createIndex("release_project_created")
+        .on("release")
+        .columns(["project_id", "created_at"])
+        .execute();
       await db.schema
         .createTable("blob")
         .addColumn("sha256", "varchar(64)", (c) => c.primaryKey())
@@ -72,7 +78,9 @@ export const migrations: Record<string, Migration> = {
       await db.schema
         .createTable("release_file")
         .addColumn("id", "varchar(32)", (c) => c.primaryKey())
-        .addColumn("release_id", "varchar(8)", (c) => c.notNull().references("release.id").onDelete("cascade"))
+        .addColumn("release_id", "varchar(8)", (c) =>
+          c.notNull().references("release.id").onDelete("cascade"),
+        )
         .addColumn("filename", "varchar(255)", (c) => c.notNull())
         .addColumn("size", "bigint", (c) => c.notNull())
         .addColumn("sha256", "varchar(64)", (c) => c.notNull().references("blob.sha256"))

@@ -1,0 +1,176 @@
+// Release files: immutable once uploaded (replace = delete + upload). An upload is validated
+// before a byte is read, streamed into a staged blob, and only then recorded; any failure —
+// a bad name, a duplicate, a size over the limit, a dropped connection, a full disk — leaves
+// no file, no row and no blob behind.
+import { filenameProblem, releaseVersion } from "@packyard/contract";
+import type { Kysely } from "kysely";
+import type { Database } from "../db/schema.ts";
+import { type BlobStore, BlobTooLargeError, StorageFullError } from "../storage/blob-store.ts";
+import { DomainError, isUniqueViolation, notFound } from "./errors.ts";
+import { classifyFile } from "./file-types.ts";
+import { newRowId, nowIso } from "./ids.ts";
+import type { ProjectRow } from "./projects.ts";
+import { ensureRelease, findRelease, type ReleaseFileRow, type ReleaseRow } from "./releases.ts";
+
+type Db = Kysely<Database>;
+
+export function assertValidFilename(filename: string): void {
+  const problem = filenameProblem(filename);
+  if (problem) throw new DomainError("INVALID_FILENAME", problem);
+}
+
+export function assertValidVersion(version: string): void {
+  const parsed = releaseVersion.safeParse(version);
+  if (!parsed.success)
+    throw new DomainError("INVALID_VERSION", parsed.error.issues[0]?.message ?? "Invalid version");
+}
+
+async function fileExists(db: Db, releaseId: string, filename: string) {
+  return Boolean(
+    await db
+      .selectFrom("release_file")
+      .select("id")
+      .where("release_id", "=", releaseId)
+      .where("filename", "=", filename)
+      .executeTakeFirst(),
+  );
+}
+
+export interface UploadInput {
+  project: ProjectRow;
+  version: string;
+  filename: string;
+  body: AsyncIterable<Uint8Array>;
+  /** From Content-Length when the client sent one: lets an oversized upload fail before reading. */
+  declaredSize?: number;
+  maxBytes: number;
+  /** Create the release when the version has none yet (PUT does; the browser creates it first). */
+  createRelease: boolean;
+}
+
+export async function uploadFile(
+  db: Db,
+  blobs: BlobStore,
+  input: UploadInput,
+): Promise<{ release: ReleaseRow; file: ReleaseFileRow }> {
+  assertValidFilename(input.filename);
+  assertValidVersion(input.version);
+  if (input.declaredSize !== undefined && input.declaredSize > input.maxBytes) {
+    throw new DomainError(
+      "PAYLOAD_TOO_LARGE",
+      `The file is larger than the limit of ${input.maxBytes} bytes`,
+    );
+  }
+  // Cheap checks first, so a duplicate is refused before the body is read.
+  let release = await findRelease(db, input.project.id, input.version);
+  if (!release && !input.createRelease) throw notFound("Release not found");
+  if (release && (await fileExists(db, release.id, input.filename))) {
+    throw new DomainError("FILE_EXISTS", `${input.filename} already exists in release ${input.version}`);
+  }
+
+  let staged: Awaited<ReturnType<BlobStore["stage"]>>;
+  try {
+    staged = await blobs.stage(input.body, { maxBytes: input.maxBytes });
+  } catch (error) {
+    if (error instanceof BlobTooLargeError) throw new DomainError("PAYLOAD_TOO_LARGE", error.message);
+    if (error instanceof StorageFullError) throw new DomainError("INSUFFICIENT_STORAGE", error.message);
+    throw error;
+  }
+
+  try {
+    release ??= await ensureRelease(db, input.project.id, input.version);
+    const { kind, contentType } = classifyFile(input.filename);
+    const row: ReleaseFileRow = {
+      id: newRowId(),
+      release_id: release.id,
+      filename: input.filename,
+      size: staged.size,
+      sha256: staged.sha256,
+      sha512: staged.sha512,
+      md5: staged.md5,
+      sha1: staged.sha1,
+      kind,
+      content_type: contentType,
+      download_count: 0,
+      created_at: nowIso(),
+    };
+    // The blob is on disk under its final name before any row points at it.
+    await staged.commit();
+    await db.transaction().execute(async (tx) => {
+      await tx
+        .insertInto("blob")
+        .values({ sha256: staged.sha256, size: staged.size, created_at: row.created_at })
+        .onConflict((oc) => oc.column("sha256").doNothing())
+        .execute();
+      await tx.insertInto("release_file").values(row).execute();
+      await tx
+        .updateTable("project")
+        .set({ updated_at: row.created_at })
+        .where("id", "=", input.project.id)
+        .execute();
+    });
+    return { release, file: row };
+  } catch (error) {
+    await staged.discard();
+    await deleteBlobIfUnreferenced(db, blobs, staged.sha256);
+    if (isUniqueViolation(error)) {
+      throw new DomainError("FILE_EXISTS", `${input.filename} already exists in release ${input.version}`);
+    }
+    if (error instanceof StorageFullError) throw new DomainError("INSUFFICIENT_STORAGE", error.message);
+    throw error;
+  }
+}
+
+export async function deleteFile(
+  db: Db,
+  blobs: BlobStore,
+  release: ReleaseRow,
+  filename: string,
+): Promise<void> {
+  const file = await db
+    .selectFrom("release_file")
+    .selectAll()
+    .where("release_id", "=", release.id)
+    .where("filename", "=", filename)
+    .executeTakeFirst();
+  if (!file) throw notFound("File not found");
+  await db.deleteFrom("release_file").where("id", "=", file.id).execute();
+  await deleteBlobIfUnreferenced(db, blobs, file.sha256);
+}
+
+/** Removes a blob (row and bytes) once no file refers to it. */
+export async function deleteBlobIfUnreferenced(db: Db, blobs: BlobStore, sha256: string): Promise<boolean> {
+  const deleted = await db
+    .deleteFrom("blob")
+    .where("sha256", "=", sha256)
+    .where((eb) =>
+      eb.not(eb.exists(eb.selectFrom("release_file").select("id").where("release_file.sha256", "=", sha256))),
+    )
+    .executeTakeFirst();
+  const referenced = await db
+    .selectFrom("release_file")
+    .select("id")
+    .where("sha256", "=", sha256)
+    .executeTakeFirst();
+  if (referenced) return false;
+  await blobs.delete(sha256);
+  return Number(deleted.numDeletedRows) > 0;
+}
+
+/** Collects every blob no file refers to any more (after project or release deletes). */
+export async function collectGarbage(db: Db, blobs: BlobStore): Promise<number> {
+  const orphans = await db
+    .selectFrom("blob")
+    .select("sha256")
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb.selectFrom("release_file").select("id").whereRef("release_file.sha256", "=", "blob.sha256"),
+        ),
+      ),
+    )
+    .execute();
+  let removed = 0;
+  for (const { sha256 } of orphans) if (await deleteBlobIfUnreferenced(db, blobs, sha256)) removed++;
+  return removed;
+}

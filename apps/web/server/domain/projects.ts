@@ -1,0 +1,185 @@
+// Projects: create, read, update, delete, with per-owner slugs and the plan's private-project
+// limit enforced here, on the server.
+import type { CreateProjectInput, Project, UpdateProjectInput } from "@packyard/contract";
+import type { Kysely, Selectable } from "kysely";
+import { plans } from "../../app/lib/plans.ts";
+import type { Database, ProjectTable } from "../db/schema.ts";
+import { type Actor, assertAccountAccess, assertProjectAccess } from "./access.ts";
+import { DomainError, isUniqueViolation, notFound } from "./errors.ts";
+import { newRowId, nowIso } from "./ids.ts";
+
+export type ProjectRow = Selectable<ProjectTable>;
+type Db = Kysely<Database>;
+
+export async function findProject(db: Db, ownerId: string, slug: string): Promise<ProjectRow | undefined> {
+  return db
+    .selectFrom("project")
+    .selectAll()
+    .where("owner_id", "=", ownerId)
+    .where("slug", "=", slug)
+    .executeTakeFirst();
+}
+
+/** The actor's own project, or NOT_FOUND; then the key's scope is checked. */
+export async function requireOwnProject(db: Db, actor: Actor, slug: string, needed: "read" | "publish") {
+  const project = await findProject(db, actor.userId, slug);
+  if (!project) throw notFound("Project not found");
+  assertProjectAccess(actor, project.id, needed);
+  return project;
+}
+
+export async function projectStats(db: Db, projectIds: string[]) {
+  const stats = new Map<string, { releaseCount: number; downloads: number; latestVersion: string | null }>();
+  if (projectIds.length === 0) return stats;
+  const counts = await db
+    .selectFrom("release")
+    .select(["project_id", (eb) => eb.fn.countAll<number | string>().as("n")])
+    .where("project_id", "in", projectIds)
+    .groupBy("project_id")
+    .execute();
+  const downloads = await db
+    .selectFrom("release_file")
+    .innerJoin("release", "release.id", "release_file.release_id")
+    .select(["release.project_id", (eb) => eb.fn.sum<number | string>("release_file.download_count").as("n")])
+    .where("release.project_id", "in", projectIds)
+    .groupBy("release.project_id")
+    .execute();
+  const latest = await db
+    .selectFrom("release")
+    .select(["project_id", "version", "created_at", "id"])
+    .where("project_id", "in", projectIds)
+    .where("yanked", "=", 0)
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .execute();
+  for (const id of projectIds) stats.set(id, { releaseCount: 0, downloads: 0, latestVersion: null });
+  for (const c of counts) stats.get(c.project_id)!.releaseCount = Number(c.n);
+  for (const d of downloads) stats.get(d.project_id)!.downloads = Number(d.n ?? 0);
+  for (const r of latest) {
+    const s = stats.get(r.project_id)!;
+    if (s.latestVersion === null) s.latestVersion = r.version;
+  }
+  return stats;
+}
+
+export function toProjectDto(
+  row: ProjectRow,
+  owner: string,
+  stats: { releaseCount: number; downloads: number; latestVersion: string | null },
+): Project {
+  return {
+    id: row.id,
+    owner,
+    slug: row.slug,
+    name: row.name,
+    description: row.description,
+    visibility: row.visibility,
+    homepage: row.homepage,
+    sourceUrl: row.source_url,
+    license: row.license,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    ...stats,
+  };
+}
+
+export async function usernameOf(db: Db, userId: string): Promise<string> {
+  const user = await db.selectFrom("user").select("username").where("id", "=", userId).executeTakeFirst();
+  return user?.username ?? "";
+}
+
+export async function describeProjects(db: Db, rows: ProjectRow[]): Promise<Project[]> {
+  const stats = await projectStats(
+    db,
+    rows.map((r) => r.id),
+  );
+  const owners = new Map<string, string>();
+  for (const row of rows)
+    if (!owners.has(row.owner_id)) owners.set(row.owner_id, await usernameOf(db, row.owner_id));
+  return rows.map((row) => toProjectDto(row, owners.get(row.owner_id)!, stats.get(row.id)!));
+}
+
+export async function listProjects(db: Db, actor: Actor): Promise<Project[]> {
+  let query = db.selectFrom("project").selectAll().where("owner_id", "=", actor.userId);
+  if (actor.kind === "key" && actor.scope.projects !== "*") {
+    if (actor.scope.projects.length === 0) return [];
+    query = query.where("id", "in", actor.scope.projects);
+  }
+  return describeProjects(db, await query.orderBy("updated_at", "desc").execute());
+}
+
+async function assertPrivateProjectAllowed(db: Db, ownerId: string, excludeProjectId?: string) {
+  const limit = plans.basic.privateProjects;
+  if (limit === "unlimited") return;
+  let query = db
+    .selectFrom("project")
+    .select((eb) => eb.fn.countAll<number | string>().as("n"))
+    .where("owner_id", "=", ownerId)
+    .where("visibility", "=", "private");
+  if (excludeProjectId) query = query.where("id", "!=", excludeProjectId);
+  const { n } = await query.executeTakeFirstOrThrow();
+  if (Number(n) >= limit) {
+    throw new DomainError(
+      "PLAN_LIMIT",
+      `Your plan includes ${limit} private project${limit === 1 ? "" : "s"}. Upgrade on /pricing for more, or make this project public.`,
+    );
+  }
+}
+
+export async function createProject(db: Db, actor: Actor, input: CreateProjectInput): Promise<Project> {
+  assertAccountAccess(actor, "publish");
+  if (input.visibility === "private") await assertPrivateProjectAllowed(db, actor.userId);
+  const now = nowIso();
+  const row: ProjectRow = {
+    id: newRowId(),
+    owner_id: actor.userId,
+    slug: input.slug,
+    name: input.name,
+    description: input.description || null,
+    visibility: input.visibility,
+    homepage: input.homepage ?? null,
+    source_url: input.sourceUrl ?? null,
+    license: input.license || null,
+    created_at: now,
+    updated_at: now,
+  };
+  try {
+    await db.insertInto("project").values(row).execute();
+  } catch (error) {
+    if (isUniqueViolation(error))
+      throw new DomainError("PROJECT_EXISTS", `You already have a project named ${input.slug}`);
+    throw error;
+  }
+  return toProjectDto(row, await usernameOf(db, actor.userId), {
+    releaseCount: 0,
+    downloads: 0,
+    latestVersion: null,
+  });
+}
+
+export async function updateProject(
+  db: Db,
+  actor: Actor,
+  slug: string,
+  input: UpdateProjectInput,
+): Promise<Project> {
+  const project = await requireOwnProject(db, actor, slug, "publish");
+  if (input.visibility === "private" && project.visibility !== "private") {
+    await assertPrivateProjectAllowed(db, actor.userId, project.id);
+  }
+  const changes: Partial<ProjectRow> = { updated_at: nowIso() };
+  if (input.name !== undefined) changes.name = input.name;
+  if (input.description !== undefined) changes.description = input.description || null;
+  if (input.visibility !== undefined) changes.visibility = input.visibility;
+  if ("homepage" in input) changes.homepage = input.homepage ?? null;
+  if ("sourceUrl" in input) changes.source_url = input.sourceUrl ?? null;
+  if (input.license !== undefined) changes.license = input.license || null;
+  await db.updateTable("project").set(changes).where("id", "=", project.id).execute();
+  const [dto] = await describeProjects(db, [{ ...project, ...changes }]);
+  return dto!;
+}
+
+export async function deleteProject(db: Db, actor: Actor, slug: string): Promise<void> {
+  const project = await requireOwnProject(db, actor, slug, "publish");
+  await db.deleteFrom("project").where("id", "=", project.id).execute();
+}

@@ -1,0 +1,208 @@
+// Releases of a project: versions unique per project, newest first, yank and unyank, and the
+// "latest" rule of spec §4 (the first release in the list that is not yanked).
+import type {
+  CreateReleaseInput,
+  Release,
+  ReleaseFile,
+  ReleaseSummary,
+  UpdateReleaseInput,
+} from "@packyard/contract";
+import type { Kysely, Selectable } from "kysely";
+import type { Database, ReleaseFileTable, ReleaseTable } from "../db/schema.ts";
+import { DomainError, isUniqueViolation, notFound } from "./errors.ts";
+import { newReleaseId, nowIso } from "./ids.ts";
+
+export type ReleaseRow = Selectable<ReleaseTable>;
+export type ReleaseFileRow = Selectable<ReleaseFileTable>;
+type Db = Kysely<Database>;
+
+export interface ReleaseUrls {
+  /** Public download URL of a file: /dl/{owner}/{project}/releases/{version}/{filename}. */
+  fileUrl(version: string, filename: string): string;
+}
+
+export async function listReleaseRows(db: Db, projectId: string): Promise<ReleaseRow[]> {
+  return db
+    .selectFrom("release")
+    .selectAll()
+    .where("project_id", "=", projectId)
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .execute();
+}
+
+export async function findRelease(
+  db: Db,
+  projectId: string,
+  version: string,
+): Promise<ReleaseRow | undefined> {
+  if (version === "latest") return resolveLatest(db, projectId);
+  return db
+    .selectFrom("release")
+    .selectAll()
+    .where("project_id", "=", projectId)
+    .where("version", "=", version)
+    .executeTakeFirst();
+}
+
+export async function requireRelease(db: Db, projectId: string, version: string): Promise<ReleaseRow> {
+  const release = await findRelease(db, projectId, version);
+  if (!release) throw notFound("Release not found");
+  return release;
+}
+
+/** Spec §4: the first release in the project's list (newest first) that is not yanked. */
+export async function resolveLatest(db: Db, projectId: string): Promise<ReleaseRow | undefined> {
+  return db
+    .selectFrom("release")
+    .selectAll()
+    .where("project_id", "=", projectId)
+    .where("yanked", "=", 0)
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .executeTakeFirst();
+}
+
+export async function listFileRows(db: Db, releaseId: string): Promise<ReleaseFileRow[]> {
+  return db
+    .selectFrom("release_file")
+    .selectAll()
+    .where("release_id", "=", releaseId)
+    .orderBy("filename")
+    .execute();
+}
+
+export function toFileDto(row: ReleaseFileRow, version: string, urls: ReleaseUrls): ReleaseFile {
+  return {
+    filename: row.filename,
+    size: Number(row.size),
+    sha256: row.sha256,
+    sha512: row.sha512,
+    kind: row.kind as ReleaseFile["kind"],
+    contentType: row.content_type,
+    downloads: Number(row.download_count),
+    createdAt: row.created_at,
+    url: urls.fileUrl(version, row.filename),
+  };
+}
+
+export function toReleaseDto(row: ReleaseRow, files: ReleaseFileRow[], urls: ReleaseUrls): Release {
+  return {
+    id: row.id,
+    version: row.version,
+    title: row.title,
+    notes: row.notes,
+    yanked: Number(row.yanked) === 1,
+    yankedReason: row.yanked_reason,
+    yankedAt: row.yanked_at,
+    createdAt: row.created_at,
+    publishedAt: row.published_at,
+    files: files.map((f) => toFileDto(f, row.version, urls)),
+  };
+}
+
+export async function describeRelease(db: Db, row: ReleaseRow, urls: ReleaseUrls): Promise<Release> {
+  return toReleaseDto(row, await listFileRows(db, row.id), urls);
+}
+
+export async function listReleaseSummaries(db: Db, projectId: string): Promise<ReleaseSummary[]> {
+  const rows = await listReleaseRows(db, projectId);
+  if (rows.length === 0) return [];
+  const stats = await db
+    .selectFrom("release_file")
+    .select([
+      "release_id",
+      (eb) => eb.fn.countAll<number | string>().as("files"),
+      (eb) => eb.fn.sum<number | string>("download_count").as("downloads"),
+    ])
+    .where(
+      "release_id",
+      "in",
+      rows.map((r) => r.id),
+    )
+    .groupBy("release_id")
+    .execute();
+  const byId = new Map(stats.map((s) => [s.release_id, s]));
+  return rows.map((row) => {
+    const { files: _files, notes: _notes, ...rest } = toReleaseDto(row, [], { fileUrl: () => "" });
+    const s = byId.get(row.id);
+    return { ...rest, fileCount: Number(s?.files ?? 0), downloads: Number(s?.downloads ?? 0) };
+  });
+}
+
+export async function createRelease(
+  db: Db,
+  projectId: string,
+  input: CreateReleaseInput,
+): Promise<ReleaseRow> {
+  const now = nowIso();
+  const row: ReleaseRow = {
+    id: newReleaseId(),
+    project_id: projectId,
+    version: input.version,
+    title: input.title || null,
+    notes: input.notes || null,
+    yanked: 0,
+    yanked_reason: null,
+    yanked_at: null,
+    created_at: now,
+    published_at: now,
+  };
+  try {
+    await db.insertInto("release").values(row).execute();
+  } catch (error) {
+    if (isUniqueViolation(error))
+      throw new DomainError("VERSION_EXISTS", `Release ${input.version} already exists`);
+    throw error;
+  }
+  await touchProject(db, projectId);
+  return row;
+}
+
+/** The release for an upload: the existing one, or a new one (two uploads may race to create it). */
+export async function ensureRelease(db: Db, projectId: string, version: string): Promise<ReleaseRow> {
+  const existing = await findRelease(db, projectId, version);
+  if (existing) return existing;
+  try {
+    return await createRelease(db, projectId, { version });
+  } catch (error) {
+    if (error instanceof DomainError && error.code === "VERSION_EXISTS")
+      return requireRelease(db, projectId, version);
+    throw error;
+  }
+}
+
+export async function updateRelease(
+  db: Db,
+  release: ReleaseRow,
+  input: UpdateReleaseInput,
+): Promise<ReleaseRow> {
+  const changes: Partial<ReleaseRow> = {};
+  if (input.title !== undefined) changes.title = input.title || null;
+  if (input.notes !== undefined) changes.notes = input.notes || null;
+  if (Object.keys(changes).length)
+    await db.updateTable("release").set(changes).where("id", "=", release.id).execute();
+  return { ...release, ...changes };
+}
+
+export async function setYanked(
+  db: Db,
+  release: ReleaseRow,
+  yank: { reason: string } | null,
+): Promise<ReleaseRow> {
+  const changes = yank
+    ? { yanked: 1, yanked_reason: yank.reason, yanked_at: nowIso() }
+    : { yanked: 0, yanked_reason: null, yanked_at: null };
+  await db.updateTable("release").set(changes).where("id", "=", release.id).execute();
+  await touchProject(db, release.project_id);
+  return { ...release, ...changes };
+}
+
+export async function deleteRelease(db: Db, release: ReleaseRow): Promise<void> {
+  await db.deleteFrom("release").where("id", "=", release.id).execute();
+  await touchProject(db, release.project_id);
+}
+
+async function touchProject(db: Db, projectId: string) {
+  await db.updateTable("project").set({ updated_at: nowIso() }).where("id", "=", projectId).execute();
+}

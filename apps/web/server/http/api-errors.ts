@@ -1,0 +1,31 @@
+// The one place that turns failures into API responses: `{"error":{"code","message"}}` with
+// the status the code implies. Unexpected errors are logged and answered without their text.
+import { type ApiErrorBody, type ApiErrorCode, apiErrorStatus } from "@packyard/contract";
+import { ZodError } from "zod";
+import { DomainError } from "../domain/errors.ts";
+import type { Logger } from "../logger.ts";
+
+export function apiErrorResponse(
+  code: ApiErrorCode,
+  message: string,
+  details?: Record<string, string>,
+): Response {
+  const body: ApiErrorBody = { error: { code, message, ...(details ? { details } : {}) } };
+  const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8" };
+  if (code === "UNAUTHENTICATED") headers["www-authenticate"] = 'Bearer realm="Packyard"';
+  return new Response(JSON.stringify(body), { status: apiErrorStatus[code], headers });
+}
+
+export function toApiErrorResponse(error: unknown, logger: Logger): Response {
+  if (error instanceof DomainError) return apiErrorResponse(error.code, error.message, error.details);
+  if (error instanceof ZodError) {
+    const details: Record<string, string> = {};
+    for (const issue of error.issues) details[issue.path.join(".") || "body"] ??= issue.message;
+    const first = error.issues[0];
+    return apiErrorResponse("VALIDATION_FAILED", first ? first.message : "Invalid request", details);
+  }
+  if (error instanceof SyntaxError)
+    return apiErrorResponse("VALIDATION_FAILED", "The request body is not valid JSON");
+  logger.error("API request failed", error);
+  return apiErrorResponse("INTERNAL_ERROR", "Something went wrong. Please try again later.");
+}

@@ -1,0 +1,254 @@
+// /api/v1: the product REST API. Authenticated by session cookie or API key; bodies parsed
+// with the shared contract; every failure mapped by api-errors.ts.
+import {
+  createProjectInput,
+  createReleaseInput,
+  updateProjectInput,
+  updateReleaseInput,
+  yankInput,
+} from "@packyard/contract";
+import Busboy from "busboy";
+import { type Context, Hono } from "hono";
+import { assertAccountAccess } from "../domain/access.ts";
+import { DomainError } from "../domain/errors.ts";
+import { collectGarbage, deleteFile, uploadFile } from "../domain/files.ts";
+import {
+  createProject,
+  deleteProject,
+  describeProjects,
+  listProjects,
+  requireOwnProject,
+  updateProject,
+  usernameOf,
+} from "../domain/projects.ts";
+import {
+  createRelease,
+  deleteRelease,
+  describeRelease,
+  listReleaseSummaries,
+  type ReleaseUrls,
+  requireRelease,
+  setYanked,
+  updateRelease,
+} from "../domain/releases.ts";
+import { accountUsage } from "../domain/usage.ts";
+import type { Services } from "../services.ts";
+import { requireActor } from "./actor.ts";
+import { toApiErrorResponse } from "./api-errors.ts";
+
+export function releaseUrls(baseUrl: string, owner: string, slug: string): ReleaseUrls {
+  return {
+    fileUrl: (version, filename) =>
+      `${baseUrl}/dl/${owner}/${slug}/releases/${encodeURIComponent(version)}/${encodeURIComponent(filename)}`,
+  };
+}
+
+async function* nodeStreamChunks(stream: NodeJS.ReadableStream): AsyncIterable<Uint8Array> {
+  for await (const chunk of stream) yield chunk as Uint8Array;
+}
+
+export function createApiV1(services: Services) {
+  const { database, blobs, config, logger } = services;
+  const db = database.db;
+  const api = new Hono();
+  const actorOf = (c: Context) => requireActor(services, c.req.raw.headers);
+  const json = async (c: Context) =>
+    c.req.json().catch(() => {
+      throw new DomainError("VALIDATION_FAILED", "The request body is not valid JSON");
+    });
+  const urlsFor = async (ownerId: string, slug: string) =>
+    releaseUrls(config.baseUrl, await usernameOf(db, ownerId), slug);
+
+  api.onError((error) => toApiErrorResponse(error, logger));
+  api.notFound((c) =>
+    c.json({ error: { code: "NOT_FOUND", message: `No API route ${c.req.method} ${c.req.path}` } }, 404),
+  );
+
+  api.get("/projects", async (c) => c.json({ projects: await listProjects(db, await actorOf(c)) }));
+
+  api.post("/projects", async (c) => {
+    const actor = await actorOf(c);
+    const input = createProjectInput.parse(await json(c));
+    return c.json({ project: await createProject(db, actor, input) }, 201);
+  });
+
+  api.get("/projects/:slug", async (c) => {
+    const project = await requireOwnProject(db, await actorOf(c), c.req.param("slug"), "read");
+    const [dto] = await describeProjects(db, [project]);
+    return c.json({ project: dto });
+  });
+
+  api.patch("/projects/:slug", async (c) => {
+    const actor = await actorOf(c);
+    const input = updateProjectInput.parse(await json(c));
+    return c.json({ project: await updateProject(db, actor, c.req.param("slug"), input) });
+  });
+
+  api.delete("/projects/:slug", async (c) => {
+    await deleteProject(db, await actorOf(c), c.req.param("slug"));
+    await collectGarbage(db, blobs);
+    return c.body(null, 204);
+  });
+
+  api.get("/projects/:slug/releases", async (c) => {
+    const project = await requireOwnProject(db, await actorOf(c), c.req.param("slug"), "read");
+    return c.json({ releases: await listReleaseSummaries(db, project.id) });
+  });
+
+  api.post("/projects/:slug/releases", async (c) => {
+    const project = await requireOwnProject(db, await actorOf(c), c.req.param("slug"), "publish");
+    const input = createReleaseInput.parse(await json(c));
+    const release = await createRelease(db, project.id, input);
+    return c.json(
+      { release: await describeRelease(db, release, await urlsFor(project.owner_id, project.slug)) },
+      201,
+    );
+  });
+
+  api.get("/projects/:slug/releases/:version", async (c) => {
+    const project = await requireOwnProject(db, await actorOf(c), c.req.param("slug"), "read");
+    const release = await requireRelease(db, project.id, c.req.param("version"));
+    return c.json({
+      release: await describeRelease(db, release, await urlsFor(project.owner_id, project.slug)),
+    });
+  });
+
+  api.patch("/projects/:slug/releases/:version", async (c) => {
+    const project = await requireOwnProject(db, await actorOf(c), c.req.param("slug"), "publish");
+    const input = updateReleaseInput.parse(await json(c));
+    const release = await updateRelease(
+      db,
+      await requireRelease(db, project.id, c.req.param("version")),
+      input,
+    );
+    return c.json({
+      release: await describeRelease(db, release, await urlsFor(project.owner_id, project.slug)),
+    });
+  });
+
+  api.delete("/projects/:slug/releases/:version", async (c) => {
+    const project = await requireOwnProject(db, await actorOf(c), c.req.param("slug"), "publish");
+    await deleteRelease(db, await requireRelease(db, project.id, c.req.param("version")));
+    await collectGarbage(db, blobs);
+    return c.body(null, 204);
+  });
+
+  for (const action of ["yank", "unyank"] as const) {
+    api.post(`/projects/:slug/releases/:version/${action}`, async (c) => {
+      const project = await requireOwnProject(db, await actorOf(c), c.req.param("slug"), "publish");
+      const release = await requireRelease(db, project.id, c.req.param("version"));
+      const updated = await setYanked(db, release, action === "yank" ? yankInput.parse(await json(c)) : null);
+      return c.json({
+        release: await describeRelease(db, updated, await urlsFor(project.owner_id, project.slug)),
+      });
+    });
+  }
+
+  api.get("/projects/:slug/releases/:version/files", async (c) => {
+    const project = await requireOwnProject(db, await actorOf(c), c.req.param("slug"), "read");
+    const release = await requireRelease(db, project.id, c.req.param("version"));
+    const dto = await describeRelease(db, release, await urlsFor(project.owner_id, project.slug));
+    return c.json({ files: dto.files });
+  });
+
+  // Streaming upload: `curl -T file -H "Authorization: Bearer …" …/files/NAME`. Creates the
+  // release when the version has none yet.
+  api.put("/projects/:slug/releases/:version/files/:filename", async (c) => {
+    const project = await requireOwnProject(db, await actorOf(c), c.req.param("slug"), "publish");
+    const body = c.req.raw.body;
+    if (!body) throw new DomainError("VALIDATION_FAILED", "The request has no body");
+    const length = c.req.header("content-length");
+    const { release, file } = await uploadFile(db, blobs, {
+      project,
+      version: c.req.param("version"),
+      filename: c.req.param("filename"),
+      body: body as unknown as AsyncIterable<Uint8Array>,
+      declaredSize: length === undefined ? undefined : Number(length),
+      maxBytes: config.maxUploadBytes,
+      createRelease: true,
+    });
+    const dto = await describeRelease(db, release, await urlsFor(project.owner_id, project.slug));
+    return c.json({ file: dto.files.find((f) => f.filename === file.filename) }, 201);
+  });
+
+  // Browser upload: multipart/form-data with one or more `file` parts, streamed part by part.
+  api.post("/projects/:slug/releases/:version/files", async (c) => {
+    const project = await requireOwnProject(db, await actorOf(c), c.req.param("slug"), "publish");
+    const version = c.req.param("version");
+    await requireRelease(db, project.id, version);
+    const contentType = c.req.header("content-type") ?? "";
+    if (!contentType.startsWith("multipart/form-data")) {
+      throw new DomainError(
+        "VALIDATION_FAILED",
+        "Send multipart/form-data with one or more file parts, or PUT the file",
+      );
+    }
+    const uploaded: string[] = [];
+    await new Promise<void>((resolve, reject) => {
+      let parser: Busboy.Busboy;
+      try {
+        parser = Busboy({
+          headers: { "content-type": contentType },
+          limits: { fileSize: config.maxUploadBytes + 1, files: 100 },
+        });
+      } catch {
+        reject(new DomainError("VALIDATION_FAILED", "Malformed multipart body"));
+        return;
+      }
+      let chain = Promise.resolve();
+      let failed = false;
+      parser.on("file", (_field, stream, info) => {
+        chain = chain.then(async () => {
+          if (failed) {
+            stream.resume();
+            return;
+          }
+          try {
+            const { file } = await uploadFile(db, blobs, {
+              project,
+              version,
+              filename: info.filename ?? "",
+              body: nodeStreamChunks(stream),
+              maxBytes: config.maxUploadBytes,
+              createRelease: false,
+            });
+            uploaded.push(file.filename);
+          } catch (error) {
+            failed = true;
+            stream.resume();
+            throw error;
+          }
+        });
+        chain.catch(() => {});
+      });
+      parser.on("error", () => reject(new DomainError("VALIDATION_FAILED", "Malformed multipart body")));
+      parser.on("close", () => chain.then(resolve, reject));
+      const body = c.req.raw.body;
+      if (!body) return reject(new DomainError("VALIDATION_FAILED", "The request has no body"));
+      (async () => {
+        for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+          if (!parser.write(chunk)) await new Promise((r) => parser.once("drain", r));
+        }
+        parser.end();
+      })().catch(reject);
+    });
+    const release = await requireRelease(db, project.id, version);
+    const dto = await describeRelease(db, release, await urlsFor(project.owner_id, project.slug));
+    return c.json({ files: dto.files.filter((f) => uploaded.includes(f.filename)) }, 201);
+  });
+
+  api.delete("/projects/:slug/releases/:version/files/:filename", async (c) => {
+    const project = await requireOwnProject(db, await actorOf(c), c.req.param("slug"), "publish");
+    const release = await requireRelease(db, project.id, c.req.param("version"));
+    await deleteFile(db, blobs, release, c.req.param("filename"));
+    return c.body(null, 204);
+  });
+
+  api.get("/usage", async (c) => {
+    const actor = await actorOf(c);
+    assertAccountAccess(actor, "read");
+    return c.json({ usage: await accountUsage(db, actor.userId) });
+  });
+
+  return api;
+}

@@ -1,0 +1,138 @@
+// GET/HEAD /dl/{username}/{projectSlug}/releases/{version|latest}/{filename}: stable download
+// URLs with a strong ETag (the sha256), Last-Modified, Range (206/416) and If-None-Match (304).
+// A GET that delivers the file's last byte counts as one download. Each release also serves a
+// generated SHA256SUMS.
+import type { Readable } from "node:stream";
+import { Hono } from "hono";
+import { recordDownload } from "../domain/downloads.ts";
+import { notFound } from "../domain/errors.ts";
+import { listFileRows, requireRelease } from "../domain/releases.ts";
+import { findVisibleProject } from "../domain/visibility.ts";
+import type { Services } from "../services.ts";
+import { resolveActor } from "./actor.ts";
+import { apiErrorResponse, toApiErrorResponse } from "./api-errors.ts";
+
+/** Parses a single `bytes=` range against a size; undefined for none or several, null if unsatisfiable. */
+export function parseRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | null | undefined {
+  if (!header) return undefined;
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match) return undefined;
+  const [, from, to] = match;
+  if (from === "" && to === "") return undefined;
+  if (from === "") {
+    const suffix = Number(to);
+    if (suffix === 0) return null;
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(from);
+  const end = to === "" ? size - 1 : Math.min(Number(to), size - 1);
+  if (start >= size || start > end) return null;
+  return { start, end };
+}
+
+export function createDownloads(services: Services) {
+  const { database, blobs, logger } = services;
+  const db = database.db;
+  const dl = new Hono();
+  dl.onError((error) => toApiErrorResponse(error, logger));
+
+  dl.on(["GET", "HEAD"], "/:username/:slug/releases/:version/:filename", async (c) => {
+    const viewer = await resolveActor(services, c.req.raw.headers);
+    const project = await findVisibleProject(db, c.req.param("username"), c.req.param("slug"), viewer);
+    const requested = c.req.param("version");
+    const release = await requireRelease(db, project.id, requested);
+    const files = await listFileRows(db, release.id);
+    const filename = c.req.param("filename");
+    const isLatest = requested === "latest";
+    // Public files of a fixed version never change; "latest" moves, private files are personal.
+    const cacheControl =
+      project.visibility === "private"
+        ? "private, no-store"
+        : isLatest
+          ? "public, max-age=60"
+          : "public, max-age=31536000, immutable";
+
+    if (filename === "SHA256SUMS") {
+      const text = files.map((f) => `${f.sha256}  ${f.filename}\n`).join("");
+      return new Response(c.req.method === "HEAD" ? null : text, {
+        status: 200,
+        headers: {
+          "content-type": "text/plain; charset=utf-8",
+          "content-length": String(Buffer.byteLength(text)),
+          "cache-control": cacheControl,
+        },
+      });
+    }
+
+    const file = files.find((f) => f.filename === filename);
+    if (!file) throw notFound("File not found");
+    const size = Number(file.size);
+    const etag = `"${file.sha256}"`;
+    const headers: Record<string, string> = {
+      "content-type": file.content_type,
+      etag,
+      "last-modified": new Date(file.created_at).toUTCString(),
+      "accept-ranges": "bytes",
+      "cache-control": cacheControl,
+      "content-disposition": `attachment; filename*=UTF-8''${encodeURIComponent(file.filename)}`,
+      "x-checksum-sha256": file.sha256,
+    };
+
+    const ifNoneMatch = c.req.header("if-none-match");
+    if (
+      ifNoneMatch &&
+      (ifNoneMatch.trim() === "*" ||
+        ifNoneMatch.split(",").some((t) => t.trim().replace(/^W\//, "") === etag))
+    ) {
+      return c.body(null, 304, headers);
+    }
+
+    // If-Range with another validator means "the file changed": send it whole.
+    const ifRange = c.req.header("if-range");
+    const range = ifRange && ifRange !== etag ? undefined : parseRange(c.req.header("range"), size);
+    if (range === null) {
+      const res = apiErrorResponse("RANGE_NOT_SATISFIABLE", `The file is ${size} bytes long`);
+      res.headers.set("content-range", `bytes */${size}`);
+      return res;
+    }
+    const status = range ? 206 : 200;
+    const start = range?.start ?? 0;
+    const end = range?.end ?? size - 1;
+    headers["content-length"] = String(size === 0 ? 0 : end - start + 1);
+    if (range) headers["content-range"] = `bytes ${start}-${end}/${size}`;
+    if (c.req.method === "HEAD") return c.body(null, status, headers);
+    if (size === 0) {
+      await recordDownload(db, { id: file.id, ownerId: project.owner_id, bytes: 0 });
+      return c.body(null, status, headers);
+    }
+
+    const source = blobs.read(file.sha256, { start, end });
+    const countsAsDownload = end === size - 1;
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        try {
+          for await (const chunk of source as Readable) controller.enqueue(chunk as Uint8Array);
+          controller.close();
+          if (countsAsDownload) {
+            await recordDownload(db, {
+              id: file.id,
+              ownerId: project.owner_id,
+              bytes: end - start + 1,
+            }).catch((error) => logger.error("recording a download failed", error));
+          }
+        } catch (error) {
+          controller.error(error);
+        }
+      },
+      cancel() {
+        source.destroy();
+      },
+    });
+    return new Response(body, { status, headers });
+  });
+
+  return dl;
+}
