@@ -6,6 +6,14 @@ export default [
   route("auth/signin", "routes/auth/signin.tsx"),
   route("auth/forgot-password", "routes/auth/forgot-password.tsx"),
   route("auth/reset-password", "routes/auth/reset-password.tsx"),
+  route("auth/generate-token", "routes/auth/generate-token.tsx"),
+
+  // Public release pages.
+  layout("routes/releases/layout.tsx", [
+    route("releases", "routes/releases/index.tsx"),
+    route("releases/:username/:projectSlug", "routes/releases/project.tsx"),
+    route("releases/:username/:projectSlug/:releaseVersion", "routes/releases/release.tsx"),
+  ]),
 
   // The guarded parent: every signed-in route of spec §2 sits below it.
   layout("routes/_app/layout.tsx", [
