@@ -150,3 +150,47 @@ export async function signUpVerified(
   if (!cookie.includes("session_token")) throw new Error(`verification did not sign in (${verified.status})`);
   return cookie;
 }
+
+/** A verified, onboarded user: session cookie and id. */
+export async function onboardedUser(
+  app: TestApp,
+  username: string,
+): Promise<{ cookie: string; userId: string; username: string }> {
+  const email = `${username}@example.com`;
+  const cookie = await signUpVerified(app, { email, name: username });
+  const res = await app.request("/onboarding", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ name: `${username} user`, username }).toString(),
+    cookie,
+  });
+  if (res.status !== 302) throw new Error(`onboarding failed: ${res.status}`);
+  const user = await app.services.database.db
+    .selectFrom("user")
+    .select("id")
+    .where("email", "=", email)
+    .executeTakeFirstOrThrow();
+  return { cookie, userId: user.id, username };
+}
+
+/** An API key for a user, created the way the /api-keys page does. */
+export async function createApiKey(
+  app: TestApp,
+  userId: string,
+  scope: { projects: "*" | string[]; access: "read" | "publish" },
+  options: { expiresIn?: number | null } = {},
+): Promise<string> {
+  const created = await app.services.auth.api.createApiKey({
+    body: {
+      userId,
+      name: `test ${scope.access}`,
+      expiresIn: options.expiresIn ?? null,
+      permissions: { projects: scope.projects === "*" ? ["*"] : scope.projects, access: [scope.access] },
+    },
+  });
+  return created.key;
+}
+
+export function bearer(key: string): Record<string, string> {
+  return { authorization: `Bearer ${key}` };
+}
