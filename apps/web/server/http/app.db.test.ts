@@ -22,6 +22,14 @@ describe(`server basics (${databaseKind})`, () => {
     expect(await res.json()).toEqual({ ok: true });
   });
 
+  it("serves the OpenAPI document at /api/openapi.json", async () => {
+    const res = await app.request("/api/openapi.json");
+    expect(res.status).toBe(200);
+    const doc = await res.json();
+    expect(doc.servers).toEqual([{ url: "http://localhost:3000" }]);
+    expect(doc.paths["/api/v1/projects"].post.summary).toBe("Create a project");
+  });
+
   it("GET /error shows 'Unknown' by default with a link back to the application", async () => {
     const res = await app.request("/error");
     expect(res.status).toBe(200);

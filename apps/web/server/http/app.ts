@@ -11,6 +11,7 @@ import type { Services } from "../services.ts";
 import { createApiV1 } from "./api-v1.ts";
 import { createDownloads } from "./downloads.ts";
 import { renderErrorPage } from "./error-page.ts";
+import { buildOpenApiDocument } from "./openapi.ts";
 import { createPublicApi } from "./public-api.ts";
 import { type NonceEnv, securityHeaders } from "./security-headers.ts";
 
@@ -40,6 +41,8 @@ export function createApp({ services, build, clientDir }: AppOptions) {
     return services.auth.handler(request);
   });
 
+  const openApi = buildOpenApiDocument(config.baseUrl);
+  app.get("/api/openapi.json", (c) => c.json(openApi));
   app.route("/api/v1", createApiV1(services));
   app.route("/api/p", createPublicApi(services));
   app.route("/dl", createDownloads(services));
