@@ -5,6 +5,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, databaseKind, onboardedUser, type TestApp } from "../../test/harness.ts";
+import { StorageFullError } from "../storage/blob-store.ts";
 
 let app: TestApp;
 let cookie: string;
@@ -143,6 +144,30 @@ describe(`uploads (${databaseKind})`, () => {
     expect(res.status).toBe(413);
     expect(await counts()).toEqual(before);
     expect(readdirSync(join(app.services.config.blobDir, "tmp"))).toEqual([]);
+  });
+
+  it("answers a full disk with 507 INSUFFICIENT_STORAGE and stores nothing", async () => {
+    const before = await counts();
+    const stage = app.services.blobs.stage;
+    // The disk fills up while the body is being written.
+    app.services.blobs.stage = async (body, options) => {
+      const staged = await stage(body, options);
+      await staged.discard();
+      throw new StorageFullError(
+        Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" }),
+      );
+    };
+    try {
+      const res = await put("1.0.0", "full.bin", "will not fit");
+      expect(res.status).toBe(507);
+      expect((await res.json()).error).toEqual({
+        code: "INSUFFICIENT_STORAGE",
+        message: "The server is out of disk space",
+      });
+    } finally {
+      app.services.blobs.stage = stage;
+    }
+    expect(await counts()).toEqual(before);
   });
 
   it("stores identical content once and frees it when the last file goes", async () => {
