@@ -31,6 +31,7 @@ export const envSchema = z.object({
   PASSWORD_MIN_LENGTH: z.coerce.number().int().min(8).max(128).default(10),
   PASSWORD_MAX_LENGTH: z.coerce.number().int().min(16).max(1024).default(128),
   AUTH_RATE_LIMIT: boolean.default(true),
+  APT_GRACE_SECONDS: z.coerce.number().int().min(0).default(3600),
   MAX_UPLOAD_BYTES: z.coerce
     .number()
     .int()
@@ -59,6 +60,7 @@ export interface Config {
   passwordMaxLength: number;
   authRateLimit: boolean;
   maxUploadBytes: number;
+  aptGraceSeconds: number;
   trustProxy: boolean;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
 }
@@ -117,6 +119,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     passwordMaxLength: e.PASSWORD_MAX_LENGTH,
     authRateLimit: e.AUTH_RATE_LIMIT,
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
+    aptGraceSeconds: e.APT_GRACE_SECONDS,
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
   };

@@ -1,11 +1,16 @@
 // Everything a request handler needs, built once per process from the config: the database,
 // better-auth, mail and logging. Route loaders receive it through the router context.
+
+import { join } from "node:path";
 import { type Auth, authOptions, createAuth } from "./auth/auth.ts";
 import type { Config } from "./config.ts";
 import { type DatabaseHandle, openDatabase } from "./db/database.ts";
 import { migrateDatabase } from "./db/migrate.ts";
+import { onProjectEvent } from "./domain/changes.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { createMailer, type Mailer } from "./mail/mailer.ts";
+import { AptRepositoryService } from "./repos/apt/repository.ts";
+import { SigningKeyService } from "./repos/signing-keys.ts";
 import { type BlobStore, createLocalBlobStore, removeStaleTemporaryFiles } from "./storage/blob-store.ts";
 
 export interface Services {
@@ -15,6 +20,8 @@ export interface Services {
   auth: Auth;
   mailer: Mailer;
   blobs: BlobStore;
+  keys: SigningKeyService;
+  apt: AptRepositoryService;
   close(): Promise<void>;
 }
 
@@ -36,7 +43,28 @@ export async function createServices(
     // Uploads cut off by a crash leave their temporary files; nothing refers to them.
     await removeStaleTemporaryFiles(config.blobDir, 60 * 60 * 1000);
     const blobs = createLocalBlobStore(config.blobDir);
-    return { config, logger, database, auth, mailer, blobs, close: () => database.close() };
+    const indexDir = join(config.dataDir, "indexes");
+    await removeStaleTemporaryFiles(indexDir, 60 * 60 * 1000);
+    const keys = new SigningKeyService(database.db, config.secret);
+    const apt = new AptRepositoryService(database.db, createLocalBlobStore(indexDir), keys, logger, {
+      graceMs: config.aptGraceSeconds * 1000,
+      keepGenerations: 3,
+    });
+    onProjectEvent(database.db, async (event) => {
+      try {
+        const project = await database.db
+          .selectFrom("project")
+          .select(["id", "name"])
+          .where("id", "=", event.projectId)
+          .executeTakeFirst();
+        if (!project) return;
+        if (event.type === "created") await keys.ensure(project);
+        else await apt.publish(project.id);
+      } catch (error) {
+        logger.error(`updating the repositories of project ${event.projectId} failed`, error);
+      }
+    });
+    return { config, logger, database, auth, mailer, blobs, keys, apt, close: () => database.close() };
   } catch (error) {
     await database.close();
     throw error;

@@ -76,7 +76,51 @@ export interface DownloadMonthTable {
   bytes: Generated<BigIntColumn>;
 }
 
+export interface SigningKeyTable {
+  id: string;
+  project_id: string;
+  generation: number;
+  algorithm: string;
+  fingerprint: string;
+  public_key: string;
+  private_key: string;
+  created_at: string;
+  retire_at: string | null;
+}
+
+export interface DebPackageTable {
+  file_id: string;
+  project_id: string;
+  suite: string;
+  component: string;
+  name: string;
+  version: string;
+  architecture: string;
+  pool_path: string;
+  stanza: string;
+}
+
+export interface AptGenerationTable {
+  id: string;
+  project_id: string;
+  suite: string;
+  number: number;
+  created_at: string;
+}
+
+export interface AptIndexFileTable {
+  generation_id: string;
+  path: string;
+  sha256: string;
+  sha512: string;
+  size: BigIntColumn;
+}
+
 export interface Database {
+  signing_key: SigningKeyTable;
+  deb_package: DebPackageTable;
+  apt_generation: AptGenerationTable;
+  apt_index_file: AptIndexFileTable;
   user: UserTable;
   project: ProjectTable;
   release: ReleaseTable;

@@ -5,7 +5,9 @@
 import { filenameProblem, releaseVersion } from "@packyard/contract";
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema.ts";
+import { type AptTarget, debRecord, type ParsedDeb, parseDeb } from "../repos/apt/ingest.ts";
 import { type BlobStore, BlobTooLargeError, StorageFullError } from "../storage/blob-store.ts";
+import { emitProjectEvent } from "./changes.ts";
 import { DomainError, isUniqueViolation, notFound } from "./errors.ts";
 import { classifyFile } from "./file-types.ts";
 import { newRowId, nowIso } from "./ids.ts";
@@ -46,6 +48,8 @@ export interface UploadInput {
   maxBytes: number;
   /** Create the release when the version has none yet (PUT does; the browser creates it first). */
   createRelease: boolean;
+  /** Where a .deb goes in the project's APT repository (default stable/main). */
+  apt?: AptTarget;
 }
 
 export async function uploadFile(
@@ -78,8 +82,20 @@ export async function uploadFile(
   }
 
   try {
-    release ??= await ensureRelease(db, input.project.id, input.version);
     const { kind, contentType } = classifyFile(input.filename);
+    // The blob is on disk under its final name before any row points at it.
+    await staged.commit();
+    // Packages are read once, now; a bad one is refused before anything is recorded.
+    let parsedDeb: ParsedDeb | undefined;
+    if (kind === "deb") parsedDeb = await parseDeb(blobs.read(staged.sha256));
+    release ??= await ensureRelease(db, input.project.id, input.version);
+    const deb = parsedDeb
+      ? debRecord(
+          parsedDeb,
+          { ...staged, filename: input.filename, releaseId: release.id },
+          input.apt ?? { suite: "stable", component: "main" },
+        )
+      : undefined;
     const row: ReleaseFileRow = {
       id: newRowId(),
       release_id: release.id,
@@ -94,8 +110,6 @@ export async function uploadFile(
       download_count: 0,
       created_at: nowIso(),
     };
-    // The blob is on disk under its final name before any row points at it.
-    await staged.commit();
     await db.transaction().execute(async (tx) => {
       await tx
         .insertInto("blob")
@@ -103,12 +117,18 @@ export async function uploadFile(
         .onConflict((oc) => oc.column("sha256").doNothing())
         .execute();
       await tx.insertInto("release_file").values(row).execute();
+      if (deb)
+        await tx
+          .insertInto("deb_package")
+          .values({ file_id: row.id, project_id: input.project.id, ...deb })
+          .execute();
       await tx
         .updateTable("project")
         .set({ updated_at: row.created_at })
         .where("id", "=", input.project.id)
         .execute();
     });
+    if (deb) await emitProjectEvent(db, { type: "packages-changed", projectId: input.project.id });
     return { release, file: row };
   } catch (error) {
     await staged.discard();
@@ -136,6 +156,9 @@ export async function deleteFile(
   if (!file) throw notFound("File not found");
   await db.deleteFrom("release_file").where("id", "=", file.id).execute();
   await deleteBlobIfUnreferenced(db, blobs, file.sha256);
+  if (file.kind === "deb" || file.kind === "rpm") {
+    await emitProjectEvent(db, { type: "packages-changed", projectId: release.project_id });
+  }
 }
 
 /** Removes a blob (row and bytes) once no file refers to it. */

@@ -5,6 +5,7 @@ import type { Kysely, Selectable } from "kysely";
 import { plans } from "../../app/lib/plans.ts";
 import type { Database, ProjectTable } from "../db/schema.ts";
 import { type Actor, assertAccountAccess, assertProjectAccess } from "./access.ts";
+import { emitProjectEvent } from "./changes.ts";
 import { DomainError, isUniqueViolation, notFound } from "./errors.ts";
 import { newRowId, nowIso } from "./ids.ts";
 

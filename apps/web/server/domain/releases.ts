@@ -9,6 +9,7 @@ import type {
 } from "@packyard/contract";
 import type { Kysely, Selectable } from "kysely";
 import type { Database, ReleaseFileTable, ReleaseTable } from "../db/schema.ts";
+import { emitProjectEvent } from "./changes.ts";
 import { DomainError, isUniqueViolation, notFound } from "./errors.ts";
 import { newReleaseId, nowIso } from "./ids.ts";
 
@@ -195,12 +196,14 @@ export async function setYanked(
     : { yanked: 0, yanked_reason: null, yanked_at: null };
   await db.updateTable("release").set(changes).where("id", "=", release.id).execute();
   await touchProject(db, release.project_id);
+  await emitProjectEvent(db, { type: "packages-changed", projectId: release.project_id });
   return { ...release, ...changes };
 }
 
 export async function deleteRelease(db: Db, release: ReleaseRow): Promise<void> {
   await db.deleteFrom("release").where("id", "=", release.id).execute();
   await touchProject(db, release.project_id);
+  await emitProjectEvent(db, { type: "packages-changed", projectId: release.project_id });
 }
 
 async function touchProject(db: Db, projectId: string) {

@@ -32,6 +32,7 @@ import {
   updateRelease,
 } from "../domain/releases.ts";
 import { accountUsage } from "../domain/usage.ts";
+import { parseAptTarget } from "../repos/apt/ingest.ts";
 import type { Services } from "../services.ts";
 import { requireActor } from "./actor.ts";
 import { toApiErrorResponse } from "./api-errors.ts";
@@ -166,6 +167,7 @@ export function createApiV1(services: Services) {
       declaredSize: length === undefined ? undefined : Number(length),
       maxBytes: config.maxUploadBytes,
       createRelease: true,
+      apt: parseAptTarget(c.req.query("distribution"), c.req.query("component")),
     });
     const dto = await describeRelease(db, release, await urlsFor(project.owner_id, project.slug));
     return c.json({ file: dto.files.find((f) => f.filename === file.filename) }, 201);
@@ -184,6 +186,8 @@ export function createApiV1(services: Services) {
       );
     }
     const uploaded: string[] = [];
+    // Form fields before the file parts may choose where packages go.
+    const fields: Record<string, string> = {};
     await new Promise<void>((resolve, reject) => {
       let parser: Busboy.Busboy;
       try {
@@ -197,6 +201,9 @@ export function createApiV1(services: Services) {
       }
       let chain = Promise.resolve();
       let failed = false;
+      parser.on("field", (name, value) => {
+        fields[name] = value;
+      });
       parser.on("file", (_field, stream, info) => {
         chain = chain.then(async () => {
           if (failed) {
@@ -211,6 +218,10 @@ export function createApiV1(services: Services) {
               body: nodeStreamChunks(stream),
               maxBytes: config.maxUploadBytes,
               createRelease: false,
+              apt: parseAptTarget(
+                fields.distribution ?? c.req.query("distribution"),
+                fields.component ?? c.req.query("component"),
+              ),
             });
             uploaded.push(file.filename);
           } catch (error) {

@@ -9,6 +9,7 @@ import { requestContext } from "../../app/context.ts";
 import { CLIENT_IP_HEADER } from "../auth/auth.ts";
 import type { Services } from "../services.ts";
 import { createApiV1 } from "./api-v1.ts";
+import { createAptRoutes } from "./apt.ts";
 import { createDownloads } from "./downloads.ts";
 import { renderErrorPage } from "./error-page.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
@@ -46,6 +47,7 @@ export function createApp({ services, build, clientDir }: AppOptions) {
   app.route("/api/v1", createApiV1(services));
   app.route("/api/p", createPublicApi(services));
   app.route("/dl", createDownloads(services));
+  app.route("/dl", createAptRoutes(services));
 
   // Vite's hashed output never changes under the same name: cache it for a year. Other public
   // files (favicon, robots.txt) keep their names across releases: an hour.

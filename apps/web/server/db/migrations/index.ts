@@ -105,4 +105,78 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0004_signing_keys_and_apt": {
+    async up(db: Kysely<unknown>) {
+      // Keys are numbered per project; the unique generation makes creating the first key (or
+      // the next one, on rotation) race-free: one writer wins, the others read its key.
+      await db.schema
+        .createTable("signing_key")
+        .addColumn("id", "varchar(32)", (c) => c.primaryKey())
+        .addColumn("project_id", "varchar(32)", (c) =>
+          c.notNull().references("project.id").onDelete("cascade"),
+        )
+        .addColumn("generation", "integer", (c) => c.notNull())
+        .addColumn("algorithm", "varchar(20)", (c) => c.notNull())
+        .addColumn("fingerprint", "varchar(64)", (c) => c.notNull())
+        .addColumn("public_key", "text", (c) => c.notNull())
+        .addColumn("private_key", "text", (c) => c.notNull())
+        .addColumn("created_at", "varchar(30)", (c) => c.notNull())
+        .addColumn("retire_at", "varchar(30)")
+        .addUniqueConstraint("signing_key_project_generation_unique", ["project_id", "generation"])
+        .execute();
+      // A .deb's metadata, parsed once at upload; the index is built from these stanzas.
+      await db.schema
+        .createTable("deb_package")
+        .addColumn("file_id", "varchar(32)", (c) =>
+          c.primaryKey().references("release_file.id").onDelete("cascade"),
+        )
+        .addColumn("project_id", "varchar(32)", (c) =>
+          c.notNull().references("project.id").onDelete("cascade"),
+        )
+        .addColumn("suite", "varchar(64)", (c) => c.notNull())
+        .addColumn("component", "varchar(64)", (c) => c.notNull())
+        .addColumn("name", "varchar(200)", (c) => c.notNull())
+        .addColumn("version", "varchar(200)", (c) => c.notNull())
+        .addColumn("architecture", "varchar(40)", (c) => c.notNull())
+        .addColumn("pool_path", "text", (c) => c.notNull())
+        .addColumn("stanza", "text", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex("deb_package_project_suite")
+        .on("deb_package")
+        .columns(["project_id", "suite"])
+        .execute();
+      await db.schema
+        .createIndex("deb_package_pool_path")
+        .on("deb_package")
+        .columns(["project_id", "pool_path"])
+        .execute();
+      // Published index generations. Every file of a generation is content-addressed in the
+      // index store; the newest generation of a suite is what InRelease serves.
+      await db.schema
+        .createTable("apt_generation")
+        .addColumn("id", "varchar(32)", (c) => c.primaryKey())
+        .addColumn("project_id", "varchar(32)", (c) =>
+          c.notNull().references("project.id").onDelete("cascade"),
+        )
+        .addColumn("suite", "varchar(64)", (c) => c.notNull())
+        .addColumn("number", "integer", (c) => c.notNull())
+        .addColumn("created_at", "varchar(30)", (c) => c.notNull())
+        .addUniqueConstraint("apt_generation_unique", ["project_id", "suite", "number"])
+        .execute();
+      await db.schema
+        .createTable("apt_index_file")
+        .addColumn("generation_id", "varchar(32)", (c) =>
+          c.notNull().references("apt_generation.id").onDelete("cascade"),
+        )
+        .addColumn("path", "varchar(300)", (c) => c.notNull())
+        .addColumn("sha256", "varchar(64)", (c) => c.notNull())
+        .addColumn("sha512", "varchar(128)", (c) => c.notNull())
+        .addColumn("size", "bigint", (c) => c.notNull())
+        .addPrimaryKeyConstraint("apt_index_file_pk", ["generation_id", "path"])
+        .execute();
+      await db.schema.createIndex("apt_index_file_sha256").on("apt_index_file").column("sha256").execute();
+      await db.schema.createIndex("apt_index_file_sha512").on("apt_index_file").column("sha512").execute();
+    },
+  },
 };

@@ -1,0 +1,162 @@
+// What apt fetches from a project's repository: /dl/{u}/{p}/deb/dists/… (current indexes and
+// by-hash files of every still-served generation), /dl/{u}/{p}/deb/pool/… (the packages),
+// and the project's public keys at /dl/{u}/{p}/gpg.key (armored) and keyring.gpg (binary).
+import { buildArmoredKeyring, buildBinaryKeyring } from "@packyard/formats/openpgp/index.ts";
+import { type Context, Hono } from "hono";
+import { notFound } from "../domain/errors.ts";
+import { findVisibleProject } from "../domain/visibility.ts";
+import { renderDebSetupScript } from "../repos/apt/setup-script.ts";
+import type { Services } from "../services.ts";
+import type { BlobStore } from "../storage/blob-store.ts";
+import { resolveActor } from "./actor.ts";
+import { toApiErrorResponse } from "./api-errors.ts";
+
+function contentTypeOf(path: string): string {
+  if (path.endsWith(".gz")) return "application/gzip";
+  if (path.endsWith(".deb")) return "application/vnd.debian.binary-package";
+  if (path.endsWith(".gpg") && !path.endsWith("Release.gpg")) return "application/pgp-keys";
+  return "text/plain; charset=utf-8";
+}
+
+function streamBlob(
+  store: BlobStore,
+  sha256: string,
+  size: number,
+  headers: Record<string, string>,
+  method: string,
+): Response {
+  const all = { "content-length": String(size), ...headers };
+  if (method === "HEAD") return new Response(null, { status: 200, headers: all });
+  const source = store.read(sha256);
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      try {
+        for await (const chunk of source) controller.enqueue(chunk as Uint8Array);
+        controller.close();
+      } catch (error) {
+        controller.error(error);
+      }
+    },
+    cancel() {
+      source.destroy();
+    },
+  });
+  return new Response(body, { status: 200, headers: all });
+}
+
+export function createAptRoutes(services: Services) {
+  const { database, apt, blobs, keys, logger } = services;
+  const db = database.db;
+  const routes = new Hono();
+  routes.onError((error) => toApiErrorResponse(error, logger));
+
+  const projectFor = async (c: Context) => {
+    const viewer = await resolveActor(services, c.req.raw.headers);
+    const project = await findVisibleProject(db, c.req.param("username")!, c.req.param("slug")!, viewer);
+    // Private repositories are personal: never cached by shared caches.
+    const shared = project.visibility === "public";
+    return { project, shared };
+  };
+
+  routes.on(["GET", "HEAD"], "/:username/:slug/gpg.key", async (c) => {
+    const { project } = await projectFor(c);
+    const { rows } = await keys.active(project);
+    const text = await buildArmoredKeyring(rows.map((r) => r.public_key));
+    return new Response(c.req.method === "HEAD" ? null : text, {
+      headers: { "content-type": "application/pgp-keys", "cache-control": "public, max-age=300" },
+    });
+  });
+
+  routes.on(["GET", "HEAD"], "/:username/:slug/keyring.gpg", async (c) => {
+    const { project } = await projectFor(c);
+    const { rows } = await keys.active(project);
+    const bytes = await buildBinaryKeyring(rows.map((r) => r.public_key));
+    return new Response(c.req.method === "HEAD" ? null : Buffer.from(bytes), {
+      headers: {
+        "content-type": "application/pgp-keys",
+        "content-length": String(bytes.byteLength),
+        "cache-control": "public, max-age=300",
+      },
+    });
+  });
+
+  routes.on(["GET", "HEAD"], "/:username/:slug/setup.deb.sh", async (c) => {
+    const { project } = await projectFor(c);
+    const script = renderDebSetupScript({
+      baseUrl: services.config.baseUrl,
+      owner: c.req.param("username"),
+      slug: project.slug,
+      private: project.visibility === "private",
+    });
+    return new Response(c.req.method === "HEAD" ? null : script, {
+      headers: {
+        "content-type": "text/x-shellscript; charset=utf-8",
+        "cache-control": "public, max-age=300",
+      },
+    });
+  });
+
+  routes.on(["GET", "HEAD"], "/:username/:slug/deb/*", async (c) => {
+    const { project, shared } = await projectFor(c);
+    const prefix = `/dl/${c.req.param("username")}/${c.req.param("slug")}/deb/`;
+    const rest = decodeURIComponent(c.req.path.slice(c.req.path.indexOf(prefix) + prefix.length));
+    if (rest.split("/").some((part) => part === ".." || part === "")) throw notFound();
+
+    if (rest.startsWith("pool/")) {
+      const file = await apt.poolFile(project.id, rest);
+      if (!file) throw notFound("Package not found");
+      return streamBlob(
+        blobs,
+        file.sha256,
+        Number(file.size),
+        {
+          "content-type": "application/vnd.debian.binary-package",
+          etag: `"${file.sha256}"`,
+          "cache-control": shared ? "public, max-age=31536000, immutable" : "private, no-store",
+        },
+        c.req.method,
+      );
+    }
+
+    const dists = /^dists\/([^/]+)\/(.+)$/.exec(rest);
+    if (!dists) throw notFound();
+    const [, suite, path] = dists as unknown as [string, string, string];
+    const byHash = /^(.+)\/by-hash\/(SHA256|SHA512)\/([0-9a-f]+)$/.exec(path);
+    if (byHash) {
+      const [, directory, algorithm, hex] = byHash as unknown as [
+        string,
+        string,
+        "SHA256" | "SHA512",
+        string,
+      ];
+      const file = await apt.fileByHash(project.id, suite, directory, algorithm, hex);
+      if (!file) throw notFound("Index file not found");
+      return streamBlob(
+        apt.store,
+        file.sha256,
+        file.size,
+        {
+          "content-type": contentTypeOf(file.path),
+          "cache-control": shared ? "public, max-age=31536000, immutable" : "private, no-store",
+        },
+        c.req.method,
+      );
+    }
+    const file = await apt.currentFile(project.id, suite, path);
+    if (!file) throw notFound("Index file not found");
+    return streamBlob(
+      apt.store,
+      file.sha256,
+      file.size,
+      {
+        "content-type": contentTypeOf(path),
+        etag: `"${file.sha256}"`,
+        // The entry files change with every publish: revalidate, briefly.
+        "cache-control": shared ? "public, max-age=30, must-revalidate" : "private, no-store",
+      },
+      c.req.method,
+    );
+  });
+
+  return routes;
+}

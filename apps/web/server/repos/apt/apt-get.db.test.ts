@@ -1,0 +1,274 @@
+// The APT repository as real apt-get sees it: uploads through the API, then apt-get update and
+// install in a private root with signatures checked. Runs on SQLite and on PostgreSQL.
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import { join } from "node:path";
+import { buildTestDeb, type TestCompression } from "@packyard/formats/deb/test-deb-builder.ts";
+import { requireTools } from "@packyard/formats/test-support/system-tools.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { aptRoot, runCommand } from "../../../test/apt-client.ts";
+import { databaseKind } from "../../../test/harness.ts";
+import { type LiveServer, publisher, startLiveServer } from "../../../test/live-server.ts";
+
+const hasTools = requireTools(["apt-get", "apt-cache", "dpkg", "gpgv"]);
+
+function deb(
+  name: string,
+  options: { version?: string; arch?: string; control?: TestCompression; depends?: string } = {},
+) {
+  const control = `Package: ${name}
+Version: ${options.version ?? "1.0.0"}
+Architecture: ${options.arch ?? "amd64"}
+Maintainer: Packyard Tests <tests@example.com>
+${options.depends ? `Depends: ${options.depends}\n` : ""}Description: ${name} for Packyard's apt tests
+ It installs one script.
+`;
+  return buildTestDeb({
+    control,
+    controlCompression: options.control ?? "gzip",
+    dataFiles: [{ name: `./usr/bin/${name}`, data: `#!/bin/sh\necho ${name}\n` }],
+  });
+}
+
+let server: LiveServer;
+let pub: Awaited<ReturnType<typeof publisher>>;
+
+async function upload(project: string, version: string, filename: string, bytes: Uint8Array, query = "") {
+  const res = await pub.api(`/api/v1/projects/${project}/releases/${version}/files/${filename}${query}`, {
+    method: "PUT",
+    body: Buffer.from(bytes),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+async function keyringFile(dir: string, project: string, token?: string) {
+  const res = await fetch(
+    `${server.url}/dl/${pub.username}/${project}/keyring.gpg`,
+    token ? { headers: { authorization: `Bearer ${token}` } } : {},
+  );
+  expect(res.status).toBe(200);
+  const path = join(dir, `${project}.gpg`);
+  writeFileSync(path, Buffer.from(await res.arrayBuffer()));
+  return path;
+}
+
+async function clientFor(
+  project: string,
+  suite = "stable",
+  options: { keyring?: string; base?: string } = {},
+) {
+  const apt = aptRoot();
+  const keyring = options.keyring ?? (await keyringFile(apt.root, project));
+  writeFileSync(
+    join(apt.root, "etc/apt/sources.list"),
+    `deb [signed-by=${keyring}] ${options.base ?? server.url}/dl/${pub.username}/${project}/deb ${suite} main\n`,
+  );
+  return apt;
+}
+
+beforeAll(async () => {
+  if (!hasTools) return;
+  server = await startLiveServer();
+  pub = await publisher(server, "debs");
+  for (const [slug, visibility] of [
+    ["tools", "public"],
+    ["hidden", "private"],
+    ["busy", "public"],
+  ] as const) {
+    const res = await pub.api("/api/v1/projects", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ slug, name: slug, visibility }),
+    });
+    expect(res.status).toBe(201);
+  }
+}, 60_000);
+afterAll(async () => {
+  await server?.close();
+});
+
+describe.runIf(hasTools)(`APT repositories with real apt-get (${databaseKind})`, () => {
+  it("installs an amd64 package and an `all` package (zstd control) from stable, and an xz-control package from a second suite", async () => {
+    expect((await upload("tools", "1.0.0", "hello-amd64_1.0.0_amd64.deb", deb("hello-amd64"))).status).toBe(
+      201,
+    );
+    expect(
+      (
+        await upload(
+          "tools",
+          "1.0.0",
+          "hello-all_1.0.0_all.deb",
+          deb("hello-all", { arch: "all", control: "zstd" }),
+        )
+      ).status,
+    ).toBe(201);
+    const xz = await upload(
+      "tools",
+      "1.0.0-beta",
+      "hello-xz_1.0.0_amd64.deb",
+      deb("hello-xz", { control: "xz" }),
+      "?distribution=testing",
+    );
+    expect(xz.status, JSON.stringify(xz.body)).toBe(201);
+
+    const stable = await clientFor("tools");
+    await stable.update();
+    await stable.install("hello-amd64", "hello-all");
+    expect(existsSync(join(stable.root, "usr/bin/hello-amd64"))).toBe(true);
+    expect(existsSync(join(stable.root, "usr/bin/hello-all"))).toBe(true);
+    // The testing suite's package is not in stable.
+    expect((await stable.run("apt-cache", "show", "hello-xz")).status).not.toBe(0);
+
+    const testing = await clientFor("tools", "testing");
+    await testing.update();
+    await testing.install("hello-xz");
+    expect(readFileSync(join(testing.root, "usr/bin/hello-xz"), "utf8")).toContain("echo hello-xz");
+
+    const release = await (await fetch(`${server.url}/dl/debs/tools/deb/dists/stable/Release`)).text();
+    expect(release).toMatch(/^Origin: Packyard$/m);
+    expect(release).toMatch(/^Label: debs\/tools$/m);
+    expect(release).toMatch(/^Codename: stable$/m);
+    expect(release).toMatch(/^Architectures: amd64 arm64 all$/m);
+    expect(release).toMatch(/^Acquire-By-Hash: yes$/m);
+    expect(release).toMatch(/^SHA512:$/m);
+  }, 120_000);
+
+  it("drops a yanked release's packages from the index and brings them back on unyank", async () => {
+    expect(
+      (await upload("tools", "2.0.0", "yankme_2.0.0_amd64.deb", deb("yankme", { version: "2.0.0" }))).status,
+    ).toBe(201);
+    const client = await clientFor("tools");
+    await client.update();
+    expect((await client.run("apt-cache", "show", "yankme")).status).toBe(0);
+
+    const yank = await pub.api("/api/v1/projects/tools/releases/2.0.0/yank", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ reason: "bad build" }),
+    });
+    expect(yank.status).toBe(200);
+    await client.update();
+    expect((await client.run("apt-cache", "show", "yankme")).status).not.toBe(0);
+    // Its file stays downloadable by URL.
+    expect((await fetch(`${server.url}/dl/debs/tools/releases/2.0.0/yankme_2.0.0_amd64.deb`)).status).toBe(
+      200,
+    );
+
+    expect((await pub.api("/api/v1/projects/tools/releases/2.0.0/unyank", { method: "POST" })).status).toBe(
+      200,
+    );
+    await client.update();
+    await client.install("yankme");
+  }, 120_000);
+
+  it("lets a client holding the previous InRelease finish while a new publish happens (by-hash)", async () => {
+    const stale = await (await fetch(`${server.url}/dl/debs/tools/deb/dists/stable/InRelease`)).arrayBuffer();
+    // A publish happens: new Packages files, new InRelease.
+    expect(
+      (await upload("tools", "3.0.0", "newer_3.0.0_amd64.deb", deb("newer", { version: "3.0.0" }))).status,
+    ).toBe(201);
+    const fresh = await (await fetch(`${server.url}/dl/debs/tools/deb/dists/stable/InRelease`)).arrayBuffer();
+    expect(Buffer.from(fresh).equals(Buffer.from(stale))).toBe(false);
+
+    // A mirror (or cache) still hands out the old InRelease; everything else is live.
+    const requested: string[] = [];
+    const mirror: Server = createServer(async (req, res) => {
+      requested.push(req.url ?? "");
+      if (req.url?.endsWith("/InRelease")) {
+        res.writeHead(200, { "content-type": "text/plain" }).end(Buffer.from(stale));
+        return;
+      }
+      const upstream = await fetch(`${server.url}${req.url}`);
+      res.writeHead(upstream.status, {
+        "content-type": upstream.headers.get("content-type") ?? "application/octet-stream",
+      });
+      res.end(Buffer.from(await upstream.arrayBuffer()));
+    });
+    await new Promise<void>((r) => mirror.listen(0, "127.0.0.1", () => r()));
+    try {
+      const port = (mirror.address() as { port: number }).port;
+      const client = await clientFor("tools", "stable", { base: `http://127.0.0.1:${port}` });
+      await client.update();
+      await client.install("hello-amd64");
+      expect(requested.some((path) => path.includes("/by-hash/SHA512/"))).toBe(true);
+      // The package added after that InRelease is not known to this client yet.
+      expect((await client.run("apt-cache", "show", "newer")).status).not.toBe(0);
+    } finally {
+      mirror.close();
+    }
+  }, 120_000);
+
+  it("ends 30 concurrent uploads with all 30 in the index, installable, in fewer builds than uploads", async () => {
+    const buildsBefore = server.services.apt.builds.get((await projectId("busy"))!) ?? 0;
+    const names = Array.from({ length: 30 }, (_, i) => `busy-${String(i + 1).padStart(2, "0")}`);
+    const results = await Promise.all(
+      names.map((n) => upload("busy", "1.0.0", `${n}_1.0.0_amd64.deb`, deb(n))),
+    );
+    expect(results.map((r) => r.status)).toEqual(names.map(() => 201));
+    const builds = (server.services.apt.builds.get((await projectId("busy"))!) ?? 0) - buildsBefore;
+    expect(builds).toBeLessThan(30);
+    const client = await clientFor("busy");
+    await client.update();
+    await client.install(...names);
+    for (const n of names) expect(existsSync(join(client.root, "usr/bin", n))).toBe(true);
+  }, 180_000);
+
+  it("fails apt-get update when the keyring holds the wrong key", async () => {
+    const other = await keyringFile(aptRoot().root, "busy");
+    const client = await clientFor("tools", "stable", { keyring: other });
+    const result = await client.run("apt-get", "update");
+    const output = `${result.stdout}${result.stderr}`;
+    expect(output).toMatch(/NO_PUBKEY|not signed|signatures couldn't be verified/);
+  }, 60_000);
+
+  it("requires credentials for a private repository and works with a read token in auth.conf.d", async () => {
+    expect((await upload("hidden", "1.0.0", "secret-tool_1.0.0_amd64.deb", deb("secret-tool"))).status).toBe(
+      201,
+    );
+    const hiddenId = (await projectId("hidden"))!;
+    const readToken = await pub.key({ projects: [hiddenId], access: "read" });
+    for (const path of ["deb/dists/stable/InRelease", "keyring.gpg", "gpg.key", "setup.deb.sh"]) {
+      expect((await fetch(`${server.url}/dl/debs/hidden/${path}`)).status).toBe(404);
+    }
+    const client = await clientFor("hidden", "stable", {
+      keyring: await keyringFile(aptRoot().root, "hidden", readToken),
+    });
+    const denied = await client.run("apt-get", "update");
+    expect(`${denied.stdout}${denied.stderr}`).toMatch(/E:/);
+    writeFileSync(
+      join(client.root, "etc/apt/auth.conf.d/packyard.conf"),
+      `machine http://127.0.0.1:${server.port}/dl/debs/hidden/deb login token password ${readToken}\n`,
+      { mode: 0o600 },
+    );
+    await client.update();
+    await client.install("secret-tool");
+    // No credentials in any URL apt was given.
+    expect(readFileSync(join(client.root, "etc/apt/sources.list"), "utf8")).not.toContain(readToken);
+  }, 120_000);
+
+  it("sets a machine up with setup.deb.sh, then installs", async () => {
+    const client = aptRoot();
+    const script = await (await fetch(`${server.url}/dl/debs/tools/setup.deb.sh`)).text();
+    writeFileSync(join(client.root, "setup.sh"), script);
+    const result = await runCommand(["sh", join(client.root, "setup.sh")], {
+      ...client.env,
+      PACKYARD_ROOT: client.root,
+    });
+    expect(result.status, `${result.stdout}${result.stderr}`).toBe(0);
+    expect(`${result.stdout}${result.stderr}`).not.toMatch(/^(W|E):/m);
+    expect(
+      readFileSync(join(client.root, "etc/apt/sources.list.d/packyard-debs-tools.sources"), "utf8"),
+    ).toContain(`URIs: ${server.url}/dl/debs/tools/deb`);
+    await client.install("hello-amd64");
+    expect(existsSync(join(client.root, "usr/bin/hello-amd64"))).toBe(true);
+  }, 120_000);
+});
+
+async function projectId(slug: string) {
+  const row = await server.services.database.db
+    .selectFrom("project")
+    .select("id")
+    .where("slug", "=", slug)
+    .executeTakeFirst();
+  return row?.id;
+}

@@ -1,0 +1,86 @@
+// A .deb uploaded to a release is read once, here: its control paragraph is validated and its
+// Packages stanza rendered with the pool path and hashes, ready for every later index build.
+
+import type { Readable } from "node:stream";
+import type { ApiErrorCode } from "@packyard/contract";
+import { poolPrefix, renderPackagesStanza } from "@packyard/formats/apt/index.ts";
+import { DebFormatError, readDeb } from "@packyard/formats/deb/index.ts";
+import { DomainError } from "../../domain/errors.ts";
+
+/** Suite and component names: what apt accepts in a sources line and a dists/ path. */
+const TOKEN = /^[a-z0-9][a-z0-9.+-]{0,63}$/;
+
+export interface AptTarget {
+  suite: string;
+  component: string;
+}
+
+export function parseAptTarget(suite: string | undefined, component: string | undefined): AptTarget {
+  const target = { suite: suite || "stable", component: component || "main" };
+  for (const [field, value] of Object.entries(target)) {
+    if (!TOKEN.test(value)) {
+      throw new DomainError(
+        "INVALID_DISTRIBUTION",
+        `${field === "suite" ? "distribution" : "component"} must be lowercase letters, digits, . + or -, at most 64 characters`,
+      );
+    }
+  }
+  return target;
+}
+
+export interface DebRecord {
+  suite: string;
+  component: string;
+  name: string;
+  version: string;
+  architecture: string;
+  pool_path: string;
+  stanza: string;
+}
+
+export type ParsedDeb = Awaited<ReturnType<typeof readDeb>>;
+
+/** Reads and validates a .deb's control paragraph; a bad package is a 400 with the reader's code. */
+export async function parseDeb(source: Readable): Promise<ParsedDeb> {
+  try {
+    return await readDeb(source, { stopAfterControl: true });
+  } catch (error) {
+    if (error instanceof DebFormatError) throw new DomainError(error.code as ApiErrorCode, error.message);
+    throw error;
+  } finally {
+    source.destroy();
+  }
+}
+
+export function debRecord(
+  deb: ParsedDeb,
+  file: {
+    filename: string;
+    releaseId: string;
+    size: number;
+    md5: string;
+    sha1: string;
+    sha256: string;
+    sha512: string;
+  },
+  target: AptTarget,
+): DebRecord {
+  // The release id keeps two different builds of one version apart in the pool.
+  const poolPath = `pool/${target.component}/${poolPrefix(deb.source)}/${deb.source}/${file.releaseId}/${file.filename}`;
+  const stanza = renderPackagesStanza(deb.control, {
+    filename: poolPath,
+    size: file.size,
+    md5: file.md5,
+    sha1: file.sha1,
+    sha256: file.sha256,
+    sha512: file.sha512,
+  });
+  return {
+    ...target,
+    name: deb.name,
+    version: deb.version,
+    architecture: deb.architecture,
+    pool_path: poolPath,
+    stanza,
+  };
+}

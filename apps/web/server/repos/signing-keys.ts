@@ -1,0 +1,134 @@
+// Each project's OpenPGP signing keys. The first key is made when the project is created (or
+// first needed); rotation adds the next generation and keeps the previous key signing until
+// its retire_at, so clients that trust either key keep working through the overlap window.
+// Private keys are stored encrypted with the server secret and unlocked once per process.
+import {
+  encryptPrivateKey,
+  generateSigningKey,
+  type SigningKey,
+  type SigningKeyAlgorithm,
+  unlockSigningKey,
+} from "@packyard/formats/openpgp/index.ts";
+import type { Kysely, Selectable } from "kysely";
+import type { Database, SigningKeyTable } from "../db/schema.ts";
+import { isUniqueViolation } from "../domain/errors.ts";
+import { newRowId, nowIso } from "../domain/ids.ts";
+
+export type SigningKeyRow = Selectable<SigningKeyTable>;
+type Db = Kysely<Database>;
+
+export interface ProjectSigningKeys {
+  /** Every key that signs now: one, or two during a rotation's overlap. Oldest first. */
+  rows: SigningKeyRow[];
+  signers: SigningKey[];
+}
+
+export const DEFAULT_ROTATION_OVERLAP_MS = 7 * 24 * 60 * 60 * 1000;
+
+export class SigningKeyService {
+  readonly #db: Db;
+  readonly #secret: string;
+  readonly #unlocked = new Map<string, Promise<SigningKey>>();
+
+  constructor(db: Db, secret: string) {
+    this.#db = db;
+    this.#secret = secret;
+  }
+
+  #context(projectId: string) {
+    return { context: `packyard signing key ${projectId}` };
+  }
+
+  async #create(project: { id: string; name: string }, generation: number, algorithm: SigningKeyAlgorithm) {
+    const key = await generateSigningKey({
+      name: `${project.name} (Packyard repository signing key)`,
+      email: `repository+${project.id}@packyard.invalid`,
+      algorithm,
+    });
+    const row: SigningKeyRow = {
+      id: newRowId(),
+      project_id: project.id,
+      generation,
+      algorithm,
+      fingerprint: key.fingerprint,
+      public_key: key.armoredPublicKey,
+      private_key: encryptPrivateKey(key.armoredPrivateKey, this.#secret, this.#context(project.id)),
+      created_at: nowIso(),
+      retire_at: null,
+    };
+    try {
+      await this.#db.insertInto("signing_key").values(row).execute();
+      return true;
+    } catch (error) {
+      // Someone else created this generation first: theirs is the key.
+      if (isUniqueViolation(error)) return false;
+      throw error;
+    }
+  }
+
+  /** The project's first key, made if it has none. Safe to call concurrently. */
+  async ensure(
+    project: { id: string; name: string },
+    algorithm: SigningKeyAlgorithm = "rsa3072",
+  ): Promise<void> {
+    const existing = await this.#db
+      .selectFrom("signing_key")
+      .select("id")
+      .where("project_id", "=", project.id)
+      .executeTakeFirst();
+    if (!existing) await this.#create(project, 1, algorithm);
+  }
+
+  async active(project: { id: string; name: string }, now = new Date()): Promise<ProjectSigningKeys> {
+    await this.ensure(project);
+    const rows = await this.#db
+      .selectFrom("signing_key")
+      .selectAll()
+      .where("project_id", "=", project.id)
+      .where((eb) => eb.or([eb("retire_at", "is", null), eb("retire_at", ">", now.toISOString())]))
+      .orderBy("generation")
+      .execute();
+    const signers = await Promise.all(rows.map((row) => this.#unlock(row)));
+    return { rows, signers };
+  }
+
+  #unlock(row: SigningKeyRow): Promise<SigningKey> {
+    let key = this.#unlocked.get(row.id);
+    if (!key) {
+      key = unlockSigningKey(row.private_key, this.#secret, this.#context(row.project_id));
+      this.#unlocked.set(row.id, key);
+      key.catch(() => this.#unlocked.delete(row.id));
+    }
+    return key;
+  }
+
+  /** Makes the next key; the current ones keep signing until now + overlap. */
+  async rotate(
+    project: { id: string; name: string },
+    options: { algorithm?: SigningKeyAlgorithm; overlapMs?: number } = {},
+  ): Promise<SigningKeyRow> {
+    await this.ensure(project);
+    const { max } = await this.#db
+      .selectFrom("signing_key")
+      .select((eb) => eb.fn.max("generation").as("max"))
+      .where("project_id", "=", project.id)
+      .executeTakeFirstOrThrow();
+    const next = Number(max ?? 0) + 1;
+    const retireAt = new Date(Date.now() + (options.overlapMs ?? DEFAULT_ROTATION_OVERLAP_MS)).toISOString();
+    if (await this.#create(project, next, options.algorithm ?? "rsa3072")) {
+      await this.#db
+        .updateTable("signing_key")
+        .set({ retire_at: retireAt })
+        .where("project_id", "=", project.id)
+        .where("generation", "<", next)
+        .where("retire_at", "is", null)
+        .execute();
+    }
+    return this.#db
+      .selectFrom("signing_key")
+      .selectAll()
+      .where("project_id", "=", project.id)
+      .where("generation", "=", next)
+      .executeTakeFirstOrThrow();
+  }
+}
