@@ -2,7 +2,6 @@
 // its published packages changed (its repositories need a rebuild). Listeners are registered per
 // database by the services; the registry lives in a process-wide slot because the route bundle
 // and the server are separate module graphs that both call the domain functions.
-import type { Kysely } from "kysely";
 
 export type ProjectEvent = { type: "created" | "packages-changed"; projectId: string };
 type Listener = (event: ProjectEvent) => Promise<void>;
@@ -12,7 +11,7 @@ const holder = globalThis as { [slot]?: WeakMap<object, Listener> };
 if (!holder[slot]) holder[slot] = new WeakMap();
 const listeners = holder[slot];
 
-export function onProjectEvent(db: Kysely<never> | Kysely<any>, listener: Listener): void {
+export function onProjectEvent(db: object, listener: Listener): void {
   listeners.set(db, listener);
 }
 

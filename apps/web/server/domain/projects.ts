@@ -151,6 +151,8 @@ export async function createProject(db: Db, actor: Actor, input: CreateProjectIn
       throw new DomainError("PROJECT_EXISTS", `You already have a project named ${input.slug}`);
     throw error;
   }
+  // Its signing key is made now, so the fingerprint is there from the first page view.
+  await emitProjectEvent(db, { type: "created", projectId: row.id });
   return toProjectDto(row, await usernameOf(db, actor.userId), {
     releaseCount: 0,
     downloads: 0,

@@ -272,3 +272,47 @@ async function projectId(slug: string) {
     .executeTakeFirst();
   return row?.id;
 }
+
+describe.runIf(hasTools)(`signing keys (${databaseKind})`, () => {
+  it("gives every project its own RSA-3072 key at creation, published as gpg.key and keyring.gpg", async () => {
+    const rows = await server.services.database.db
+      .selectFrom("signing_key")
+      .select(["project_id", "algorithm", "fingerprint", "private_key"])
+      .execute();
+    const projects = await server.services.database.db.selectFrom("project").select("id").execute();
+    expect(new Set(rows.map((r) => r.project_id))).toEqual(new Set(projects.map((p) => p.id)));
+    expect(new Set(rows.map((r) => r.fingerprint)).size).toBe(rows.length);
+    for (const row of rows) {
+      expect(row.algorithm).toBe("rsa3072");
+      // Encrypted at rest: no private key material in the clear.
+      expect(row.private_key).toMatch(/^pky-key-v1\./);
+      expect(row.private_key).not.toContain("PRIVATE KEY");
+    }
+    const armored = await (await fetch(`${server.url}/dl/debs/tools/gpg.key`)).text();
+    expect(armored).toContain("-----BEGIN PGP PUBLIC KEY BLOCK-----");
+    const dir = aptRoot().root;
+    const keyring = await keyringFile(dir, "tools");
+    const listed = await runCommand(
+      ["gpg", "--homedir", dir, "--batch", "--with-colons", "--show-keys", keyring],
+      {},
+    );
+    const toolsId = await projectId("tools");
+    const fingerprint = rows.find((r) => r.project_id === toolsId)!.fingerprint;
+    expect(listed.stdout).toMatch(/^pub:-:3072:1:/m);
+    expect(listed.stdout).toContain(`fpr:::::::::${fingerprint}:`);
+  });
+
+  it("rotates: both keys sign during the overlap, and clients trusting either key keep working", async () => {
+    const id = (await projectId("tools"))!;
+    const oldKeyring = await keyringFile(aptRoot().root, "tools");
+    await server.services.keys.rotate({ id, name: "tools" }, { overlapMs: 60_000 });
+    await server.services.apt.publish(id);
+    const both = await (await fetch(`${server.url}/dl/debs/tools/gpg.key`)).text();
+    expect(both.match(/BEGIN PGP PUBLIC KEY BLOCK/g)).toHaveLength(1);
+    const withOld = await clientFor("tools", "stable", { keyring: oldKeyring });
+    await withOld.update();
+    const withNew = await clientFor("tools");
+    await withNew.update();
+    await withNew.install("hello-all");
+  }, 60_000);
+});

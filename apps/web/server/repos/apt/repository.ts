@@ -197,7 +197,7 @@ export class AptRepositoryService {
       .execute();
     const cutoff = Date.now() - this.#options.graceMs;
     // A generation stops being served once a newer one has been live for the grace period.
-    const expired = generations.filter((g, i) => {
+    const expired = generations.filter((_generation, i) => {
       if (i < this.#options.keepGenerations) return false;
       const supersededAt = Date.parse(generations[i - 1]!.created_at);
       return supersededAt < cutoff;
