@@ -58,7 +58,7 @@ export async function createServices(
           .where("id", "=", event.projectId)
           .executeTakeFirst();
         if (!project) return;
-        if (event.type === "created") await keys.ensure(project);
+        if (event.type === "created") await keys.ensure(project, event.keyAlgorithm);
         else await apt.publish(project.id);
       } catch (error) {
         logger.error(`updating the repositories of project ${event.projectId} failed`, error);

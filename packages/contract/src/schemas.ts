@@ -18,12 +18,17 @@ export const createProjectInput = z.object({
   homepage: optionalUrl,
   sourceUrl: optionalUrl,
   license: z.string().trim().max(100, "License must be at most 100 characters").optional(),
+  /** The repository signing key's algorithm: RSA-3072 (default; every apt and rpm) or Ed25519. */
+  keyAlgorithm: z.enum(["rsa3072", "ed25519"]).default("rsa3072"),
 });
 export type CreateProjectInput = z.infer<typeof createProjectInput>;
 
-export const updateProjectInput = createProjectInput.omit({ slug: true }).partial().extend({
-  visibility: visibility.optional(),
-});
+export const updateProjectInput = createProjectInput
+  .omit({ slug: true, keyAlgorithm: true })
+  .partial()
+  .extend({
+    visibility: visibility.optional(),
+  });
 export type UpdateProjectInput = z.infer<typeof updateProjectInput>;
 
 export const fileKind = z.enum(["deb", "rpm", "archive", "binary", "signature", "checksum", "other"]);
@@ -94,6 +99,22 @@ export const yankInput = z.object({
   reason: z.string().trim().min(1, "A reason is required").max(500, "Reason must be at most 500 characters"),
 });
 export type YankInput = z.infer<typeof yankInput>;
+
+export const signingKey = z.object({
+  fingerprint: z.string(),
+  algorithm: z.enum(["rsa3072", "ed25519"]),
+  createdAt: z.string(),
+  /** When it stops signing (set by a rotation); null while it is the current key. */
+  retireAt: z.string().nullable(),
+});
+export type SigningKeyInfo = z.infer<typeof signingKey>;
+
+export const rotateKeyInput = z.object({
+  algorithm: z.enum(["rsa3072", "ed25519"]).default("rsa3072"),
+  /** How long the old key keeps signing next to the new one. */
+  overlapDays: z.number().int().min(0).max(365).default(7),
+});
+export type RotateKeyInput = z.infer<typeof rotateKeyInput>;
 
 export const usage = z.object({
   plan: z.enum(["basic", "starter", "pro"]),

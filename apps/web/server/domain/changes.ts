@@ -3,7 +3,9 @@
 // database by the services; the registry lives in a process-wide slot because the route bundle
 // and the server are separate module graphs that both call the domain functions.
 
-export type ProjectEvent = { type: "created" | "packages-changed"; projectId: string };
+export type ProjectEvent =
+  | { type: "created"; projectId: string; keyAlgorithm?: "rsa3072" | "ed25519" }
+  | { type: "packages-changed"; projectId: string };
 type Listener = (event: ProjectEvent) => Promise<void>;
 
 const slot = Symbol.for("packyard.project-event-listeners");

@@ -152,7 +152,7 @@ export async function createProject(db: Db, actor: Actor, input: CreateProjectIn
     throw error;
   }
   // Its signing key is made now, so the fingerprint is there from the first page view.
-  await emitProjectEvent(db, { type: "created", projectId: row.id });
+  await emitProjectEvent(db, { type: "created", projectId: row.id, keyAlgorithm: input.keyAlgorithm });
   return toProjectDto(row, await usernameOf(db, actor.userId), {
     releaseCount: 0,
     downloads: 0,

@@ -3,6 +3,7 @@
 import {
   createProjectInput,
   createReleaseInput,
+  rotateKeyInput,
   updateProjectInput,
   updateReleaseInput,
   yankInput,
@@ -253,6 +254,38 @@ export function createApiV1(services: Services) {
     const release = await requireRelease(db, project.id, c.req.param("version"));
     await deleteFile(db, blobs, release, c.req.param("filename"));
     return c.body(null, 204);
+  });
+
+  const keyInfo = (row: {
+    fingerprint: string;
+    algorithm: string;
+    created_at: string;
+    retire_at: string | null;
+  }) => ({
+    fingerprint: row.fingerprint,
+    algorithm: row.algorithm as "rsa3072" | "ed25519",
+    createdAt: row.created_at,
+    retireAt: row.retire_at,
+  });
+
+  api.get("/projects/:slug/keys", async (c) => {
+    const project = await requireOwnProject(db, await actorOf(c), c.req.param("slug"), "read");
+    const { rows } = await services.keys.active(project);
+    return c.json({ keys: rows.map(keyInfo) });
+  });
+
+  // Rotation: a new key signs from now on; the current ones keep signing through the overlap,
+  // so machines that trust only the old key keep working until they fetch the new keyring.
+  api.post("/projects/:slug/keys/rotate", async (c) => {
+    const project = await requireOwnProject(db, await actorOf(c), c.req.param("slug"), "publish");
+    const input = rotateKeyInput.parse(await c.req.json().catch(() => ({})));
+    await services.keys.rotate(project, {
+      algorithm: input.algorithm,
+      overlapMs: input.overlapDays * 24 * 60 * 60 * 1000,
+    });
+    await services.apt.publish(project.id);
+    const { rows } = await services.keys.active(project);
+    return c.json({ keys: rows.map(keyInfo) }, 201);
   });
 
   api.get("/usage", async (c) => {

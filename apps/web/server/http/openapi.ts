@@ -11,6 +11,8 @@ import {
   release,
   releaseFile,
   releaseSummary,
+  rotateKeyInput,
+  signingKey,
   updateProjectInput,
   updateReleaseInput,
   usage,
@@ -189,7 +191,8 @@ export function buildOpenApiDocument(baseUrl: string) {
       "/api/v1/projects/{slug}/releases/{version}/files/{filename}": {
         parameters: [slug, version, filename],
         put: {
-          summary: "Upload one file by streaming the body (`curl -T`); creates the release if needed",
+          summary:
+            "Upload one file by streaming the body (`curl -T`); creates the release if needed. A .deb goes to the APT suite `?distribution=` (default stable) and `?component=` (default main)",
           requestBody: {
             required: true,
             content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } },
@@ -207,6 +210,27 @@ export function buildOpenApiDocument(baseUrl: string) {
           },
         },
         delete: { summary: "Delete a file", responses: { 204: ok("Deleted"), ...errors(...auth) } },
+      },
+      "/api/v1/projects/{slug}/keys": {
+        parameters: [slug],
+        get: {
+          summary: "The repository signing keys in use",
+          responses: { 200: ok("Keys", z.object({ keys: z.array(signingKey) })), ...errors(...auth) },
+        },
+      },
+      "/api/v1/projects/{slug}/keys/rotate": {
+        parameters: [slug],
+        post: {
+          summary: "Rotate the signing key: the new key signs now, the old one until the overlap ends",
+          requestBody: {
+            required: false,
+            content: { "application/json": { schema: schema(rotateKeyInput, "input") } },
+          },
+          responses: {
+            201: ok("Keys after the rotation", z.object({ keys: z.array(signingKey) })),
+            ...errors("VALIDATION_FAILED", ...auth),
+          },
+        },
       },
       "/api/v1/usage": {
         get: {

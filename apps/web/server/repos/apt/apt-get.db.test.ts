@@ -316,3 +316,54 @@ describe.runIf(hasTools)(`signing keys (${databaseKind})`, () => {
     await withNew.install("hello-all");
   }, 60_000);
 });
+
+describe.runIf(hasTools)(`key choices and the key API (${databaseKind})`, () => {
+  it("signs with Ed25519 when the project asks for it, and apt accepts it", async () => {
+    const res = await pub.api("/api/v1/projects", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ slug: "edwards", name: "Edwards", keyAlgorithm: "ed25519" }),
+    });
+    expect(res.status).toBe(201);
+    const keys = await (await pub.api("/api/v1/projects/edwards/keys")).json();
+    expect(keys.keys).toEqual([expect.objectContaining({ algorithm: "ed25519", retireAt: null })]);
+    expect((await upload("edwards", "1.0.0", "ed-tool_1.0.0_amd64.deb", deb("ed-tool"))).status).toBe(201);
+    const client = await clientFor("edwards");
+    await client.update();
+    await client.install("ed-tool");
+  }, 60_000);
+
+  it("rotates through the API: two keys listed, the old one retiring after the overlap", async () => {
+    const before = (await (await pub.api("/api/v1/projects/busy/keys")).json()).keys;
+    expect(before).toHaveLength(1);
+    const res = await pub.api("/api/v1/projects/busy/keys/rotate", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ overlapDays: 2 }),
+    });
+    expect(res.status).toBe(201);
+    const { keys } = await res.json();
+    expect(keys).toHaveLength(2);
+    expect(keys[0].fingerprint).toBe(before[0].fingerprint);
+    const retireIn = Date.parse(keys[0].retireAt) - Date.now();
+    expect(retireIn).toBeGreaterThan(47 * 3600_000);
+    expect(retireIn).toBeLessThan(49 * 3600_000);
+    expect(keys[1].retireAt).toBeNull();
+    // The published keyring now carries both keys.
+    const gpgKey = await (await fetch(`${server.url}/dl/debs/busy/gpg.key`)).text();
+    const dir = aptRoot().root;
+    writeFileSync(join(dir, "k.asc"), gpgKey);
+    const listed = await runCommand(
+      ["gpg", "--homedir", dir, "--batch", "--with-colons", "--show-keys", join(dir, "k.asc")],
+      {},
+    );
+    expect(listed.stdout.match(/^pub:/gm)).toHaveLength(2);
+    // A read-only key may list but not rotate.
+    const readKey = await pub.key({ projects: "*", access: "read" });
+    const denied = await fetch(`${server.url}/api/v1/projects/busy/keys/rotate`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${readKey}` },
+    });
+    expect(denied.status).toBe(403);
+  }, 60_000);
+});
