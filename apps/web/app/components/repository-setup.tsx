@@ -1,0 +1,98 @@
+// "Install" card on project and release pages: the one-line setup, the deb822 source, and the
+// signing key fingerprints, each copyable.
+import { KeyRound, Terminal } from "lucide-react";
+import type { RepositorySetup } from "../lib/repository-setup.server.ts";
+import { Card } from "./ui/card.tsx";
+import { CopyButton } from "./ui/copy-button.tsx";
+import { Tabs, TabsContent, TabsList, TabsTrigger } from "./ui/tabs.tsx";
+
+function Snippet({ value, label }: { value: string; label: string }) {
+  return (
+    <div className="relative">
+      <pre className="overflow-x-auto rounded-md border border-border bg-muted p-3 pr-10 text-xs leading-relaxed">
+        <code>{value}</code>
+      </pre>
+      <CopyButton value={value} label={label} className="absolute right-1.5 top-1.5" />
+    </div>
+  );
+}
+
+const groupFingerprint = (fpr: string) => fpr.replace(/(.{4})/g, "$1 ").trim();
+
+export function RepositorySetupCard({
+  setup,
+  packageName,
+}: {
+  setup: RepositorySetup;
+  packageName?: string;
+}) {
+  return (
+    <Card className="p-5" data-testid="repository-setup">
+      <h2 className="flex items-center gap-2 font-semibold">
+        <Terminal className="size-4" aria-hidden="true" /> Install with apt
+      </h2>
+      {!setup.hasDebs ? (
+        <p className="mt-1 text-sm text-muted-foreground">
+          Upload a .deb to any release and it is served from this repository at once.
+        </p>
+      ) : null}
+      <Tabs defaultValue="script" className="mt-3">
+        <TabsList>
+          <TabsTrigger value="script">Setup script</TabsTrigger>
+          <TabsTrigger value="sources">deb822 source</TabsTrigger>
+        </TabsList>
+        <TabsContent value="script" className="mt-3 grid gap-2">
+          <Snippet value={setup.setupCommand} label="Copy the setup command" />
+          {packageName ? (
+            <Snippet value={`sudo apt-get install ${packageName}`} label="Copy the install command" />
+          ) : null}
+          {setup.private ? (
+            <p className="text-xs text-muted-foreground">
+              This repository is private: set <code>TOKEN</code> to a read API key for this project.
+            </p>
+          ) : null}
+        </TabsContent>
+        <TabsContent value="sources" className="mt-3 grid gap-2">
+          <p className="text-xs text-muted-foreground">
+            Save as{" "}
+            <code>
+              /etc/apt/sources.list.d/packyard-{setup.owner}-{setup.slug}.sources
+            </code>
+            , with the keyring from{" "}
+            <a
+              className="text-primary hover:underline"
+              href={setup.keyUrl.replace(/gpg\.key$/, "keyring.gpg")}
+            >
+              keyring.gpg
+            </a>{" "}
+            in <code>/etc/apt/keyrings/</code>.
+          </p>
+          <Snippet value={setup.debSources} label="Copy the source" />
+        </TabsContent>
+      </Tabs>
+      <div className="mt-4 border-t border-border pt-3">
+        <p className="flex items-center gap-2 text-sm font-medium">
+          <KeyRound className="size-4" aria-hidden="true" /> Signing key{setup.keys.length > 1 ? "s" : ""}
+        </p>
+        <ul className="mt-1 grid gap-1">
+          {setup.keys.map((key) => (
+            <li
+              key={key.fingerprint}
+              className="flex flex-wrap items-center gap-x-2 text-xs text-muted-foreground"
+            >
+              <code className="break-all font-mono text-foreground" data-testid="key-fingerprint">
+                {groupFingerprint(key.fingerprint)}
+              </code>
+              <span>{key.algorithm === "ed25519" ? "Ed25519" : "RSA-3072"}</span>
+              {key.retireAt ? <span>· retires {new Date(key.retireAt).toLocaleDateString()}</span> : null}
+              <CopyButton value={key.fingerprint} label="Copy the fingerprint" />
+            </li>
+          ))}
+        </ul>
+        <a className="mt-1 inline-block text-xs text-primary hover:underline" href={setup.keyUrl}>
+          Public key (gpg.key)
+        </a>
+      </div>
+    </Card>
+  );
+}
