@@ -9,7 +9,8 @@ import { migrateDatabase } from "./db/migrate.ts";
 import { onProjectEvent } from "./domain/changes.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { createMailer, type Mailer } from "./mail/mailer.ts";
-import { AptRepositoryService } from "./repos/apt/repository.ts";
+import { aptBuilder } from "./repos/apt/apt-builder.ts";
+import { RepositoryPublisher } from "./repos/publisher.ts";
 import { SigningKeyService } from "./repos/signing-keys.ts";
 import { type BlobStore, createLocalBlobStore, removeStaleTemporaryFiles } from "./storage/blob-store.ts";
 
@@ -21,7 +22,7 @@ export interface Services {
   mailer: Mailer;
   blobs: BlobStore;
   keys: SigningKeyService;
-  apt: AptRepositoryService;
+  repos: RepositoryPublisher;
   close(): Promise<void>;
 }
 
@@ -46,10 +47,10 @@ export async function createServices(
     const indexDir = join(config.dataDir, "indexes");
     await removeStaleTemporaryFiles(indexDir, 60 * 60 * 1000);
     const keys = new SigningKeyService(database.db, config.secret);
-    const apt = new AptRepositoryService(database.db, createLocalBlobStore(indexDir), keys, logger, {
-      graceMs: config.aptGraceSeconds * 1000,
-      keepGenerations: 3,
-    });
+    const repos = new RepositoryPublisher(
+      { db: database.db, store: createLocalBlobStore(indexDir), keys, logger, builders: [aptBuilder] },
+      { graceMs: config.aptGraceSeconds * 1000, keepGenerations: 3 },
+    );
     onProjectEvent(database.db, async (event) => {
       try {
         const project = await database.db
@@ -59,12 +60,12 @@ export async function createServices(
           .executeTakeFirst();
         if (!project) return;
         if (event.type === "created") await keys.ensure(project, event.keyAlgorithm);
-        else await apt.publish(project.id);
+        else await repos.publish(project.id);
       } catch (error) {
         logger.error(`updating the repositories of project ${event.projectId} failed`, error);
       }
     });
-    return { config, logger, database, auth, mailer, blobs, keys, apt, close: () => database.close() };
+    return { config, logger, database, auth, mailer, blobs, keys, repos, close: () => database.close() };
   } catch (error) {
     await database.close();
     throw error;

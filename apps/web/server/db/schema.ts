@@ -100,15 +100,16 @@ export interface DebPackageTable {
   stanza: string;
 }
 
-export interface AptGenerationTable {
+export interface RepoGenerationTable {
   id: string;
   project_id: string;
-  suite: string;
+  format: "apt" | "yum";
+  name: string;
   number: number;
   created_at: string;
 }
 
-export interface AptIndexFileTable {
+export interface RepoIndexFileTable {
   generation_id: string;
   path: string;
   sha256: string;
@@ -119,8 +120,8 @@ export interface AptIndexFileTable {
 export interface Database {
   signing_key: SigningKeyTable;
   deb_package: DebPackageTable;
-  apt_generation: AptGenerationTable;
-  apt_index_file: AptIndexFileTable;
+  repo_generation: RepoGenerationTable;
+  repo_index_file: RepoIndexFileTable;
   user: UserTable;
   project: ProjectTable;
   release: ReleaseTable;

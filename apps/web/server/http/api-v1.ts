@@ -283,7 +283,7 @@ export function createApiV1(services: Services) {
       algorithm: input.algorithm,
       overlapMs: input.overlapDays * 24 * 60 * 60 * 1000,
     });
-    await services.apt.publish(project.id);
+    await services.repos.publish(project.id);
     const { rows } = await services.keys.active(project);
     return c.json({ keys: rows.map(keyInfo) }, 201);
   });

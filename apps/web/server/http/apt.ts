@@ -5,6 +5,7 @@ import { buildArmoredKeyring, buildBinaryKeyring } from "@packyard/formats/openp
 import { type Context, Hono } from "hono";
 import { notFound } from "../domain/errors.ts";
 import { findVisibleProject } from "../domain/visibility.ts";
+import { findPoolFile } from "../repos/apt/apt-builder.ts";
 import { renderDebSetupScript } from "../repos/apt/setup-script.ts";
 import type { Services } from "../services.ts";
 import type { BlobStore } from "../storage/blob-store.ts";
@@ -45,7 +46,7 @@ function streamBlob(
 }
 
 export function createAptRoutes(services: Services) {
-  const { database, apt, blobs, keys, logger } = services;
+  const { database, repos, blobs, keys, logger } = services;
   const db = database.db;
   const routes = new Hono();
   routes.onError((error) => toApiErrorResponse(error, logger));
@@ -103,7 +104,7 @@ export function createAptRoutes(services: Services) {
     if (rest.split("/").some((part) => part === ".." || part === "")) throw notFound();
 
     if (rest.startsWith("pool/")) {
-      const file = await apt.poolFile(project.id, rest);
+      const file = await findPoolFile(db, project.id, rest);
       if (!file) throw notFound("Package not found");
       return streamBlob(
         blobs,
@@ -129,10 +130,10 @@ export function createAptRoutes(services: Services) {
         "SHA256" | "SHA512",
         string,
       ];
-      const file = await apt.fileByHash(project.id, suite, directory, algorithm, hex);
+      const file = await repos.fileByHash(project.id, "apt", suite, directory, algorithm, hex);
       if (!file) throw notFound("Index file not found");
       return streamBlob(
-        apt.store,
+        repos.store,
         file.sha256,
         file.size,
         {
@@ -142,10 +143,10 @@ export function createAptRoutes(services: Services) {
         c.req.method,
       );
     }
-    const file = await apt.currentFile(project.id, suite, path);
+    const file = await repos.currentFile(project.id, "apt", suite, path);
     if (!file) throw notFound("Index file not found");
     return streamBlob(
-      apt.store,
+      repos.store,
       file.sha256,
       file.size,
       {

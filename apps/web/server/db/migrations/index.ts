@@ -179,4 +179,41 @@ export const migrations: Record<string, Migration> = {
       await db.schema.createIndex("apt_index_file_sha512").on("apt_index_file").column("sha512").execute();
     },
   },
+  "0005_generic_repository_generations": {
+    async up(db: Kysely<unknown>) {
+      // APT and YUM publish the same way: generations of content-addressed index files per
+      // repository (an APT suite, a YUM group), switched by one row.
+      await db.schema
+        .createTable("repo_generation")
+        .addColumn("id", "varchar(32)", (c) => c.primaryKey())
+        .addColumn("project_id", "varchar(32)", (c) =>
+          c.notNull().references("project.id").onDelete("cascade"),
+        )
+        .addColumn("format", "varchar(10)", (c) => c.notNull())
+        .addColumn("name", "varchar(64)", (c) => c.notNull())
+        .addColumn("number", "integer", (c) => c.notNull())
+        .addColumn("created_at", "varchar(30)", (c) => c.notNull())
+        .addUniqueConstraint("repo_generation_unique", ["project_id", "format", "name", "number"])
+        .execute();
+      await db.schema
+        .createTable("repo_index_file")
+        .addColumn("generation_id", "varchar(32)", (c) =>
+          c.notNull().references("repo_generation.id").onDelete("cascade"),
+        )
+        .addColumn("path", "varchar(300)", (c) => c.notNull())
+        .addColumn("sha256", "varchar(64)", (c) => c.notNull())
+        .addColumn("sha512", "varchar(128)", (c) => c.notNull())
+        .addColumn("size", "bigint", (c) => c.notNull())
+        .addPrimaryKeyConstraint("repo_index_file_pk", ["generation_id", "path"])
+        .execute();
+      await db.schema.createIndex("repo_index_file_sha256").on("repo_index_file").column("sha256").execute();
+      await db.schema.createIndex("repo_index_file_sha512").on("repo_index_file").column("sha512").execute();
+      await sql`INSERT INTO repo_generation (id, project_id, format, name, number, created_at)
+        SELECT id, project_id, 'apt', suite, number, created_at FROM apt_generation`.execute(db);
+      await sql`INSERT INTO repo_index_file (generation_id, path, sha256, sha512, size)
+        SELECT generation_id, path, sha256, sha512, size FROM apt_index_file`.execute(db);
+      await db.schema.dropTable("apt_index_file").execute();
+      await db.schema.dropTable("apt_generation").execute();
+    },
+  },
 };

@@ -199,13 +199,13 @@ describe.runIf(hasTools)(`APT repositories with real apt-get (${databaseKind})`,
   }, 120_000);
 
   it("ends 30 concurrent uploads with all 30 in the index, installable, in fewer builds than uploads", async () => {
-    const buildsBefore = server.services.apt.builds.get((await projectId("busy"))!) ?? 0;
+    const buildsBefore = server.services.repos.builds.get((await projectId("busy"))!) ?? 0;
     const names = Array.from({ length: 30 }, (_, i) => `busy-${String(i + 1).padStart(2, "0")}`);
     const results = await Promise.all(
       names.map((n) => upload("busy", "1.0.0", `${n}_1.0.0_amd64.deb`, deb(n))),
     );
     expect(results.map((r) => r.status)).toEqual(names.map(() => 201));
-    const builds = (server.services.apt.builds.get((await projectId("busy"))!) ?? 0) - buildsBefore;
+    const builds = (server.services.repos.builds.get((await projectId("busy"))!) ?? 0) - buildsBefore;
     expect(builds).toBeLessThan(30);
     const client = await clientFor("busy");
     await client.update();
@@ -306,7 +306,7 @@ describe.runIf(hasTools)(`signing keys (${databaseKind})`, () => {
     const id = (await projectId("tools"))!;
     const oldKeyring = await keyringFile(aptRoot().root, "tools");
     await server.services.keys.rotate({ id, name: "tools" }, { overlapMs: 60_000 });
-    await server.services.apt.publish(id);
+    await server.services.repos.publish(id);
     const both = await (await fetch(`${server.url}/dl/debs/tools/gpg.key`)).text();
     expect(both.match(/BEGIN PGP PUBLIC KEY BLOCK/g)).toHaveLength(1);
     const withOld = await clientFor("tools", "stable", { keyring: oldKeyring });

@@ -37,7 +37,7 @@ afterAll(async () => {
 
 async function state() {
   const db = app.services.database.db;
-  const count = async (table: "release_file" | "blob" | "release" | "deb_package" | "apt_generation") =>
+  const count = async (table: "release_file" | "blob" | "release" | "deb_package" | "repo_generation") =>
     Number(
       (
         await db
@@ -51,7 +51,7 @@ async function state() {
     blobs: await count("blob"),
     releases: await count("release"),
     debs: await count("deb_package"),
-    generations: await count("apt_generation"),
+    generations: await count("repo_generation"),
   };
 }
 

@@ -1,0 +1,64 @@
+// The APT format for the repository publisher: one repository per suite, built from the stored
+// stanzas of packages in releases that are not yanked.
+import type { Kysely } from "kysely";
+import type { Database } from "../../db/schema.ts";
+import type { FormatBuilder } from "../publisher.ts";
+import { buildSuite, type SuitePackage } from "./build-index.ts";
+
+export const aptBuilder: FormatBuilder = {
+  format: "apt",
+  async build({ db, project, keys, date, published }) {
+    const rows = await db
+      .selectFrom("deb_package")
+      .innerJoin("release_file", "release_file.id", "deb_package.file_id")
+      .innerJoin("release", "release.id", "release_file.release_id")
+      .select([
+        "deb_package.suite",
+        "deb_package.component",
+        "deb_package.name",
+        "deb_package.version",
+        "deb_package.architecture",
+        "deb_package.stanza",
+      ])
+      .where("deb_package.project_id", "=", project.id)
+      .where("release.yanked", "=", 0)
+      .orderBy("release.created_at", "desc")
+      .orderBy("release.id", "desc")
+      .execute();
+    const everDeb = await db
+      .selectFrom("deb_package")
+      .select("suite")
+      .distinct()
+      .where("project_id", "=", project.id)
+      .execute();
+    // A suite whose packages were all yanked or deleted is republished empty, not left stale.
+    const suites = [...new Set([...rows.map((r) => r.suite), ...published, ...everDeb.map((e) => e.suite)])];
+    if (suites.length === 0) return [];
+    const { signers } = await keys.active(project);
+    const built = [];
+    for (const suite of suites) {
+      const packages: SuitePackage[] = rows.filter((r) => r.suite === suite);
+      const { files } = await buildSuite({
+        origin: "Packyard",
+        label: `${project.username}/${project.slug}`,
+        suite,
+        date,
+        packages,
+        signers,
+      });
+      built.push({ name: suite, files });
+    }
+    return built;
+  },
+};
+
+/** A package file in the pool, by its path (yanked releases' packages stay fetchable). */
+export async function findPoolFile(db: Kysely<Database>, projectId: string, poolPath: string) {
+  return db
+    .selectFrom("deb_package")
+    .innerJoin("release_file", "release_file.id", "deb_package.file_id")
+    .select(["release_file.sha256", "release_file.size"])
+    .where("deb_package.project_id", "=", projectId)
+    .where("deb_package.pool_path", "=", poolPath)
+    .executeTakeFirst();
+}

@@ -1,0 +1,267 @@
+// Publishing for every repository format a project has (APT suites, YUM groups): one
+// mechanism, format builders plugged in.
+//
+// A build asks each format for its repositories' files, writes every new file first
+// (content-addressed, so APT's by-hash paths and YUM's checksum-named repodata exist before
+// anything refers to them), then inserts one generation row per repository: that insert is the
+// atomic switch of InRelease / repomd.xml. Superseded generations stay served for the grace
+// period, and the last few always, so a client holding the previous entry file still finds
+// everything it names. Builds of one project are serialized and coalesced: requests made while a
+// build runs share the single build after it, which sees all their changes.
+import type { Kysely } from "kysely";
+import type { Database } from "../db/schema.ts";
+import { newRowId } from "../domain/ids.ts";
+import type { Logger } from "../logger.ts";
+import type { BlobStore } from "../storage/blob-store.ts";
+import type { SigningKeyService } from "./signing-keys.ts";
+
+type Db = Kysely<Database>;
+export type RepositoryFormat = "apt" | "yum";
+
+export interface BuildContext {
+  db: Db;
+  project: { id: string; name: string; slug: string; username: string };
+  keys: SigningKeyService;
+  date: Date;
+  /** Names of this format's repositories already published (to republish emptied ones). */
+  published: string[];
+}
+
+export interface BuiltRepository {
+  name: string;
+  /** Path within the repository → bytes. */
+  files: Map<string, Uint8Array>;
+}
+
+export interface FormatBuilder {
+  format: RepositoryFormat;
+  build(context: BuildContext): Promise<BuiltRepository[]>;
+}
+
+export interface PublisherOptions {
+  /** How long a superseded generation stays served. */
+  graceMs: number;
+  /** Generations per repository always kept, whatever their age. */
+  keepGenerations: number;
+}
+
+export interface IndexFileRef {
+  sha256: string;
+  size: number;
+  path: string;
+}
+
+interface PublishState {
+  running?: Promise<void>;
+  queued?: Promise<void>;
+}
+
+export class RepositoryPublisher {
+  readonly #db: Db;
+  readonly #store: BlobStore;
+  readonly #keys: SigningKeyService;
+  readonly #logger: Logger;
+  readonly #options: PublisherOptions;
+  readonly #builders: FormatBuilder[];
+  readonly #state = new Map<string, PublishState>();
+  /** Builds run so far, per project (tests check coalescing with it). */
+  readonly builds = new Map<string, number>();
+
+  constructor(
+    deps: { db: Db; store: BlobStore; keys: SigningKeyService; logger: Logger; builders: FormatBuilder[] },
+    options: PublisherOptions,
+  ) {
+    this.#db = deps.db;
+    this.#store = deps.store;
+    this.#keys = deps.keys;
+    this.#logger = deps.logger;
+    this.#builders = deps.builders;
+    this.#options = options;
+  }
+
+  get store(): BlobStore {
+    return this.#store;
+  }
+
+  /** Rebuilds the project's repositories; resolves once a build that saw every change so far is live. */
+  publish(projectId: string): Promise<void> {
+    let state = this.#state.get(projectId);
+    if (!state) {
+      state = {};
+      this.#state.set(projectId, state);
+    }
+    const s = state;
+    const start = () => {
+      s.running = this.#build(projectId).finally(() => {
+        s.running = undefined;
+      });
+      return s.running;
+    };
+    if (!s.running) return start();
+    s.queued ??= s.running
+      .catch(() => {})
+      .then(() => {
+        s.queued = undefined;
+        return start();
+      });
+    return s.queued;
+  }
+
+  async #build(projectId: string): Promise<void> {
+    const started = performance.now();
+    this.builds.set(projectId, (this.builds.get(projectId) ?? 0) + 1);
+    const project = await this.#db
+      .selectFrom("project")
+      .innerJoin("user", "user.id", "project.owner_id")
+      .select(["project.id", "project.name", "project.slug", "user.username"])
+      .where("project.id", "=", projectId)
+      .executeTakeFirst();
+    if (!project) return;
+    const date = new Date();
+    for (const builder of this.#builders) {
+      const published = await this.#db
+        .selectFrom("repo_generation")
+        .select("name")
+        .distinct()
+        .where("project_id", "=", projectId)
+        .where("format", "=", builder.format)
+        .execute();
+      const repositories = await builder.build({
+        db: this.#db,
+        project: { ...project, username: project.username ?? "" },
+        keys: this.#keys,
+        date,
+        published: published.map((p) => p.name),
+      });
+      for (const repository of repositories) await this.#commit(projectId, builder.format, repository, date);
+    }
+    this.#logger.debug(
+      `published ${project.username}/${project.slug} in ${Math.round(performance.now() - started)} ms`,
+    );
+  }
+
+  async #commit(projectId: string, format: RepositoryFormat, repository: BuiltRepository, date: Date) {
+    const refs: { path: string; sha256: string; sha512: string; size: number }[] = [];
+    for (const [path, bytes] of repository.files) {
+      const staged = await this.#store.stage(
+        (async function* () {
+          yield bytes;
+        })(),
+        { maxBytes: Number.MAX_SAFE_INTEGER },
+      );
+      await staged.commit();
+      refs.push({ path, sha256: staged.sha256, sha512: staged.sha512, size: staged.size });
+    }
+    await this.#db.transaction().execute(async (tx) => {
+      const { max } = await tx
+        .selectFrom("repo_generation")
+        .select((eb) => eb.fn.max("number").as("max"))
+        .where("project_id", "=", projectId)
+        .where("format", "=", format)
+        .where("name", "=", repository.name)
+        .executeTakeFirstOrThrow();
+      const id = newRowId();
+      await tx
+        .insertInto("repo_generation")
+        .values({
+          id,
+          project_id: projectId,
+          format,
+          name: repository.name,
+          number: Number(max ?? 0) + 1,
+          created_at: date.toISOString(),
+        })
+        .execute();
+      if (refs.length)
+        await tx
+          .insertInto("repo_index_file")
+          .values(refs.map((r) => ({ generation_id: id, ...r })))
+          .execute();
+    });
+    await this.#prune(projectId, format, repository.name);
+  }
+
+  async #prune(projectId: string, format: RepositoryFormat, name: string) {
+    const generations = await this.#db
+      .selectFrom("repo_generation")
+      .select(["id", "number", "created_at"])
+      .where("project_id", "=", projectId)
+      .where("format", "=", format)
+      .where("name", "=", name)
+      .orderBy("number", "desc")
+      .execute();
+    const cutoff = Date.now() - this.#options.graceMs;
+    // A generation stops being served once a newer one has been live for the grace period.
+    const expired = generations.filter((_generation, i) => {
+      if (i < this.#options.keepGenerations) return false;
+      return Date.parse(generations[i - 1]!.created_at) < cutoff;
+    });
+    if (expired.length === 0) return;
+    const ids = expired.map((g) => g.id);
+    const files = await this.#db
+      .selectFrom("repo_index_file")
+      .select("sha256")
+      .where("generation_id", "in", ids)
+      .execute();
+    await this.#db.deleteFrom("repo_index_file").where("generation_id", "in", ids).execute();
+    await this.#db.deleteFrom("repo_generation").where("id", "in", ids).execute();
+    for (const sha256 of new Set(files.map((f) => f.sha256))) {
+      const still = await this.#db
+        .selectFrom("repo_index_file")
+        .select("path")
+        .where("sha256", "=", sha256)
+        .executeTakeFirst();
+      if (!still) await this.#store.delete(sha256);
+    }
+  }
+
+  #files(projectId: string, format: RepositoryFormat, name: string) {
+    return this.#db
+      .selectFrom("repo_index_file")
+      .innerJoin("repo_generation", "repo_generation.id", "repo_index_file.generation_id")
+      .select(["repo_index_file.sha256", "repo_index_file.size", "repo_index_file.path"])
+      .where("repo_generation.project_id", "=", projectId)
+      .where("repo_generation.format", "=", format)
+      .where("repo_generation.name", "=", name);
+  }
+
+  /** A file of the repository's newest generation, by path. */
+  async currentFile(
+    projectId: string,
+    format: RepositoryFormat,
+    name: string,
+    path: string,
+  ): Promise<IndexFileRef | undefined> {
+    const row = await this.#files(projectId, format, name)
+      .where("repo_index_file.path", "=", path)
+      .orderBy("repo_generation.number", "desc")
+      .executeTakeFirst();
+    return row ? { ...row, size: Number(row.size) } : undefined;
+  }
+
+  /** A file of any still-served generation, by path (YUM's checksum-named repodata). */
+  async retainedFile(
+    projectId: string,
+    format: RepositoryFormat,
+    name: string,
+    path: string,
+  ): Promise<IndexFileRef | undefined> {
+    return this.currentFile(projectId, format, name, path);
+  }
+
+  /** A file of any still-served generation under a directory, by hash (APT's by-hash paths). */
+  async fileByHash(
+    projectId: string,
+    format: RepositoryFormat,
+    name: string,
+    directory: string,
+    algorithm: "SHA256" | "SHA512",
+    hex: string,
+  ): Promise<IndexFileRef | undefined> {
+    const row = await this.#files(projectId, format, name)
+      .where(algorithm === "SHA256" ? "repo_index_file.sha256" : "repo_index_file.sha512", "=", hex)
+      .where("repo_index_file.path", "like", `${directory}/%`)
+      .executeTakeFirst();
+    return row ? { ...row, size: Number(row.size) } : undefined;
+  }
+}
