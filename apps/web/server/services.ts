@@ -12,6 +12,7 @@ import { createMailer, type Mailer } from "./mail/mailer.ts";
 import { aptBuilder } from "./repos/apt/apt-builder.ts";
 import { RepositoryPublisher } from "./repos/publisher.ts";
 import { SigningKeyService } from "./repos/signing-keys.ts";
+import { yumBuilder } from "./repos/yum/yum-builder.ts";
 import { type BlobStore, createLocalBlobStore, removeStaleTemporaryFiles } from "./storage/blob-store.ts";
 
 export interface Services {
@@ -48,7 +49,13 @@ export async function createServices(
     await removeStaleTemporaryFiles(indexDir, 60 * 60 * 1000);
     const keys = new SigningKeyService(database.db, config.secret);
     const repos = new RepositoryPublisher(
-      { db: database.db, store: createLocalBlobStore(indexDir), keys, logger, builders: [aptBuilder] },
+      {
+        db: database.db,
+        store: createLocalBlobStore(indexDir),
+        keys,
+        logger,
+        builders: [aptBuilder, yumBuilder],
+      },
       { graceMs: config.aptGraceSeconds * 1000, keepGenerations: 3 },
     );
     onProjectEvent(database.db, async (event) => {

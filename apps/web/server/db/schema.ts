@@ -117,7 +117,23 @@ export interface RepoIndexFileTable {
   size: BigIntColumn;
 }
 
+export interface YumPackageTable {
+  file_id: string;
+  project_id: string;
+  repo_group: string;
+  name: string;
+  epoch: number;
+  version: string;
+  release: string;
+  arch: string;
+  location: string;
+  primary_xml: string;
+  filelists_xml: string;
+  other_xml: string;
+}
+
 export interface Database {
+  yum_package: YumPackageTable;
   signing_key: SigningKeyTable;
   deb_package: DebPackageTable;
   repo_generation: RepoGenerationTable;

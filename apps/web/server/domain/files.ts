@@ -3,10 +3,17 @@
 // a bad name, a duplicate, a size over the limit, a dropped connection, a full disk — leaves
 // no file, no row and no blob behind.
 import { filenameProblem, releaseVersion } from "@packyard/contract";
+import type { SigningKey } from "@packyard/formats/openpgp/index.ts";
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema.ts";
 import { type AptTarget, debRecord, type ParsedDeb, parseDeb } from "../repos/apt/ingest.ts";
-import { type BlobStore, BlobTooLargeError, StorageFullError } from "../storage/blob-store.ts";
+import { type SignedRpm, signStoredRpm, yumRecord } from "../repos/yum/ingest.ts";
+import {
+  type BlobDigests,
+  type BlobStore,
+  BlobTooLargeError,
+  StorageFullError,
+} from "../storage/blob-store.ts";
 import { emitProjectEvent } from "./changes.ts";
 import { DomainError, isUniqueViolation, notFound } from "./errors.ts";
 import { classifyFile } from "./file-types.ts";
@@ -50,6 +57,10 @@ export interface UploadInput {
   createRelease: boolean;
   /** Where a .deb goes in the project's APT repository (default stable/main). */
   apt?: AptTarget;
+  /** Which YUM group an .rpm goes to ("" = the repository root). */
+  yumGroup?: string;
+  /** The key .rpm files are signed with before they are stored. */
+  rpmSigningKey?: () => Promise<SigningKey>;
 }
 
 export async function uploadFile(
@@ -81,39 +92,59 @@ export async function uploadFile(
     throw error;
   }
 
+  // Blobs this upload made visible; all of them go again if it fails.
+  const committed: string[] = [];
   try {
     const { kind, contentType } = classifyFile(input.filename);
     // The blob is on disk under its final name before any row points at it.
     await staged.commit();
+    committed.push(staged.sha256);
+    let stored: BlobDigests = staged;
     // Packages are read once, now; a bad one is refused before anything is recorded.
     let parsedDeb: ParsedDeb | undefined;
+    let signedRpm: SignedRpm | undefined;
     if (kind === "deb") parsedDeb = await parseDeb(blobs.read(staged.sha256));
+    if (kind === "rpm") {
+      if (!input.rpmSigningKey) throw new Error("an .rpm upload needs the project's signing key");
+      signedRpm = await signStoredRpm(blobs, staged.sha256, await input.rpmSigningKey(), input.maxBytes);
+      committed.push(signedRpm.staged.sha256);
+      // What is stored and served is the signed file.
+      stored = signedRpm.staged;
+    }
     release ??= await ensureRelease(db, input.project.id, input.version);
+    const createdAt = nowIso();
     const deb = parsedDeb
       ? debRecord(
           parsedDeb,
-          { ...staged, filename: input.filename, releaseId: release.id },
+          { ...stored, filename: input.filename, releaseId: release.id },
           input.apt ?? { suite: "stable", component: "main" },
+        )
+      : undefined;
+    const yum = signedRpm
+      ? yumRecord(
+          signedRpm,
+          { filename: input.filename, releaseId: release.id, createdAt },
+          input.yumGroup ?? "",
         )
       : undefined;
     const row: ReleaseFileRow = {
       id: newRowId(),
       release_id: release.id,
       filename: input.filename,
-      size: staged.size,
-      sha256: staged.sha256,
-      sha512: staged.sha512,
-      md5: staged.md5,
-      sha1: staged.sha1,
+      size: stored.size,
+      sha256: stored.sha256,
+      sha512: stored.sha512,
+      md5: stored.md5,
+      sha1: stored.sha1,
       kind,
       content_type: contentType,
       download_count: 0,
-      created_at: nowIso(),
+      created_at: createdAt,
     };
     await db.transaction().execute(async (tx) => {
       await tx
         .insertInto("blob")
-        .values({ sha256: staged.sha256, size: staged.size, created_at: row.created_at })
+        .values({ sha256: stored.sha256, size: stored.size, created_at: createdAt })
         .onConflict((oc) => oc.column("sha256").doNothing())
         .execute();
       await tx.insertInto("release_file").values(row).execute();
@@ -122,17 +153,25 @@ export async function uploadFile(
           .insertInto("deb_package")
           .values({ file_id: row.id, project_id: input.project.id, ...deb })
           .execute();
+      if (yum)
+        await tx
+          .insertInto("yum_package")
+          .values({ file_id: row.id, project_id: input.project.id, ...yum })
+          .execute();
       await tx
         .updateTable("project")
-        .set({ updated_at: row.created_at })
+        .set({ updated_at: createdAt })
         .where("id", "=", input.project.id)
         .execute();
     });
-    if (deb) await emitProjectEvent(db, { type: "packages-changed", projectId: input.project.id });
+    // The unsigned original of an .rpm is not kept.
+    if (signedRpm && stored.sha256 !== staged.sha256)
+      await deleteBlobIfUnreferenced(db, blobs, staged.sha256);
+    if (deb || yum) await emitProjectEvent(db, { type: "packages-changed", projectId: input.project.id });
     return { release, file: row };
   } catch (error) {
     await staged.discard();
-    await deleteBlobIfUnreferenced(db, blobs, staged.sha256);
+    for (const sha256 of committed) await deleteBlobIfUnreferenced(db, blobs, sha256);
     if (isUniqueViolation(error)) {
       throw new DomainError("FILE_EXISTS", `${input.filename} already exists in release ${input.version}`);
     }

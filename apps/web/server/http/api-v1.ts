@@ -34,6 +34,7 @@ import {
 } from "../domain/releases.ts";
 import { accountUsage } from "../domain/usage.ts";
 import { parseAptTarget } from "../repos/apt/ingest.ts";
+import { parseYumGroup } from "../repos/yum/ingest.ts";
 import type { Services } from "../services.ts";
 import { requireActor } from "./actor.ts";
 import { toApiErrorResponse } from "./api-errors.ts";
@@ -169,6 +170,8 @@ export function createApiV1(services: Services) {
       maxBytes: config.maxUploadBytes,
       createRelease: true,
       apt: parseAptTarget(c.req.query("distribution"), c.req.query("component")),
+      yumGroup: parseYumGroup(c.req.query("group")),
+      rpmSigningKey: () => services.keys.newest(project),
     });
     const dto = await describeRelease(db, release, await urlsFor(project.owner_id, project.slug));
     return c.json({ file: dto.files.find((f) => f.filename === file.filename) }, 201);
@@ -223,6 +226,8 @@ export function createApiV1(services: Services) {
                 fields.distribution ?? c.req.query("distribution"),
                 fields.component ?? c.req.query("component"),
               ),
+              yumGroup: parseYumGroup(fields.group ?? c.req.query("group")),
+              rpmSigningKey: () => services.keys.newest(project),
             });
             uploaded.push(file.filename);
           } catch (error) {

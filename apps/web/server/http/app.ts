@@ -15,6 +15,7 @@ import { renderErrorPage } from "./error-page.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { createPublicApi } from "./public-api.ts";
 import { type NonceEnv, securityHeaders } from "./security-headers.ts";
+import { createYumRoutes } from "./yum.ts";
 
 export interface AppOptions {
   services: Services;
@@ -48,6 +49,7 @@ export function createApp({ services, build, clientDir }: AppOptions) {
   app.route("/api/p", createPublicApi(services));
   app.route("/dl", createDownloads(services));
   app.route("/dl", createAptRoutes(services));
+  app.route("/dl", createYumRoutes(services));
 
   // Vite's hashed output never changes under the same name: cache it for a year. Other public
   // files (favicon, robots.txt) keep their names across releases: an hour.

@@ -8,41 +8,15 @@ import { findVisibleProject } from "../domain/visibility.ts";
 import { findPoolFile } from "../repos/apt/apt-builder.ts";
 import { renderDebSetupScript } from "../repos/apt/setup-script.ts";
 import type { Services } from "../services.ts";
-import type { BlobStore } from "../storage/blob-store.ts";
 import { resolveActor } from "./actor.ts";
 import { toApiErrorResponse } from "./api-errors.ts";
+import { streamBlob } from "./stream-blob.ts";
 
 function contentTypeOf(path: string): string {
   if (path.endsWith(".gz")) return "application/gzip";
   if (path.endsWith(".deb")) return "application/vnd.debian.binary-package";
   if (path.endsWith(".gpg") && !path.endsWith("Release.gpg")) return "application/pgp-keys";
   return "text/plain; charset=utf-8";
-}
-
-function streamBlob(
-  store: BlobStore,
-  sha256: string,
-  size: number,
-  headers: Record<string, string>,
-  method: string,
-): Response {
-  const all = { "content-length": String(size), ...headers };
-  if (method === "HEAD") return new Response(null, { status: 200, headers: all });
-  const source = store.read(sha256);
-  const body = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      try {
-        for await (const chunk of source) controller.enqueue(chunk as Uint8Array);
-        controller.close();
-      } catch (error) {
-        controller.error(error);
-      }
-    },
-    cancel() {
-      source.destroy();
-    },
-  });
-  return new Response(body, { status: 200, headers: all });
 }
 
 export function createAptRoutes(services: Services) {

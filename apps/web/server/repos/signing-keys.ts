@@ -92,6 +92,12 @@ export class SigningKeyService {
     return { rows, signers };
   }
 
+  /** The newest key: the one single-signature formats (RPM headers) are signed with. */
+  async newest(project: { id: string; name: string }): Promise<SigningKey> {
+    const { signers } = await this.active(project);
+    return signers[signers.length - 1]!;
+  }
+
   #unlock(row: SigningKeyRow): Promise<SigningKey> {
     let key = this.#unlocked.get(row.id);
     if (!key) {

@@ -1,3 +1,7 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import * as openpgp from "openpgp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { requireTools } from "../test-support/system-tools.ts";
@@ -40,6 +44,17 @@ describe("keyrings", () => {
     const armored = await buildArmoredKeyring([first.armoredPublicKey, second.armoredPublicKey]);
     expect(armored.match(/-----BEGIN PGP PUBLIC KEY BLOCK-----/g)).toHaveLength(1);
     expect((await openpgp.readKeys({ armoredKeys: armored })).length).toBe(2);
+  });
+
+  it("armors with the CRC-24 line that rpm requires, and rpmkeys imports it", async () => {
+    const armored = await buildArmoredKeyring([first.armoredPublicKey, second.armoredPublicKey]);
+    expect(armored).toMatch(/\n=[A-Za-z0-9+/]{4}\n-----END PGP PUBLIC KEY BLOCK-----/);
+    if (!requireTools(["rpmkeys"])) return;
+    const dir = mkdtempSync(join(tmpdir(), "keyring-rpm-"));
+    writeFileSync(join(dir, "keys.asc"), armored);
+    execFileSync("rpmkeys", ["--dbpath", dir, "--import", join(dir, "keys.asc")], { stdio: "pipe" });
+    const imported = execFileSync("rpm", ["--dbpath", dir, "-q", "gpg-pubkey"], { encoding: "utf8" });
+    expect(imported.trim().split("\n")).toHaveLength(2);
   });
 
   it("reports unreadable input", async () => {

@@ -40,5 +40,7 @@ export async function buildBinaryKeyring(armoredKeys: readonly string[]): Promis
 
 export async function buildArmoredKeyring(armoredKeys: readonly string[]): Promise<string> {
   const binary = await buildBinaryKeyring(armoredKeys);
-  return openpgp.armor(openpgp.enums.armor.publicKey, binary);
+  // With the CRC-24 line: rpm 4.x refuses armored keys without it ("not an armored public key"),
+  // and openpgp.js leaves it out unless asked.
+  return openpgp.armor(openpgp.enums.armor.publicKey, binary, undefined, undefined, undefined, true);
 }

@@ -216,4 +216,34 @@ export const migrations: Record<string, Migration> = {
       await db.schema.dropTable("apt_generation").execute();
     },
   },
+  "0006_yum_packages": {
+    async up(db: Kysely<unknown>) {
+      // An .rpm's metadata, read once at upload (from the signed file Packyard stores), with
+      // its primary, filelists and other fragments rendered then.
+      await db.schema
+        .createTable("yum_package")
+        .addColumn("file_id", "varchar(32)", (c) =>
+          c.primaryKey().references("release_file.id").onDelete("cascade"),
+        )
+        .addColumn("project_id", "varchar(32)", (c) =>
+          c.notNull().references("project.id").onDelete("cascade"),
+        )
+        .addColumn("repo_group", "varchar(64)", (c) => c.notNull())
+        .addColumn("name", "varchar(200)", (c) => c.notNull())
+        .addColumn("epoch", "integer", (c) => c.notNull())
+        .addColumn("version", "varchar(200)", (c) => c.notNull())
+        .addColumn("release", "varchar(200)", (c) => c.notNull())
+        .addColumn("arch", "varchar(40)", (c) => c.notNull())
+        .addColumn("location", "text", (c) => c.notNull())
+        .addColumn("primary_xml", "text", (c) => c.notNull())
+        .addColumn("filelists_xml", "text", (c) => c.notNull())
+        .addColumn("other_xml", "text", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex("yum_package_project_group")
+        .on("yum_package")
+        .columns(["project_id", "repo_group"])
+        .execute();
+    },
+  },
 };

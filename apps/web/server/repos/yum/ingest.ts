@@ -1,0 +1,118 @@
+// An .rpm uploaded to a release is signed with the project's key and read once, here: the
+// signed file is what Packyard stores and serves (`rpmkeys -K` passes with the project's key),
+// and its primary, filelists and other fragments are rendered for every later index build.
+import type { ApiErrorCode } from "@packyard/contract";
+import type { SigningKey } from "@packyard/formats/openpgp/index.ts";
+import { readRpmPackage } from "@packyard/formats/rpm/read-rpm.ts";
+import { RpmFormatError } from "@packyard/formats/rpm/rpm-format-error.ts";
+import type { RpmPackageMetadata } from "@packyard/formats/rpm/rpm-package-metadata.ts";
+import { signRpm } from "@packyard/formats/rpm/sign-rpm.ts";
+import { renderFilelistsPackage } from "@packyard/formats/yum/filelists-xml.ts";
+import { renderOtherPackage } from "@packyard/formats/yum/other-xml.ts";
+import { renderPrimaryPackage } from "@packyard/formats/yum/primary-xml.ts";
+import { DomainError } from "../../domain/errors.ts";
+import type { BlobStore, StagedBlob } from "../../storage/blob-store.ts";
+
+const GROUP = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+const RESERVED = new Set(["repodata", "packages"]);
+
+/** The YUM group a package goes to: "" is the repository root, else /rpm/<group>/. */
+export function parseYumGroup(group: string | undefined): string {
+  if (!group) return "";
+  if (!GROUP.test(group) || RESERVED.has(group)) {
+    throw new DomainError(
+      "INVALID_GROUP",
+      "group must be lowercase letters, digits, . _ or -, at most 64 characters, and not repodata or packages",
+    );
+  }
+  return group;
+}
+
+export interface SignedRpm {
+  /** The signed file, committed to the blob store. */
+  staged: StagedBlob;
+  metadata: RpmPackageMetadata;
+  headerRange: { start: number; end: number };
+}
+
+/** Reads the stored original, writes the signed file as a new blob, and returns what indexing needs. */
+export async function signStoredRpm(
+  blobs: BlobStore,
+  originalSha256: string,
+  key: SigningKey,
+  maxBytes: number,
+): Promise<SignedRpm> {
+  const source = blobs.read(originalSha256);
+  try {
+    let read: Awaited<ReturnType<typeof readRpmPackage>>;
+    try {
+      read = await readRpmPackage(source, { keepSourceOpen: true });
+    } catch (error) {
+      if (error instanceof RpmFormatError) throw new DomainError(error.code as ApiErrorCode, error.message);
+      throw error;
+    }
+    let signed: Awaited<ReturnType<typeof signRpm>>;
+    try {
+      signed = await signRpm(read.file, { signingKey: key.privateKey });
+    } catch (error) {
+      if (error instanceof RpmFormatError) throw new DomainError(error.code as ApiErrorCode, error.message);
+      throw error;
+    }
+    const rest = read.rest;
+    const body = (async function* () {
+      yield signed.leadAndSignature;
+      yield read.file.prefix.subarray(signed.originalHeaderStart);
+      if (rest) yield* rest;
+    })();
+    // The signature may grow the file by a few bytes when the package had no reserved space.
+    const staged = await blobs.stage(body, { maxBytes: maxBytes + 65_536 });
+    await staged.commit();
+    return {
+      staged,
+      metadata: read.metadata,
+      headerRange: { start: signed.headerStart, end: signed.headerEnd },
+    };
+  } finally {
+    source.destroy();
+  }
+}
+
+export interface YumRecord {
+  repo_group: string;
+  name: string;
+  epoch: number;
+  version: string;
+  release: string;
+  arch: string;
+  location: string;
+  primary_xml: string;
+  filelists_xml: string;
+  other_xml: string;
+}
+
+export function yumRecord(
+  rpm: SignedRpm,
+  file: { filename: string; releaseId: string; createdAt: string },
+  group: string,
+): YumRecord {
+  const location = `packages/${file.releaseId}/${file.filename}`;
+  const checksum = rpm.staged.sha256;
+  return {
+    repo_group: group,
+    name: rpm.metadata.name,
+    epoch: rpm.metadata.epoch ?? 0,
+    version: rpm.metadata.version,
+    release: rpm.metadata.release,
+    arch: rpm.metadata.isSource ? "src" : rpm.metadata.arch,
+    location,
+    primary_xml: renderPrimaryPackage(rpm.metadata, {
+      checksum,
+      href: location,
+      size: rpm.staged.size,
+      time: Math.floor(Date.parse(file.createdAt) / 1000),
+      headerRange: rpm.headerRange,
+    }),
+    filelists_xml: renderFilelistsPackage(rpm.metadata, { checksum }),
+    other_xml: renderOtherPackage(rpm.metadata, { checksum }),
+  };
+}
