@@ -192,7 +192,7 @@ export function buildOpenApiDocument(baseUrl: string) {
         parameters: [slug, version, filename],
         put: {
           summary:
-            "Upload one file by streaming the body (`curl -T`); creates the release if needed. A .deb goes to the APT suite `?distribution=` (default stable) and `?component=` (default main)",
+            "Upload one file by streaming the body (`curl -T`); creates the release if needed. A .deb goes to the APT suite `?distribution=` (default stable) and `?component=` (default main); an .rpm is signed with the project key and goes to the YUM group `?group=` (default: the repository root)",
           requestBody: {
             required: true,
             content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } },
