@@ -23,7 +23,8 @@ export function securityHeaders(options: { https: boolean }): MiddlewareHandler<
         "connect-src 'self'",
         "object-src 'none'",
         "base-uri 'self'",
-        "form-action 'self'",
+        // The CLI's login hands its token to a program on this machine (/auth/generate-token).
+        "form-action 'self' http://127.0.0.1:* http://localhost:*",
         "frame-ancestors 'none'",
       ].join("; "),
     );

@@ -21,6 +21,12 @@ export default function MarketingLayout() {
             >
               How it works
             </NavLink>
+            <NavLink
+              to="/releases"
+              className="hidden rounded-md px-3 py-2 text-sm text-muted-foreground hover:text-foreground sm:block"
+            >
+              Releases
+            </NavLink>
             {signedIn ? (
               <Button asChild size="sm">
                 <Link to="/dashboard">Dashboard</Link>

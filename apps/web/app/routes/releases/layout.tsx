@@ -1,7 +1,6 @@
-// The public release pages share the marketing layout.
-import { Outlet } from "react-router";
+// The public release pages share the marketing site's header and footer.
+import MarketingLayout from "../_marketing/layout.tsx";
 
-
-export default function Pending() {
-  return <Outlet />;
+export default function ReleasesLayout() {
+  return <MarketingLayout />;
 }

@@ -1,0 +1,142 @@
+// The public release pages' data, read on the server: the search over public projects, and one
+// project with one release (or the "latest" one). Visibility follows server/domain/visibility.ts:
+// another user's private project is "not found", never "forbidden".
+import type { Project, Release } from "@packyard/contract";
+import { type Kysely, sql } from "kysely";
+import type { Database } from "../../server/db/schema.ts";
+import type { Actor } from "../../server/domain/access.ts";
+import { DomainError } from "../../server/domain/errors.ts";
+import { describeProjects } from "../../server/domain/projects.ts";
+import { describeRelease, findRelease, listReleaseRows } from "../../server/domain/releases.ts";
+import { findVisibleProject } from "../../server/domain/visibility.ts";
+import { releaseUrls } from "../../server/http/api-v1.ts";
+
+type Db = Kysely<Database>;
+
+/** The most results one search shows. */
+export const SEARCH_LIMIT = 50;
+/** Longest query considered; anything longer is cut. */
+export const MAX_QUERY_LENGTH = 100;
+
+export function normalizeQuery(raw: string | null | undefined): string {
+  return (raw ?? "").trim().replace(/\s+/g, " ").slice(0, MAX_QUERY_LENGTH);
+}
+
+/** `%` and `_` are LIKE wildcards; `!` is our escape character. */
+function likePattern(query: string): string {
+  return `%${query.toLowerCase().replace(/[!%_]/g, (ch) => `!${ch}`)}%`;
+}
+
+export interface SearchResult {
+  projects: Project[];
+  /** True when there were more matches than SEARCH_LIMIT. */
+  truncated: boolean;
+}
+
+/**
+ * Public projects whose name, slug, description or owner's username contains the query
+ * (case-insensitive), most recently updated first. With no query: the recently updated ones.
+ */
+export async function searchPublicProjects(db: Db, rawQuery: string): Promise<SearchResult> {
+  const query = normalizeQuery(rawQuery);
+  let select = db
+    .selectFrom("project")
+    .innerJoin("user", "user.id", "project.owner_id")
+    .selectAll("project")
+    .where("project.visibility", "=", "public")
+    .where("user.username", "is not", null);
+  if (query) {
+    const pattern = likePattern(query);
+    select = select.where((eb) =>
+      eb.or(
+        (["project.name", "project.slug", "project.description", "user.username"] as const).map(
+          (column) => sql<boolean>`lower(${eb.ref(column)}) like ${pattern} escape '!'`,
+        ),
+      ),
+    );
+  }
+  const rows = await select
+    .orderBy("project.updated_at", "desc")
+    .orderBy("project.id", "desc")
+    .limit(SEARCH_LIMIT + 1)
+    .execute();
+  return {
+    projects: await describeProjects(db, rows.slice(0, SEARCH_LIMIT)),
+    truncated: rows.length > SEARCH_LIMIT,
+  };
+}
+
+export interface VersionItem {
+  version: string;
+  title: string | null;
+  yanked: boolean;
+  createdAt: string;
+}
+
+interface PageBase {
+  username: string;
+  projectSlug: string;
+  requested: string;
+}
+
+export type ReleasePage =
+  | (PageBase & { status: "project-not-found" })
+  | (PageBase & {
+      status: "release-not-found" | "no-release";
+      project: Project;
+      versions: VersionItem[];
+      isOwner: boolean;
+    })
+  | (PageBase & {
+      status: "ok";
+      project: Project;
+      versions: VersionItem[];
+      isOwner: boolean;
+      release: Release;
+      /** The release's generated checksum list. */
+      sumsUrl: string;
+    });
+
+/**
+ * One project and one release for the public page. `requested` may be "latest": the newest
+ * release that is not yanked; with none, the project is shown without a release (spec §4).
+ */
+export async function loadReleasePage(
+  db: Db,
+  baseUrl: string,
+  params: { username: string; projectSlug: string; requested: string },
+  viewer: Actor | null,
+): Promise<ReleasePage> {
+  const base: PageBase = { ...params };
+  let row: Awaited<ReturnType<typeof findVisibleProject>>;
+  try {
+    row = await findVisibleProject(db, params.username, params.projectSlug, viewer);
+  } catch (error) {
+    if (error instanceof DomainError && error.code === "NOT_FOUND")
+      return { ...base, status: "project-not-found" };
+    throw error;
+  }
+  const [project] = await describeProjects(db, [row]);
+  const versions = (await listReleaseRows(db, row.id)).map((r) => ({
+    version: r.version,
+    title: r.title,
+    yanked: Number(r.yanked) === 1,
+    createdAt: r.created_at,
+  }));
+  const isOwner = viewer?.userId === row.owner_id;
+  const found = await findRelease(db, row.id, params.requested);
+  if (!found) {
+    const status = params.requested === "latest" ? "no-release" : "release-not-found";
+    return { ...base, status, project: project!, versions, isOwner };
+  }
+  const urls = releaseUrls(baseUrl, project!.owner, project!.slug);
+  return {
+    ...base,
+    status: "ok",
+    project: project!,
+    versions,
+    isOwner,
+    release: await describeRelease(db, found, urls),
+    sumsUrl: urls.fileUrl(found.version, "SHA256SUMS"),
+  };
+}
