@@ -21,30 +21,33 @@ const groupFingerprint = (fpr: string) => fpr.replace(/(.{4})/g, "$1 ").trim();
 
 export function RepositorySetupCard({
   setup,
-  packageName,
+  debPackage,
+  rpmPackage,
 }: {
   setup: RepositorySetup;
-  packageName?: string;
+  debPackage?: string;
+  rpmPackage?: string;
 }) {
   return (
     <Card className="p-5" data-testid="repository-setup">
       <h2 className="flex items-center gap-2 font-semibold">
-        <Terminal className="size-4" aria-hidden="true" /> Install with apt
+        <Terminal className="size-4" aria-hidden="true" /> Install with apt or dnf
       </h2>
-      {!setup.hasDebs ? (
+      {!setup.hasDebs && !setup.hasRpms ? (
         <p className="mt-1 text-sm text-muted-foreground">
-          Upload a .deb to any release and it is served from this repository at once.
+          Upload a .deb or an .rpm to any release and it is served from these repositories at once.
         </p>
       ) : null}
-      <Tabs defaultValue="script" className="mt-3">
+      <Tabs defaultValue={setup.hasRpms && !setup.hasDebs ? "dnf" : "script"} className="mt-3">
         <TabsList>
-          <TabsTrigger value="script">Setup script</TabsTrigger>
+          <TabsTrigger value="script">apt</TabsTrigger>
           <TabsTrigger value="sources">deb822 source</TabsTrigger>
+          <TabsTrigger value="dnf">dnf</TabsTrigger>
         </TabsList>
         <TabsContent value="script" className="mt-3 grid gap-2">
           <Snippet value={setup.setupCommand} label="Copy the setup command" />
-          {packageName ? (
-            <Snippet value={`sudo apt-get install ${packageName}`} label="Copy the install command" />
+          {debPackage ? (
+            <Snippet value={`sudo apt-get install ${debPackage}`} label="Copy the install command" />
           ) : null}
           {setup.private ? (
             <p className="text-xs text-muted-foreground">
@@ -68,6 +71,19 @@ export function RepositorySetupCard({
             in <code>/etc/apt/keyrings/</code>.
           </p>
           <Snippet value={setup.debSources} label="Copy the source" />
+        </TabsContent>
+        <TabsContent value="dnf" className="mt-3 grid gap-2">
+          <Snippet value={setup.rpmSetupCommand} label="Copy the dnf setup command" />
+          {rpmPackage ? (
+            <Snippet value={`sudo dnf install ${rpmPackage}`} label="Copy the dnf install command" />
+          ) : null}
+          <p className="text-xs text-muted-foreground">
+            Or save{" "}
+            <a className="text-primary hover:underline" href={setup.repoFileUrl}>
+              the .repo file
+            </a>{" "}
+            in <code>/etc/yum.repos.d/</code>; packages are signed with the key below.
+          </p>
         </TabsContent>
       </Tabs>
       <div className="mt-4 border-t border-border pt-3">

@@ -9,7 +9,10 @@ export interface RepositorySetup {
   slug: string;
   private: boolean;
   hasDebs: boolean;
+  hasRpms: boolean;
   setupCommand: string;
+  rpmSetupCommand: string;
+  repoFileUrl: string;
   debSources: string;
   keyUrl: string;
   keys: { fingerprint: string; algorithm: string; retireAt: string | null }[];
@@ -28,12 +31,22 @@ export async function repositorySetup(
     .select("file_id")
     .where("project_id", "=", project.id)
     .executeTakeFirst();
+  const rpm = await database.db
+    .selectFrom("yum_package")
+    .select("file_id")
+    .where("project_id", "=", project.id)
+    .executeTakeFirst();
   const isPrivate = project.visibility === "private";
   return {
     owner,
     slug: project.slug,
     private: isPrivate,
     hasDebs: Boolean(deb),
+    hasRpms: Boolean(rpm),
+    rpmSetupCommand: isPrivate
+      ? `curl -fsSL -u "token:$TOKEN" ${base}/setup.rpm.sh | sudo PACKYARD_TOKEN="$TOKEN" bash`
+      : `curl -fsSL ${base}/setup.rpm.sh | sudo bash`,
+    repoFileUrl: `${base}/rpm/${project.slug}.repo`,
     setupCommand: isPrivate
       ? `curl -fsSL -H "Authorization: Bearer $TOKEN" ${base}/setup.deb.sh | sudo PACKYARD_TOKEN="$TOKEN" bash`
       : `curl -fsSL ${base}/setup.deb.sh | sudo bash`,

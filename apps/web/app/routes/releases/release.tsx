@@ -12,12 +12,14 @@ import { ProjectHeader } from "../../components/releases/project-header.tsx";
 import { ReleaseFiles } from "../../components/releases/release-files.tsx";
 import { ReleaseNotes } from "../../components/releases/release-notes.tsx";
 import { latestVersion, VersionList, VersionSelect } from "../../components/releases/version-picker.tsx";
+import { RepositorySetupCard } from "../../components/repository-setup.tsx";
 import { Alert } from "../../components/ui/alert.tsx";
 import { Badge } from "../../components/ui/badge.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { Card } from "../../components/ui/card.tsx";
 import { pageMeta } from "../../lib/meta.ts";
 import { loadReleasePage } from "../../lib/public-releases.server.ts";
+import { repositorySetup } from "../../lib/repository-setup.server.ts";
 import { getSessionUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/release";
 
@@ -31,7 +33,11 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
     user ? { kind: "session", userId: user.id } : null,
   );
   const status = page.status === "project-not-found" || page.status === "release-not-found" ? 404 : 200;
-  return data(page, { status });
+  const setup =
+    page.status === "project-not-found"
+      ? null
+      : await repositorySetup(context, page.project, page.project.owner);
+  return data({ ...page, setup }, { status });
 }
 
 const DESCRIPTION_MAX = 200;
@@ -195,6 +201,15 @@ function ReleaseBody({ page }: { page: OkPage }) {
       </section>
 
       <ReleaseFiles files={release.files} sumsUrl={page.sumsUrl} />
+      {page.setup ? (
+        <RepositorySetupCard
+          setup={page.setup}
+          debPackage={release.files.find((f) => f.kind === "deb")?.filename.split("_")[0]}
+          rpmPackage={release.files
+            .find((f) => f.kind === "rpm")
+            ?.filename.replace(/-[^-]+-[^-]+\.[^.]+\.rpm$/, "")}
+        />
+      ) : null}
     </>
   );
 }

@@ -367,3 +367,20 @@ describe.runIf(hasTools)(`key choices and the key API (${databaseKind})`, () => 
     expect(denied.status).toBe(403);
   }, 60_000);
 });
+
+describe.runIf(hasTools)(`install instructions on pages (${databaseKind})`, () => {
+  it("shows the setup commands, the deb822 source and the signing key fingerprint on the release page", async () => {
+    const html = await (await fetch(`${server.url}/releases/debs/tools/1.0.0`)).text();
+    const { fingerprint } = await server.services.database.db
+      .selectFrom("signing_key")
+      .innerJoin("project", "project.id", "signing_key.project_id")
+      .select("signing_key.fingerprint")
+      .where("project.slug", "=", "tools")
+      .orderBy("signing_key.generation")
+      .executeTakeFirstOrThrow();
+    expect(html).toContain(`curl -fsSL ${server.url}/dl/debs/tools/setup.deb.sh | sudo bash`);
+    expect(html).toContain("sudo apt-get install hello-all");
+    expect(html).toContain(fingerprint.replace(/(.{4})/g, "$1 ").trim());
+    expect(html).toContain(`curl -fsSL ${server.url}/dl/debs/tools/setup.rpm.sh | sudo bash`);
+  }, 30_000);
+});
