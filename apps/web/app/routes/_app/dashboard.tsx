@@ -1,17 +1,23 @@
-// /dashboard: the publisher's overview.
-import { FolderPlus } from "lucide-react";
+// /dashboard: the publisher's overview — account totals and the most recent releases across
+// every project.
+import { ArrowRight, Download, FolderGit2, FolderPlus, HardDrive, Tag } from "lucide-react";
 import { useEffect } from "react";
 import { Link, useOutletContext, useSearchParams } from "react-router";
 import { toast } from "sonner";
+import { YankedBadge } from "../../components/dashboard/badges.tsx";
+import { FormattedDate } from "../../components/dashboard/formatted-date.tsx";
+import { StatGrid } from "../../components/dashboard/stats.tsx";
 import { EmptyState } from "../../components/empty-state.tsx";
 import { PageHeader } from "../../components/page-header.tsx";
 import { Alert } from "../../components/ui/alert.tsx";
 import { Button } from "../../components/ui/button.tsx";
-import { Card } from "../../components/ui/card.tsx";
+import { Card, CardContent, CardHeader, CardTitle } from "../../components/ui/card.tsx";
+import { Progress } from "../../components/ui/progress.tsx";
+import { dashboardOverview } from "../../lib/dashboard.server.ts";
 import { formatCompactCount, formatFileSize } from "../../lib/format.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import { parseAnnual, parsePlan, plans } from "../../lib/plans.ts";
-import type { SessionUser } from "../../lib/session.server.ts";
+import { requireOnboardedUser, type SessionUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/dashboard";
 
 export const meta: Route.MetaFunction = ({ matches, location }) =>
@@ -22,7 +28,13 @@ export const meta: Route.MetaFunction = ({ matches, location }) =>
     noindex: true,
   });
 
-export default function Dashboard() {
+export async function loader({ request, context, url }: Route.LoaderArgs) {
+  const user = await requireOnboardedUser(request, context, url);
+  return dashboardOverview(services(context).database.db, user.id);
+}
+
+export default function Dashboard({ loaderData }: Route.ComponentProps) {
+  const { usage, downloads, recentReleases } = loaderData;
   const user = useOutletContext<SessionUser>();
   const [search, setSearch] = useSearchParams();
   const plan = parsePlan(search.get("plan"));
@@ -36,12 +48,7 @@ export default function Dashboard() {
     setSearch(next, { replace: true });
   }, [search, setSearch, user.name]);
 
-  const stats = [
-    { label: "Projects", value: formatCompactCount(0) },
-    { label: "Releases", value: formatCompactCount(0) },
-    { label: "Downloads", value: formatCompactCount(0) },
-    { label: "Storage used", value: formatFileSize(0) },
-  ];
+  const storageShare = usage.storageLimitBytes > 0 ? (usage.storageBytes / usage.storageLimitBytes) * 100 : 0;
 
   return (
     <>
@@ -61,26 +68,108 @@ export default function Dashboard() {
           .
         </Alert>
       ) : null}
-      <dl className="mb-8 grid grid-cols-2 gap-4 lg:grid-cols-4">
-        {stats.map((s) => (
-          <Card key={s.label} className="p-5">
-            <dt className="text-sm text-muted-foreground">{s.label}</dt>
-            <dd className="mt-1 text-2xl font-semibold tabular-nums">{s.value}</dd>
-          </Card>
-        ))}
-      </dl>
-      <EmptyState
-        icon={FolderPlus}
-        title="No projects yet"
-        action={
-          <Button asChild>
-            <Link to="/projects">Go to projects</Link>
-          </Button>
-        }
-      >
-        A project holds your releases and gets its own signed APT and YUM repository. Once you publish, your
-        most recent releases show up here.
-      </EmptyState>
+      <StatGrid
+        className="mb-8"
+        stats={[
+          {
+            label: "Projects",
+            value: formatCompactCount(usage.projects),
+            hint: `${usage.privateProjects} private`,
+            icon: FolderGit2,
+          },
+          { label: "Releases", value: formatCompactCount(usage.releases), icon: Tag },
+          {
+            label: "Downloads",
+            value: formatCompactCount(downloads),
+            hint: `${formatCompactCount(usage.downloadsThisMonth)} this month`,
+            icon: Download,
+          },
+          {
+            label: "Storage used",
+            value: formatFileSize(usage.storageBytes),
+            hint: (
+              <span className="grid gap-1.5">
+                <span>of {formatFileSize(usage.storageLimitBytes)}</span>
+                <Progress value={storageShare} label="Storage used of your plan's limit" className="h-1" />
+              </span>
+            ),
+            icon: HardDrive,
+          },
+        ]}
+      />
+      {usage.projects === 0 ? (
+        <EmptyState
+          icon={FolderPlus}
+          title="No projects yet"
+          action={
+            <Button asChild>
+              <Link to="/projects">Go to projects</Link>
+            </Button>
+          }
+        >
+          A project holds your releases and gets its own signed APT and YUM repository. Once you publish, your
+          most recent releases show up here.
+        </EmptyState>
+      ) : (
+        <Card>
+          <CardHeader className="flex-row items-center justify-between gap-4">
+            <CardTitle>Recent releases</CardTitle>
+            <Link
+              to="/projects"
+              className="inline-flex items-center gap-1 rounded-sm text-sm font-medium text-primary hover:underline"
+            >
+              All projects
+              <ArrowRight className="size-3.5" aria-hidden="true" />
+            </Link>
+          </CardHeader>
+          <CardContent>
+            {recentReleases.length === 0 ? (
+              <p className="rounded-lg border border-dashed border-border px-4 py-8 text-center text-sm text-muted-foreground">
+                No releases yet. Open a project to create its first release.
+              </p>
+            ) : (
+              <ul className="divide-y divide-border" data-testid="recent-releases">
+                {recentReleases.map((release) => (
+                  <li
+                    key={`${release.projectSlug}/${release.version}`}
+                    className="flex flex-col gap-1 py-3 sm:flex-row sm:items-center sm:justify-between sm:gap-4"
+                  >
+                    <div className="flex min-w-0 flex-wrap items-center gap-x-2 gap-y-1">
+                      <Link
+                        to={`/projects/${release.projectSlug}/releases/${encodeURIComponent(release.version)}`}
+                        className="truncate rounded-sm font-mono font-medium hover:text-primary hover:underline"
+                      >
+                        {release.version}
+                      </Link>
+                      {release.yanked ? <YankedBadge /> : null}
+                      <span className="text-sm text-muted-foreground">
+                        in{" "}
+                        <Link
+                          to={`/projects/${release.projectSlug}`}
+                          className="font-medium text-foreground hover:underline"
+                        >
+                          {release.projectName}
+                        </Link>
+                      </span>
+                      {release.title ? (
+                        <span className="w-full truncate text-sm text-muted-foreground sm:w-auto">
+                          · {release.title}
+                        </span>
+                      ) : null}
+                    </div>
+                    <div className="flex shrink-0 items-center gap-3 text-xs text-muted-foreground">
+                      <span>
+                        {release.fileCount} {release.fileCount === 1 ? "file" : "files"}
+                      </span>
+                      <FormattedDate iso={release.createdAt} />
+                    </div>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </CardContent>
+        </Card>
+      )}
     </>
   );
 }

@@ -1,10 +1,198 @@
-// A project page of the signed-in area. Until a project exists, every slug is a 404.
-import { data } from "react-router";
+// /projects/{projectSlug}/releases/{releaseVersion}: one release — upload and manage its files,
+// edit its title and notes, yank or unyank it.
+import { updateReleaseInput, yankInput } from "@packyard/contract";
+import { Calendar, Download, ExternalLink, FileArchive, HardDrive } from "lucide-react";
+import { Link, redirect } from "react-router";
+import { useFetcherToasts } from "../../components/dashboard/action-result.ts";
+import { YankedBadge } from "../../components/dashboard/badges.tsx";
+import { Breadcrumbs } from "../../components/dashboard/breadcrumbs.tsx";
+import { FileUploader } from "../../components/dashboard/file-uploader.tsx";
+import { FilesTable } from "../../components/dashboard/files-table.tsx";
+import { FormattedDate } from "../../components/dashboard/formatted-date.tsx";
+import {
+  ReleaseDetailsForm,
+  UNYANK_FETCHER,
+  UPDATE_RELEASE_FETCHER,
+  YankedBanner,
+} from "../../components/dashboard/release-details.tsx";
+import { YANK_FETCHER, YankDialog } from "../../components/dashboard/release-dialogs.tsx";
+import { StatGrid } from "../../components/dashboard/stats.tsx";
+import { useFlashToast } from "../../components/dashboard/use-flash-toast.ts";
+import { Button } from "../../components/ui/button.tsx";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
+import {
+  deleteFile,
+  domainFailure,
+  failed,
+  invalid,
+  isDomainError,
+  ownProjectOr404,
+  projectDto,
+  readForm,
+  releaseDto,
+  releaseOr404,
+  sessionActor,
+  setYanked,
+  succeeded,
+  updateRelease,
+} from "../../lib/dashboard.server.ts";
+import { formatCompactCount, formatFileSize } from "../../lib/format.ts";
+import { pageMeta } from "../../lib/meta.ts";
+import { requireOnboardedUser, services } from "../../lib/session.server.ts";
+import type { Route } from "./+types/project-release";
 
-export async function loader() {
-  throw data(null, { status: 404 });
+export const meta: Route.MetaFunction = ({ matches, location, loaderData }) =>
+  pageMeta({
+    baseUrl: matches[0]?.loaderData?.baseUrl,
+    path: location.pathname,
+    title: loaderData ? `${loaderData.project.name} ${loaderData.release.version}` : "Release",
+    noindex: true,
+  });
+
+export async function loader({ request, context, url, params }: Route.LoaderArgs) {
+  const user = await requireOnboardedUser(request, context, url);
+  const { database, config } = services(context);
+  const db = database.db;
+  const row = await ownProjectOr404(db, sessionActor(user), params.projectSlug);
+  const releaseRow = await releaseOr404(db, row.id, params.releaseVersion);
+  // "latest" moves; the page of a release lives at its own version.
+  if (params.releaseVersion === "latest") {
+    throw redirect(`/projects/${row.slug}/releases/${encodeURIComponent(releaseRow.version)}`);
+  }
+  const project = await projectDto(db, row);
+  return {
+    project: {
+      slug: project.slug,
+      name: project.name,
+      owner: project.owner,
+      visibility: project.visibility,
+    },
+    release: await releaseDto(db, config.baseUrl, project, releaseRow),
+    maxUploadBytes: config.maxUploadBytes,
+  };
 }
 
-export default function ProjectNotFound() {
-  return null;
+export async function action({ request, context, url, params }: Route.ActionArgs) {
+  const user = await requireOnboardedUser(request, context, url);
+  const { database, blobs } = services(context);
+  const db = database.db;
+  const project = await ownProjectOr404(db, sessionActor(user), params.projectSlug);
+  const release = await releaseOr404(db, project.id, params.releaseVersion);
+  const form = await readForm(request);
+  const intent = form.intent ?? "";
+
+  switch (intent) {
+    case "update": {
+      const parsed = updateReleaseInput.safeParse({ title: form.title ?? "", notes: form.notes ?? "" });
+      if (!parsed.success) return invalid(intent, parsed.error);
+      await updateRelease(db, release, parsed.data);
+      return succeeded(intent, "Release saved");
+    }
+    case "yank": {
+      const parsed = yankInput.safeParse({ reason: form.reason ?? "" });
+      if (!parsed.success) return invalid(intent, parsed.error);
+      await setYanked(db, release, parsed.data);
+      return succeeded(intent, `Release ${release.version} yanked`);
+    }
+    case "unyank": {
+      await setYanked(db, release, null);
+      return succeeded(intent, `Release ${release.version} is no longer yanked`);
+    }
+    case "delete-file": {
+      const filename = form.filename ?? "";
+      try {
+        await deleteFile(db, blobs, release, filename);
+      } catch (error) {
+        if (isDomainError(error, "NOT_FOUND")) {
+          return failed(intent, 404, { formError: `${filename} was already deleted`, code: "NOT_FOUND" });
+        }
+        return domainFailure(intent, error);
+      }
+      return succeeded(intent, `Deleted ${filename}`);
+    }
+    default:
+      return failed(intent, 400, { formError: "Unknown action" });
+  }
+}
+
+export default function ProjectRelease({ loaderData }: Route.ComponentProps) {
+  const { project, release, maxUploadBytes } = loaderData;
+  useFlashToast("created", () => `Release ${release.version} created. Upload its files below.`);
+  useFetcherToasts(YANK_FETCHER);
+  useFetcherToasts(UNYANK_FETCHER, { failures: true });
+  useFetcherToasts(UPDATE_RELEASE_FETCHER);
+  const totalBytes = release.files.reduce((sum, f) => sum + f.size, 0);
+  const downloads = release.files.reduce((sum, f) => sum + f.downloads, 0);
+  const publicPage =
+    project.visibility === "public"
+      ? `/releases/${project.owner}/${project.slug}/${encodeURIComponent(release.version)}`
+      : null;
+
+  return (
+    <>
+      <Breadcrumbs
+        items={[
+          { label: "Projects", to: "/projects" },
+          { label: project.name, to: `/projects/${project.slug}` },
+          { label: "Releases", to: `/projects/${project.slug}/releases` },
+          { label: release.version },
+        ]}
+      />
+      <header className="mb-6 flex flex-col gap-4 lg:flex-row lg:items-start lg:justify-between">
+        <div className="min-w-0">
+          <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
+            <h1 className="break-all font-mono text-2xl font-bold tracking-tight">{release.version}</h1>
+            {release.yanked ? <YankedBadge /> : null}
+          </div>
+          {release.title ? <p className="mt-1 text-lg text-foreground">{release.title}</p> : null}
+          <p className="mt-1 flex items-center gap-1.5 text-sm text-muted-foreground">
+            <Calendar className="size-4" aria-hidden="true" />
+            Published <FormattedDate iso={release.publishedAt} withTime /> in{" "}
+            <Link to={`/projects/${project.slug}`} className="font-medium text-foreground hover:underline">
+              {project.name}
+            </Link>
+          </p>
+        </div>
+        <div className="flex shrink-0 flex-wrap gap-2">
+          {publicPage ? (
+            <Button asChild variant="ghost">
+              <a href={publicPage} target="_blank" rel="noopener">
+                Public page
+                <ExternalLink aria-hidden="true" />
+              </a>
+            </Button>
+          ) : null}
+          {release.yanked ? null : <YankDialog version={release.version} />}
+        </div>
+      </header>
+
+      {release.yanked ? <YankedBanner release={release} /> : null}
+
+      <StatGrid
+        className="mb-6 lg:grid-cols-3"
+        stats={[
+          { label: "Files", value: release.files.length, icon: FileArchive },
+          { label: "Total size", value: formatFileSize(totalBytes), icon: HardDrive },
+          { label: "Downloads", value: formatCompactCount(downloads), icon: Download },
+        ]}
+      />
+
+      <div className="grid grid-cols-1 gap-6">
+        <Card>
+          <CardHeader className="px-4 sm:px-6">
+            <CardTitle>Files</CardTitle>
+            <CardDescription>
+              Files are immutable: to replace one, delete it and upload the new one. Checksums are computed on
+              upload.
+            </CardDescription>
+          </CardHeader>
+          <CardContent className="grid grid-cols-1 gap-6 px-4 sm:px-6">
+            <FileUploader projectSlug={project.slug} version={release.version} maxBytes={maxUploadBytes} />
+            <FilesTable files={release.files} />
+          </CardContent>
+        </Card>
+        <ReleaseDetailsForm key={release.id} release={release} />
+      </div>
+    </>
+  );
 }

@@ -1,10 +1,317 @@
-// A project page of the signed-in area. Until a project exists, every slug is a 404.
-import { data } from "react-router";
+// /projects/{projectSlug}: a project's home — what it is, its numbers, its latest release —
+// with the Edit project and Delete project dialogs.
+import { updateProjectInput } from "@packyard/contract";
+import {
+  ArrowRight,
+  Calendar,
+  Code,
+  Download,
+  ExternalLink,
+  Globe,
+  Package,
+  Plus,
+  Scale,
+  Tag,
+} from "lucide-react";
+import { Link, redirect } from "react-router";
+import { VisibilityBadge, YankedBadge } from "../../components/dashboard/badges.tsx";
+import { Breadcrumbs } from "../../components/dashboard/breadcrumbs.tsx";
+import { FormattedDate } from "../../components/dashboard/formatted-date.tsx";
+import { DeleteProjectDialog, EditProjectDialog } from "../../components/dashboard/project-dialogs.tsx";
+import { StatGrid } from "../../components/dashboard/stats.tsx";
+import { useFlashToast } from "../../components/dashboard/use-flash-toast.ts";
+import { EmptyState } from "../../components/empty-state.tsx";
+import { Button } from "../../components/ui/button.tsx";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
+import { CopyButton } from "../../components/ui/copy-button.tsx";
+import {
+  collectGarbage,
+  deleteProject,
+  domainFailure,
+  failed,
+  invalid,
+  listReleaseSummaries,
+  ownProjectOr404,
+  projectDto,
+  readForm,
+  sessionActor,
+  succeeded,
+  updateProject,
+} from "../../lib/dashboard.server.ts";
+import { formatCompactCount } from "../../lib/format.ts";
+import { pageMeta } from "../../lib/meta.ts";
+import { requireOnboardedUser, services } from "../../lib/session.server.ts";
+import type { Route } from "./+types/project";
 
-export async function loader() {
-  throw data(null, { status: 404 });
+export const meta: Route.MetaFunction = ({ matches, location, loaderData }) =>
+  pageMeta({
+    baseUrl: matches[0]?.loaderData?.baseUrl,
+    path: location.pathname,
+    title: loaderData?.project.name ?? "Project",
+    noindex: true,
+  });
+
+export async function loader({ request, context, url, params }: Route.LoaderArgs) {
+  const user = await requireOnboardedUser(request, context, url);
+  const { database, config } = services(context);
+  const db = database.db;
+  const row = await ownProjectOr404(db, sessionActor(user), params.projectSlug);
+  const project = await projectDto(db, row);
+  const releases = await listReleaseSummaries(db, row.id);
+  return {
+    project,
+    latest: releases.find((r) => !r.yanked) ?? null,
+    recent: releases.slice(0, 5),
+    latestUrlBase: `${config.baseUrl}/dl/${project.owner}/${project.slug}/releases/latest/`,
+  };
 }
 
-export default function ProjectNotFound() {
-  return null;
+export async function action({ request, context, url, params }: Route.ActionArgs) {
+  const user = await requireOnboardedUser(request, context, url);
+  const { database, blobs } = services(context);
+  const db = database.db;
+  const actor = sessionActor(user);
+  const slug = params.projectSlug;
+  const form = await readForm(request);
+  const intent = form.intent ?? "";
+
+  if (intent === "update") {
+    // Only the fields the form sent: a missing field is left as it is, an empty one is cleared.
+    const input: Record<string, string> = {};
+    for (const key of ["name", "description", "visibility", "homepage", "sourceUrl", "license"]) {
+      const value = form[key];
+      if (value !== undefined) input[key] = key === "homepage" || key === "sourceUrl" ? value.trim() : value;
+    }
+    const parsed = updateProjectInput.safeParse(input);
+    if (!parsed.success) return invalid(intent, parsed.error);
+    try {
+      await updateProject(db, actor, slug, parsed.data);
+    } catch (error) {
+      return domainFailure(intent, error);
+    }
+    return succeeded(intent, "Project updated");
+  }
+
+  if (intent === "delete") {
+    await ownProjectOr404(db, actor, slug);
+    if ((form.confirm ?? "").trim() !== slug) {
+      return failed(intent, 400, {
+        errors: { confirm: `Type ${slug} to confirm that you want to delete this project` },
+      });
+    }
+    try {
+      await deleteProject(db, actor, slug);
+    } catch (error) {
+      return domainFailure(intent, error);
+    }
+    await collectGarbage(db, blobs);
+    throw redirect(`/projects?deleted=${encodeURIComponent(slug)}`);
+  }
+
+  return failed(intent, 400, { formError: "Unknown action" });
+}
+
+function ExternalLinkItem({ href, icon: Icon, label }: { href: string; icon: typeof Globe; label: string }) {
+  let host = href;
+  try {
+    const url = new URL(href);
+    host = `${url.host}${url.pathname === "/" ? "" : url.pathname}`;
+  } catch {
+    // keep the raw value
+  }
+  return (
+    <a
+      href={href}
+      target="_blank"
+      rel="noopener noreferrer nofollow"
+      className="inline-flex min-w-0 items-center gap-1.5 rounded-sm hover:text-foreground hover:underline"
+    >
+      <Icon className="size-4 shrink-0" aria-hidden="true" />
+      <span className="sr-only">{label}: </span>
+      <span className="truncate">{host}</span>
+      <ExternalLink className="size-3 shrink-0" aria-hidden="true" />
+    </a>
+  );
+}
+
+export default function ProjectHome({ loaderData }: Route.ComponentProps) {
+  const { project, latest, recent, latestUrlBase } = loaderData;
+  useFlashToast("created", () => `Project ${project.slug} created`);
+  const releasesPath = `/projects/${project.slug}/releases`;
+  const releasePath = (version: string) => `${releasesPath}/${encodeURIComponent(version)}`;
+
+  return (
+    <>
+      <Breadcrumbs items={[{ label: "Projects", to: "/projects" }, { label: project.name }]} />
+      <header className="mb-8 flex flex-col gap-4 lg:flex-row lg:items-start lg:justify-between">
+        <div className="min-w-0">
+          <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
+            <h1 className="break-words text-2xl font-bold tracking-tight">{project.name}</h1>
+            <VisibilityBadge visibility={project.visibility} />
+          </div>
+          <p className="mt-1 font-mono text-sm text-muted-foreground">
+            {project.owner}/{project.slug}
+          </p>
+          {project.description ? (
+            <p className="mt-3 max-w-3xl whitespace-pre-line text-muted-foreground">{project.description}</p>
+          ) : null}
+          <div className="mt-3 flex flex-wrap items-center gap-x-5 gap-y-2 text-sm text-muted-foreground">
+            {project.homepage ? (
+              <ExternalLinkItem href={project.homepage} icon={Globe} label="Homepage" />
+            ) : null}
+            {project.sourceUrl ? (
+              <ExternalLinkItem href={project.sourceUrl} icon={Code} label="Source" />
+            ) : null}
+            {project.license ? (
+              <span className="inline-flex items-center gap-1.5">
+                <Scale className="size-4" aria-hidden="true" />
+                <span className="sr-only">License: </span>
+                {project.license}
+              </span>
+            ) : null}
+            <span className="inline-flex items-center gap-1.5">
+              <Calendar className="size-4" aria-hidden="true" />
+              Created <FormattedDate iso={project.createdAt} />
+            </span>
+          </div>
+        </div>
+        <div className="flex shrink-0 flex-wrap gap-2">
+          {project.visibility === "public" ? (
+            <Button asChild variant="ghost">
+              <a href={`/releases/${project.owner}/${project.slug}`} target="_blank" rel="noopener">
+                Public page
+                <ExternalLink aria-hidden="true" />
+              </a>
+            </Button>
+          ) : null}
+          <EditProjectDialog project={project} />
+          <DeleteProjectDialog project={project} />
+        </div>
+      </header>
+
+      <StatGrid
+        className="mb-8"
+        stats={[
+          { label: "Releases", value: formatCompactCount(project.releaseCount), icon: Tag },
+          { label: "Downloads", value: formatCompactCount(project.downloads), icon: Download },
+          {
+            label: "Latest version",
+            value: (
+              <span className="font-mono text-lg sm:text-xl" title={project.latestVersion ?? undefined}>
+                {project.latestVersion ?? "—"}
+              </span>
+            ),
+            icon: Package,
+          },
+          {
+            label: "Last updated",
+            value: <FormattedDate iso={project.updatedAt} className="text-lg sm:text-xl" />,
+            icon: Calendar,
+          },
+        ]}
+      />
+
+      {recent.length === 0 ? (
+        <EmptyState
+          icon={Package}
+          title="No releases yet"
+          action={
+            <Button asChild>
+              <Link to={`${releasesPath}?new=1`}>
+                <Plus aria-hidden="true" />
+                New release
+              </Link>
+            </Button>
+          }
+        >
+          Create a release, then upload its .deb, .rpm, archives and binaries. The newest release that isn't
+          yanked is what <span className="font-mono">latest</span> points to.
+        </EmptyState>
+      ) : (
+        <div className="grid grid-cols-1 gap-6 lg:grid-cols-5">
+          <Card className="lg:col-span-3">
+            <CardHeader className="flex-row items-start justify-between gap-4">
+              <div className="grid gap-1.5">
+                <CardTitle>Latest release</CardTitle>
+                <CardDescription>The newest release that isn't yanked.</CardDescription>
+              </div>
+              <Button asChild variant="outline" size="sm">
+                <Link to={`${releasesPath}?new=1`}>
+                  <Plus aria-hidden="true" />
+                  New release
+                </Link>
+              </Button>
+            </CardHeader>
+            <CardContent>
+              {latest ? (
+                <div className="rounded-lg border border-border p-4" data-testid="latest-release">
+                  <div className="flex flex-wrap items-baseline justify-between gap-2">
+                    <Link
+                      to={releasePath(latest.version)}
+                      className="font-mono text-lg font-semibold text-primary hover:underline"
+                    >
+                      {latest.version}
+                    </Link>
+                    <span className="text-sm text-muted-foreground">
+                      <FormattedDate iso={latest.createdAt} />
+                    </span>
+                  </div>
+                  {latest.title ? <p className="mt-1 font-medium">{latest.title}</p> : null}
+                  <p className="mt-2 text-sm text-muted-foreground">
+                    {latest.fileCount} {latest.fileCount === 1 ? "file" : "files"} ·{" "}
+                    {formatCompactCount(latest.downloads)} downloads
+                  </p>
+                </div>
+              ) : (
+                <p className="text-sm text-muted-foreground">
+                  Every release of this project is yanked, so <span className="font-mono">latest</span> points
+                  nowhere.
+                </p>
+              )}
+              <div className="mt-4 grid min-w-0 grid-cols-1 gap-2">
+                <p className="text-sm font-medium">Download the latest version of a file</p>
+                <div className="flex items-center gap-1 rounded-md border border-border bg-muted/40 py-1 pr-1 pl-3">
+                  <code className="min-w-0 flex-1 truncate text-xs">{latestUrlBase}&lt;filename&gt;</code>
+                  <CopyButton value={latestUrlBase} label="Copy the latest download URL" />
+                </div>
+              </div>
+            </CardContent>
+          </Card>
+
+          <Card className="lg:col-span-2">
+            <CardHeader className="flex-row items-center justify-between gap-4">
+              <CardTitle>Recent releases</CardTitle>
+              <Link
+                to={releasesPath}
+                className="inline-flex items-center gap-1 rounded-sm text-sm font-medium text-primary hover:underline"
+              >
+                All releases
+                <ArrowRight className="size-3.5" aria-hidden="true" />
+              </Link>
+            </CardHeader>
+            <CardContent>
+              <ul className="divide-y divide-border">
+                {recent.map((release) => (
+                  <li key={release.id} className="flex items-center justify-between gap-3 py-2.5">
+                    <div className="flex min-w-0 items-center gap-2">
+                      <Link
+                        to={releasePath(release.version)}
+                        className="truncate font-mono text-sm font-medium hover:text-primary hover:underline"
+                      >
+                        {release.version}
+                      </Link>
+                      {release.yanked ? <YankedBadge /> : null}
+                    </div>
+                    <span className="shrink-0 text-xs text-muted-foreground">
+                      <FormattedDate iso={release.createdAt} />
+                    </span>
+                  </li>
+                ))}
+              </ul>
+            </CardContent>
+          </Card>
+        </div>
+      )}
+    </>
+  );
 }

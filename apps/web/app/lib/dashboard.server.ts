@@ -1,0 +1,208 @@
+// Loaders and actions of the signed-in project pages: what they read, and one way to turn a
+// form post into either a result or field errors. The domain functions (server/domain) do the
+// work and enforce the rules; this file only adapts them to forms and pages.
+import {
+  type ApiErrorCode,
+  apiErrorStatus,
+  type Project,
+  type Release,
+  type ReleaseSummary,
+  type Usage,
+} from "@packyard/contract";
+import type { Kysely } from "kysely";
+import { data } from "react-router";
+import type { ZodError } from "zod";
+import type { Database } from "../../server/db/schema.ts";
+import type { Actor } from "../../server/domain/access.ts";
+import { DomainError } from "../../server/domain/errors.ts";
+import { describeProjects, type ProjectRow, requireOwnProject } from "../../server/domain/projects.ts";
+import {
+  describeRelease,
+  type ReleaseRow,
+  type ReleaseUrls,
+  requireRelease,
+} from "../../server/domain/releases.ts";
+import { accountUsage } from "../../server/domain/usage.ts";
+import type { ActionResult, FieldErrors } from "../components/dashboard/action-result.ts";
+import { fieldErrors } from "./validation.ts";
+
+type Db = Kysely<Database>;
+
+export function sessionActor(user: { id: string }): Actor {
+  return { kind: "session", userId: user.id };
+}
+
+/** The text fields of a posted form. */
+export async function readForm(request: Request): Promise<Record<string, string>> {
+  const form = await request.formData();
+  const values: Record<string, string> = {};
+  for (const [key, value] of form) if (typeof value === "string") values[key] = value;
+  return values;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Action results. Every action answers `{ ok, intent, ... }` so a page can tell which of its
+// forms the answer belongs to.
+
+export function succeeded(intent: string, message: string) {
+  return data<ActionResult>({ ok: true, intent, message });
+}
+
+export function failed(
+  intent: string,
+  status: number,
+  failure: { errors?: FieldErrors; formError?: string; code?: ApiErrorCode },
+) {
+  return data<ActionResult>({ ok: false, intent, errors: failure.errors ?? {}, ...failure }, { status });
+}
+
+export function invalid(intent: string, error: ZodError) {
+  return failed(intent, 400, { errors: fieldErrors(error), code: "VALIDATION_FAILED" });
+}
+
+export function isDomainError(error: unknown, code: ApiErrorCode): error is DomainError {
+  return error instanceof DomainError && error.code === code;
+}
+
+/**
+ * A domain failure as an action answer: the codes in `fields` go next to that form field,
+ * anything else to the form's alert. NOT_FOUND becomes the 404 page; other errors are rethrown.
+ */
+export function domainFailure(
+  intent: string,
+  error: unknown,
+  fields: Partial<Record<ApiErrorCode, string>> = {},
+) {
+  if (!(error instanceof DomainError)) throw error;
+  if (error.code === "NOT_FOUND") throw data(null, { status: 404 });
+  const field = fields[error.code];
+  return failed(intent, apiErrorStatus[error.code], {
+    code: error.code,
+    ...(field ? { errors: { [field]: error.message } } : { formError: error.message }),
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading.
+
+/** The signed-in user's project by slug, or the 404 page. */
+export async function ownProjectOr404(db: Db, actor: Actor, slug: string): Promise<ProjectRow> {
+  try {
+    return await requireOwnProject(db, actor, slug, "read");
+  } catch (error) {
+    if (error instanceof DomainError && error.code === "NOT_FOUND") throw data(null, { status: 404 });
+    throw error;
+  }
+}
+
+/** A release of the project by version, or the 404 page. */
+export async function releaseOr404(db: Db, projectId: string, version: string): Promise<ReleaseRow> {
+  try {
+    return await requireRelease(db, projectId, version);
+  } catch (error) {
+    if (error instanceof DomainError && error.code === "NOT_FOUND") throw data(null, { status: 404 });
+    throw error;
+  }
+}
+
+export async function projectDto(db: Db, row: ProjectRow): Promise<Project> {
+  const [dto] = await describeProjects(db, [row]);
+  return dto!;
+}
+
+/** Download URLs exactly as the API hands them out: {baseUrl}/dl/{owner}/{slug}/releases/{version}/{file}. */
+export function downloadUrls(baseUrl: string, owner: string, slug: string): ReleaseUrls {
+  return {
+    fileUrl: (version, filename) =>
+      `${baseUrl}/dl/${owner}/${slug}/releases/${encodeURIComponent(version)}/${encodeURIComponent(filename)}`,
+  };
+}
+
+export async function releaseDto(
+  db: Db,
+  baseUrl: string,
+  project: Project,
+  row: ReleaseRow,
+): Promise<Release> {
+  return describeRelease(db, row, downloadUrls(baseUrl, project.owner, project.slug));
+}
+
+export interface RecentRelease {
+  version: string;
+  title: string | null;
+  yanked: boolean;
+  createdAt: string;
+  projectSlug: string;
+  projectName: string;
+  fileCount: number;
+}
+
+export interface DashboardOverview {
+  usage: Usage;
+  /** Every download of every file, all time. */
+  downloads: number;
+  recentReleases: RecentRelease[];
+}
+
+export async function dashboardOverview(db: Db, ownerId: string, limit = 8): Promise<DashboardOverview> {
+  const usage = await accountUsage(db, ownerId);
+  const totals = await db
+    .selectFrom("release_file")
+    .innerJoin("release", "release.id", "release_file.release_id")
+    .innerJoin("project", "project.id", "release.project_id")
+    .select((eb) => eb.fn.sum<number | string | null>("release_file.download_count").as("n"))
+    .where("project.owner_id", "=", ownerId)
+    .executeTakeFirst();
+  const rows = await db
+    .selectFrom("release")
+    .innerJoin("project", "project.id", "release.project_id")
+    .select([
+      "release.id as id",
+      "release.version as version",
+      "release.title as title",
+      "release.yanked as yanked",
+      "release.created_at as createdAt",
+      "project.slug as projectSlug",
+      "project.name as projectName",
+    ])
+    .where("project.owner_id", "=", ownerId)
+    .orderBy("release.created_at", "desc")
+    .orderBy("release.id", "desc")
+    .limit(limit)
+    .execute();
+  const counts = rows.length
+    ? await db
+        .selectFrom("release_file")
+        .select(["release_id", (eb) => eb.fn.countAll<number | string>().as("n")])
+        .where(
+          "release_id",
+          "in",
+          rows.map((r) => r.id),
+        )
+        .groupBy("release_id")
+        .execute()
+    : [];
+  const fileCounts = new Map(counts.map((c) => [c.release_id, Number(c.n)]));
+  return {
+    usage,
+    downloads: Number(totals?.n ?? 0),
+    recentReleases: rows.map(({ id, yanked, ...row }) => ({
+      ...row,
+      yanked: Number(yanked) === 1,
+      fileCount: fileCounts.get(id) ?? 0,
+    })),
+  };
+}
+
+// The domain functions the pages call, in one place.
+export { collectGarbage, deleteFile } from "../../server/domain/files.ts";
+export { createProject, deleteProject, listProjects, updateProject } from "../../server/domain/projects.ts";
+export {
+  createRelease,
+  listReleaseSummaries,
+  resolveLatest,
+  setYanked,
+  updateRelease,
+} from "../../server/domain/releases.ts";
+
+export type { ActionResult, FieldErrors, Project, Release, ReleaseSummary };
