@@ -1,7 +1,10 @@
 import { index, layout, type RouteConfig, route } from "@react-router/dev/routes";
 
 export default [
-  layout("routes/_marketing/layout.tsx", [index("routes/_marketing/home.tsx")]),
+  layout("routes/_marketing/layout.tsx", [
+    index("routes/_marketing/home.tsx"),
+    route("pricing", "routes/_marketing/pricing.tsx"),
+  ]),
 
   route("auth/signin", "routes/auth/signin.tsx"),
   route("auth/forgot-password", "routes/auth/forgot-password.tsx"),

@@ -1,5 +1,6 @@
 // The three plans side by side, read from lib/plans.ts.
 import { Check } from "lucide-react";
+import type { ReactNode } from "react";
 import { formatCurrency, formatFileSize } from "../lib/format.ts";
 import { type PlanId, planIds, plans } from "../lib/plans.ts";
 import { cn } from "../lib/utils.ts";
@@ -9,10 +10,13 @@ export function PlanCards({
   current,
   annual,
   highlight,
+  action,
 }: {
   current?: PlanId;
   annual: boolean;
   highlight?: PlanId;
+  /** A call to action at the bottom of each card. */
+  action?: (plan: PlanId) => ReactNode;
 }) {
   return (
     <div className="grid gap-4 md:grid-cols-3">
@@ -51,6 +55,7 @@ export function PlanCards({
                 </li>
               ))}
             </ul>
+            {action ? <div className="mt-auto pt-6">{action(id)}</div> : null}
           </Card>
         );
       })}

@@ -8,7 +8,7 @@ import { Tabs, TabsContent, TabsList, TabsTrigger } from "./ui/tabs.tsx";
 
 function Snippet({ value, label }: { value: string; label: string }) {
   return (
-    <div className="relative">
+    <div className="relative min-w-0">
       <pre className="overflow-x-auto rounded-md border border-border bg-muted p-3 pr-10 text-xs leading-relaxed">
         <code>{value}</code>
       </pre>
@@ -29,7 +29,7 @@ export function RepositorySetupCard({
   rpmPackage?: string;
 }) {
   return (
-    <Card className="p-5" data-testid="repository-setup">
+    <Card className="min-w-0 p-5" data-testid="repository-setup">
       <h2 className="flex items-center gap-2 font-semibold">
         <Terminal className="size-4" aria-hidden="true" /> Install with apt or dnf
       </h2>
@@ -44,7 +44,7 @@ export function RepositorySetupCard({
           <TabsTrigger value="sources">deb822 source</TabsTrigger>
           <TabsTrigger value="dnf">dnf</TabsTrigger>
         </TabsList>
-        <TabsContent value="script" className="mt-3 grid gap-2">
+        <TabsContent value="script" className="mt-3 grid min-w-0 grid-cols-1 gap-2">
           <Snippet value={setup.setupCommand} label="Copy the setup command" />
           {debPackage ? (
             <Snippet value={`sudo apt-get install ${debPackage}`} label="Copy the install command" />
@@ -55,7 +55,7 @@ export function RepositorySetupCard({
             </p>
           ) : null}
         </TabsContent>
-        <TabsContent value="sources" className="mt-3 grid gap-2">
+        <TabsContent value="sources" className="mt-3 grid min-w-0 grid-cols-1 gap-2">
           <p className="text-xs text-muted-foreground">
             Save as{" "}
             <code>
@@ -72,7 +72,7 @@ export function RepositorySetupCard({
           </p>
           <Snippet value={setup.debSources} label="Copy the source" />
         </TabsContent>
-        <TabsContent value="dnf" className="mt-3 grid gap-2">
+        <TabsContent value="dnf" className="mt-3 grid min-w-0 grid-cols-1 gap-2">
           <Snippet value={setup.rpmSetupCommand} label="Copy the dnf setup command" />
           {rpmPackage ? (
             <Snippet value={`sudo dnf install ${rpmPackage}`} label="Copy the dnf install command" />

@@ -80,6 +80,25 @@ describe(`server basics (${databaseKind})`, () => {
     expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
   });
 
+  it("serves /pricing from the plans, carrying plan and annual into sign-up", async () => {
+    const res = await app.request("/pricing?plan=pro&annual=true");
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain("$390.00");
+    expect(html).toContain("$120.00");
+    expect(html).toContain('href="/auth/signin?mode=signup&amp;plan=pro&amp;annual=true"');
+    const monthly = await (await app.request("/pricing")).text();
+    expect(monthly).toContain("$39.00");
+    expect(monthly).toContain("$12.00");
+    // Values outside the spec's sets are ignored: monthly prices, no plan carried.
+    const odd = await app.request("/pricing?plan=gold&annual=maybe");
+    expect(odd.status).toBe(200);
+    const oddHtml = await odd.text();
+    expect(oddHtml).toContain("$39.00");
+    expect(oddHtml).not.toContain("plan=gold");
+    expect(oddHtml).toContain('href="/auth/signin?mode=signup&amp;plan=starter&amp;annual=false"');
+  });
+
   it("answers an unknown URL with the not-found page and HTTP 404", async () => {
     const res = await app.request("/no/such/page");
     expect(res.status).toBe(404);

@@ -21,6 +21,7 @@ import { DeleteProjectDialog, EditProjectDialog } from "../../components/dashboa
 import { StatGrid } from "../../components/dashboard/stats.tsx";
 import { useFlashToast } from "../../components/dashboard/use-flash-toast.ts";
 import { EmptyState } from "../../components/empty-state.tsx";
+import { RepositorySetupCard } from "../../components/repository-setup.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
 import { CopyButton } from "../../components/ui/copy-button.tsx";
@@ -40,6 +41,7 @@ import {
 } from "../../lib/dashboard.server.ts";
 import { formatCompactCount } from "../../lib/format.ts";
 import { pageMeta } from "../../lib/meta.ts";
+import { repositorySetup } from "../../lib/repository-setup.server.ts";
 import { requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/project";
 
@@ -63,6 +65,7 @@ export async function loader({ request, context, url, params }: Route.LoaderArgs
     latest: releases.find((r) => !r.yanked) ?? null,
     recent: releases.slice(0, 5),
     latestUrlBase: `${config.baseUrl}/dl/${project.owner}/${project.slug}/releases/latest/`,
+    setup: await repositorySetup(context, row, project.owner),
   };
 }
 
@@ -312,6 +315,9 @@ export default function ProjectHome({ loaderData }: Route.ComponentProps) {
           </Card>
         </div>
       )}
+      <div className="mt-8">
+        <RepositorySetupCard setup={loaderData.setup} />
+      </div>
     </>
   );
 }
