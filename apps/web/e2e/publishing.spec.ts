@@ -41,7 +41,7 @@ test("create a project and a release, upload two files at once, download one, an
   await expect(page).toHaveURL(/\/projects\/widget-tool$/);
   await expect(page.getByRole("heading", { level: 1, name: "Widget Tool" })).toBeVisible();
   await expect(page.getByText("Project widget-tool created")).toBeVisible();
-  await expect(page.getByText(`${username}/widget-tool`)).toBeVisible();
+  await expect(page.getByText(`${username}/widget-tool`, { exact: true })).toBeVisible();
 
   // A release, from the New release dialog; the notes preview renders Markdown, not raw HTML.
   await page.getByRole("link", { name: "New release" }).click();
