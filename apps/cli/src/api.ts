@@ -1,0 +1,121 @@
+// The routes of /api/v1 the CLI uses, each with the contract schema its answer is parsed with.
+import { z } from "zod";
+import { type ApiClient, apiError, type RequestOptions } from "./api-client.ts";
+import {
+  type CreateProjectInput,
+  type CreateReleaseInput,
+  project,
+  type RotateKeyInput,
+  release,
+  releaseFile,
+  releaseSummary,
+  signingKey,
+  type UpdateReleaseInput,
+} from "./contract.ts";
+
+const e = encodeURIComponent;
+const projectPath = (slug: string) => `/api/v1/projects/${e(slug)}`;
+const releasePath = (slug: string, version: string) => `${projectPath(slug)}/releases/${e(version)}`;
+
+export interface UploadTarget {
+  distribution?: string;
+  component?: string;
+  group?: string;
+}
+
+export function packyardApi(client: ApiClient) {
+  return {
+    client,
+    listProjects: async () =>
+      (await client.call("GET", "/api/v1/projects", z.object({ projects: z.array(project) }))).projects,
+    getProject: async (slug: string) =>
+      (await client.call("GET", projectPath(slug), z.object({ project }))).project,
+    createProject: async (input: CreateProjectInput) =>
+      (await client.call("POST", "/api/v1/projects", z.object({ project }), { json: input })).project,
+
+    listReleases: async (slug: string) =>
+      (
+        await client.call(
+          "GET",
+          `${projectPath(slug)}/releases`,
+          z.object({ releases: z.array(releaseSummary) }),
+        )
+      ).releases,
+    getRelease: async (slug: string, version: string) =>
+      (await client.call("GET", releasePath(slug, version), z.object({ release }))).release,
+    createRelease: async (slug: string, input: CreateReleaseInput) =>
+      (await client.call("POST", `${projectPath(slug)}/releases`, z.object({ release }), { json: input }))
+        .release,
+    updateRelease: async (slug: string, version: string, input: UpdateReleaseInput) =>
+      (await client.call("PATCH", releasePath(slug, version), z.object({ release }), { json: input }))
+        .release,
+    deleteRelease: (slug: string, version: string) =>
+      client.callNoContent("DELETE", releasePath(slug, version)),
+    yankRelease: async (slug: string, version: string, reason: string) =>
+      (
+        await client.call("POST", `${releasePath(slug, version)}/yank`, z.object({ release }), {
+          json: { reason },
+          idempotent: true,
+        })
+      ).release,
+    unyankRelease: async (slug: string, version: string) =>
+      (
+        await client.call("POST", `${releasePath(slug, version)}/unyank`, z.object({ release }), {
+          idempotent: true,
+        })
+      ).release,
+
+    listFiles: async (slug: string, version: string) =>
+      (
+        await client.call(
+          "GET",
+          `${releasePath(slug, version)}/files`,
+          z.object({ files: z.array(releaseFile) }),
+        )
+      ).files,
+    /** PUT one file, streamed; the answer is the stored file. Creates the release when needed. */
+    uploadFile: async (
+      slug: string,
+      version: string,
+      filename: string,
+      target: UploadTarget,
+      upload: NonNullable<RequestOptions["upload"]>,
+    ) =>
+      (
+        await client.call(
+          "PUT",
+          `${releasePath(slug, version)}/files/${e(filename)}`,
+          z.object({ file: releaseFile }),
+          {
+            query: { ...target },
+            upload,
+          },
+        )
+      ).file,
+
+    /**
+     * The first `length` bytes of a stored file, from its download URL with a Range request: one
+     * that ends before the file's last byte is not counted as a download.
+     */
+    readFileStart: async (owner: string, slug: string, version: string, filename: string, length: number) => {
+      const path = `/dl/${owner}/${slug}/releases/${e(version)}/${e(filename)}`;
+      const response = await client.send("GET", path, { headers: { range: `bytes=0-${length - 1}` } });
+      if (!response.ok) throw await apiError(response, "GET", path);
+      return new Uint8Array(await response.arrayBuffer()).subarray(0, length);
+    },
+
+    listKeys: async (slug: string) =>
+      (await client.call("GET", `${projectPath(slug)}/keys`, z.object({ keys: z.array(signingKey) }))).keys,
+    rotateKeys: async (slug: string, input: Partial<RotateKeyInput>) =>
+      (
+        await client.call(
+          "POST",
+          `${projectPath(slug)}/keys/rotate`,
+          z.object({ keys: z.array(signingKey) }),
+          { json: input },
+        )
+      ).keys,
+  };
+}
+
+export type PackyardApi = ReturnType<typeof packyardApi>;

@@ -1,0 +1,114 @@
+// What every command gets: the terminal, the environment, --json, and the API client for the
+// resolved server and token.
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { type PackyardApi, packyardApi } from "./api.ts";
+import { ApiClient } from "./api-client.ts";
+import { type Credentials, type Env, resolveCredentials } from "./config.ts";
+import { CliError, exitCodes } from "./errors.ts";
+import { retryPolicyFrom } from "./retry.ts";
+
+export type Terminal = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+
+export interface Io {
+  stdout: Terminal;
+  stderr: Terminal;
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  env: Env;
+}
+
+export interface GlobalFlags {
+  server?: string;
+  token?: string;
+  json: boolean;
+}
+
+export interface Context {
+  io: Io;
+  env: Env;
+  flags: GlobalFlags;
+  /** Server and token from flags, environment and stored login. */
+  credentials(): Credentials;
+  /** A client for the resolved server and token, or for others (login checks a new token). */
+  client(override?: { server: string; token: string }): ApiClient;
+  /** The API with a token; without one, a "not logged in" error. */
+  api(): PackyardApi;
+  /** A line for people on stdout; nothing with --json. */
+  print(line?: string): void;
+  /** Progress and notices on stderr. */
+  note(line: string): void;
+  /** The command's result: JSON on stdout with --json, else what `human` prints. */
+  result(json: unknown, human: () => void): void;
+}
+
+export function createContext(io: Io, flags: GlobalFlags): Context {
+  let credentials: Credentials | undefined;
+  const context: Context = {
+    io,
+    env: io.env,
+    flags,
+    credentials: () => {
+      credentials ??= resolveCredentials(flags, io.env);
+      return credentials;
+    },
+    client: (override) => {
+      const { server, token } = override ?? context.credentials();
+      return new ApiClient({
+        server,
+        token,
+        retry: retryPolicyFrom(io.env),
+        userAgent: `packyard-cli/${cliVersion()} node/${process.versions.node}`,
+        onRetry: (notice) => context.note(`retrying: ${notice}`),
+      });
+    },
+    api: () => {
+      const { server, token } = context.credentials();
+      if (!token) {
+        throw new CliError(
+          "NOT_LOGGED_IN",
+          `Not logged in to ${server}: run packyard login --server ${server}, or set PACKYARD_TOKEN`,
+          exitCodes.auth,
+        );
+      }
+      return packyardApi(context.client());
+    },
+    print: (line = "") => {
+      if (!flags.json) io.stdout.write(`${line}\n`);
+    },
+    note: (line) => {
+      io.stderr.write(`${line}\n`);
+    },
+    result: (json, human) => {
+      if (flags.json) io.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+      else human();
+    },
+  };
+  return context;
+}
+
+export async function readText(stream: NodeJS.ReadableStream): Promise<string> {
+  let text = "";
+  for await (const chunk of stream) text += chunk.toString();
+  return text;
+}
+
+let version: string | undefined;
+
+/** The version in the CLI's package.json, found from here in src/ and in dist/ alike. */
+export function cliVersion(): string {
+  version ??= findVersion();
+  return version;
+}
+
+function findVersion(): string {
+  for (let dir = import.meta.dirname; dir !== dirname(dir); dir = dirname(dir)) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
+        name?: string;
+        version?: string;
+      };
+      if (pkg.name === "packyard" && pkg.version) return pkg.version;
+    } catch {}
+  }
+  return "unknown";
+}
