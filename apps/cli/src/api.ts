@@ -2,8 +2,12 @@
 import { z } from "zod";
 import { type ApiClient, apiError, type RequestOptions } from "./api-client.ts";
 import {
+  apiKeyInfo,
+  type CreateApiKeyInput,
   type CreateProjectInput,
   type CreateReleaseInput,
+  createdApiKey,
+  me,
   project,
   type RotateKeyInput,
   release,
@@ -102,6 +106,15 @@ export function packyardApi(client: ApiClient) {
       const response = await client.send("GET", path, { headers: { range: `bytes=0-${length - 1}` } });
       if (!response.ok) throw await apiError(response, "GET", path);
       return new Uint8Array(await response.arrayBuffer()).subarray(0, length);
+    },
+
+    me: async () => client.call("GET", "/api/v1/me", me),
+    listApiKeys: async () =>
+      (await client.call("GET", "/api/v1/keys", z.object({ keys: z.array(apiKeyInfo) }))).keys,
+    createApiKey: async (input: Partial<CreateApiKeyInput> & Pick<CreateApiKeyInput, "name" | "access">) =>
+      (await client.call("POST", "/api/v1/keys", z.object({ key: createdApiKey }), { json: input })).key,
+    deleteApiKey: async (id: string) => {
+      await client.call("DELETE", `/api/v1/keys/${e(id)}`, z.unknown());
     },
 
     listKeys: async (slug: string) =>

@@ -101,7 +101,7 @@ describe.concurrent("usage errors exit 2 before anything is sent", () => {
       "error: slug: Slug must be lowercase letters, numbers and hyphens (no leading/trailing hyphen) (USAGE)",
     ],
     [
-      ["keys", "create", "widget", "--overlap-days", "soon"],
+      ["signing-keys", "rotate", "widget", "--overlap-days", "soon"],
       "error: --overlap-days must be a whole number of days (0–365) (USAGE)",
     ],
     [

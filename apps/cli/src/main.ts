@@ -9,6 +9,7 @@ import { logoutCommand } from "./commands/logout.ts";
 import { projectsCommand } from "./commands/projects.ts";
 import { pushCommand } from "./commands/push.ts";
 import { releasesCommand } from "./commands/releases.ts";
+import { signingKeysCommand } from "./commands/signing-keys.ts";
 import { whoamiCommand } from "./commands/whoami.ts";
 import { DEFAULT_SERVER } from "./config.ts";
 import { cliVersion, createContext, type Io } from "./context.ts";
@@ -22,6 +23,7 @@ const commands: Record<string, Command | CommandGroup> = {
   releases: releasesCommand,
   projects: projectsCommand,
   keys: keysCommand,
+  "signing-keys": signingKeysCommand,
 };
 
 const globalOptions: Record<string, OptionSpec> = {

@@ -31,8 +31,7 @@ export function parseProjectRef(raw: string, options: { ownerRequired?: boolean 
 export const refName = (ref: ProjectRef) => (ref.owner ? `${ref.owner}/${ref.slug}` : ref.slug);
 
 /**
- * The project, after checking that OWNER is the token's user. When the token's user has no
- * such project, its other projects still say who the token belongs to.
+ * The project, after checking that OWNER is the token's user (GET /api/v1/me says whose it is).
  */
 export async function requireProject(api: PackyardApi, ref: ProjectRef): Promise<Project> {
   let project: Project;
@@ -40,7 +39,9 @@ export async function requireProject(api: PackyardApi, ref: ProjectRef): Promise
     project = await api.getProject(ref.slug);
   } catch (error) {
     if (!(error instanceof CliError) || error.code !== "NOT_FOUND") throw error;
-    const user = ref.owner ? (await api.listProjects().catch(() => []))[0]?.owner : undefined;
+    const user = ref.owner
+      ? ((await api.me().catch(() => undefined))?.user.username ?? undefined)
+      : undefined;
     if (user && user !== ref.owner) throw wrongOwner(ref, user);
     throw new CliError(
       "NOT_FOUND",

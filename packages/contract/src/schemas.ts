@@ -116,6 +116,46 @@ export const rotateKeyInput = z.object({
 });
 export type RotateKeyInput = z.infer<typeof rotateKeyInput>;
 
+export const keyScope = z.object({
+  /** "*" for every project, or the slugs of the chosen ones. */
+  projects: z.union([z.literal("*"), z.array(z.string())]),
+  access: z.enum(["read", "publish"]),
+});
+
+export const apiKeyInfo = z.object({
+  id: z.string(),
+  name: z.string().nullable(),
+  /** The first characters of the key, to recognise it. */
+  start: z.string().nullable(),
+  scope: keyScope,
+  lastRequest: z.string().nullable(),
+  expiresAt: z.string().nullable(),
+  createdAt: z.string(),
+  expired: z.boolean(),
+});
+export type ApiKeyInfo = z.infer<typeof apiKeyInfo>;
+
+export const createApiKeyInput = z.object({
+  name: z.string().trim().min(1, "Give the key a name").max(32, "Name must be at most 32 characters"),
+  /** null: never expires. */
+  expiresInDays: z.number().int().min(1).max(3650).nullable().default(90),
+  access: z.enum(["read", "publish"]),
+  projects: z.union([z.literal("*"), z.array(projectSlug).min(1, "Choose at least one project")]).default("*"),
+});
+export type CreateApiKeyInput = z.infer<typeof createApiKeyInput>;
+
+export const createdApiKey = apiKeyInfo.extend({
+  /** The secret, shown once. */
+  key: z.string(),
+});
+
+export const me = z.object({
+  user: z.object({ id: z.string(), username: z.string().nullable(), name: z.string(), email: z.string() }),
+  /** How this request authenticated; a key's scope when it was a key. */
+  auth: z.object({ kind: z.enum(["session", "key"]), scope: keyScope.optional() }),
+});
+export type Me = z.infer<typeof me>;
+
 export const usage = z.object({
   plan: z.enum(["basic", "starter", "pro"]),
   storageBytes: z.number().int().nonnegative(),

@@ -1,18 +1,18 @@
-// packyard keys list|create|delete: the project's repository signing keys, against a real Packyard.
+// packyard keys list|create|delete: API keys, against a real Packyard.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LiveServer, publisher, startLiveServer } from "../test-support/live-server.ts";
 import { cliHome, runCli } from "../test-support/run-cli.ts";
 
 let server: LiveServer;
-let alice: Awaited<ReturnType<typeof publisher>>;
+let bob: Awaited<ReturnType<typeof publisher>>;
 
 beforeAll(async () => {
   server = await startLiveServer();
-  alice = await publisher(server, "alice");
-  await alice.api("/api/v1/projects", {
+  bob = await publisher(server, "bob");
+  await bob.api("/api/v1/projects", {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ slug: "widget", name: "Widget" }),
+    body: JSON.stringify({ slug: "gadget", name: "Gadget" }),
   });
 });
 
@@ -20,35 +20,58 @@ afterAll(async () => {
   await server?.close();
 });
 
-const run = (...args: string[]) =>
-  runCli(args, { env: { ...cliHome(), PACKYARD_SERVER: server.url, PACKYARD_TOKEN: alice.token } });
+const run = (token: string, ...args: string[]) =>
+  runCli(args, { env: { ...cliHome(), PACKYARD_SERVER: server.url, PACKYARD_TOKEN: token } });
 
 describe("packyard keys", () => {
-  it("lists the signing key, rotates to a new one with an overlap, and explains that keys are not deleted", async () => {
-    const list = await run("keys", "list", "alice/widget");
-    expect(list.code, list.stderr).toBe(0);
-    expect(list.stdout).toMatch(
-      /^FINGERPRINT\s+ALGORITHM\s+CREATED\s+RETIRES\n[0-9A-F]{40}\s+rsa3072\s+\S+ \S+\s+-\n$/,
-    );
-
-    const rotated = await run(
+  it("creates a scoped key whose secret works, lists it, and deletes it", async () => {
+    const created = await run(
+      bob.token,
       "keys",
       "create",
-      "widget",
-      "--algorithm",
-      "ed25519",
-      "--overlap-days",
-      "3",
+      "deploy",
+      "--access",
+      "read",
+      "--projects",
+      "gadget",
+      "--expires-days",
+      "30",
       "--json",
     );
-    expect(rotated.code, rotated.stderr).toBe(0);
-    const { keys } = JSON.parse(rotated.stdout);
-    expect(keys.map((k: { algorithm: string }) => k.algorithm)).toEqual(["rsa3072", "ed25519"]);
-    expect(keys[0].retireAt).not.toBeNull();
-    expect(keys[1].retireAt).toBeNull();
+    expect(created.code, created.stderr).toBe(0);
+    const { key } = JSON.parse(created.stdout);
+    expect(key).toMatchObject({ name: "deploy", scope: { access: "read", projects: ["gadget"] } });
+    expect(key.key).toMatch(/^pky_/);
 
-    const removed = await run("keys", "delete", "widget", keys[0].fingerprint);
-    expect(removed.code).toBe(1);
-    expect(removed.stderr).toMatch(/^error: Signing keys are not deleted: .* \(UNSUPPORTED\)\n$/);
+    const whoami = await run(key.key, "whoami");
+    expect(whoami.code, whoami.stderr).toBe(0);
+    expect(whoami.stdout).toContain("User:     bob");
+    expect(whoami.stdout).toContain("Scope:    read on gadget");
+
+    const list = await run(bob.token, "keys", "list");
+    expect(list.code, list.stderr).toBe(0);
+    // Used once, by whoami above.
+    expect(list.stdout).toMatch(new RegExp(`${key.id}\\s+deploy\\s+pky_\\S*\\s+read gadget\\s+\\d`));
+
+    // A read key cannot manage keys.
+    const denied = await run(key.key, "keys", "list");
+    expect(denied.code).not.toBe(0);
+    expect(denied.stderr).toMatch(/\(KEY_SCOPE\)\n$/);
+
+    const deleted = await run(bob.token, "keys", "delete", key.id);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    const gone = await run(key.key, "whoami");
+    expect(gone.code).toBe(3);
+    const again = await run(bob.token, "keys", "delete", key.id);
+    expect(again.code).toBe(4);
+  });
+
+  it("prints the secret once in plain output, and refuses bad options", async () => {
+    const created = await run(bob.token, "keys", "create", "ci");
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toMatch(/The secret is shown only now:\npky_\S+\n$/);
+    const bad = await run(bob.token, "keys", "create", "x", "--access", "admin");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe("error: --access must be read or publish (USAGE)\n");
   });
 });

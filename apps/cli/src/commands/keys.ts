@@ -1,92 +1,88 @@
-// packyard keys list|create|delete: the project's repository signing keys (the OpenPGP keys
-// apt and dnf verify). "create" is a rotation: the new key signs from now on and the current
-// ones keep signing through the overlap. Keys are never deleted through the API: a rotated key
-// retires when its overlap ends. API keys (tokens) are managed on the API keys page.
+// packyard keys list|create|delete: your API keys (the tokens CI and this CLI use). Managing
+// keys is account-wide, so it needs the login token or a key with publish access to all
+// projects. A new key's secret is printed once.
 import { type Command, type CommandGroup, stringOption } from "../command.ts";
-import type { Context } from "../context.ts";
-import { rotateKeyInput, type SigningKeyInfo } from "../contract.ts";
-import { CliError, exitCodes, usageError } from "../errors.ts";
+import type { ApiKeyInfo } from "../contract.ts";
+import { usageError } from "../errors.ts";
 import { shortTime, table } from "../output.ts";
-import { parseProjectRef, requireProject } from "../project-ref.ts";
 
-function printKeys(context: Context, keys: SigningKeyInfo[]) {
-  context.print(
-    table(
-      ["FINGERPRINT", "ALGORITHM", "CREATED", "RETIRES"],
-      keys.map((k) => [
-        k.fingerprint,
-        k.algorithm,
-        shortTime(k.createdAt),
-        k.retireAt ? shortTime(k.retireAt) : "-",
-      ]),
-    ),
-  );
-}
+const scopeText = (k: ApiKeyInfo) =>
+  `${k.scope.access} ${k.scope.projects === "*" ? "all projects" : k.scope.projects.join(",")}`;
 
 const list: Command = {
-  usage: "keys list PROJECT",
-  summary: "List the project's repository signing keys",
-  args: { min: 1, max: 1 },
-  async run(context, [projectArg = ""]) {
-    const api = context.api();
-    const project = await requireProject(api, parseProjectRef(projectArg));
-    const keys = await api.listKeys(project.slug);
-    context.result({ keys }, () => printKeys(context, keys));
+  usage: "keys list",
+  summary: "List your API keys",
+  args: { min: 0, max: 0 },
+  async run(context) {
+    const keys = await context.api().listApiKeys();
+    context.result({ keys }, () =>
+      context.print(
+        keys.length === 0
+          ? "No API keys."
+          : table(
+              ["ID", "NAME", "START", "SCOPE", "LAST USED", "EXPIRES"],
+              keys.map((k) => [
+                k.id,
+                k.name ?? "-",
+                k.start ?? "-",
+                scopeText(k),
+                k.lastRequest ? shortTime(k.lastRequest) : "never",
+                k.expired ? "expired" : k.expiresAt ? shortTime(k.expiresAt) : "never",
+              ]),
+            ),
+      ),
+    );
   },
 };
 
 const create: Command = {
-  usage: "keys create PROJECT",
-  summary: "Make a new signing key (a rotation: the current keys keep signing through the overlap)",
+  usage: "keys create NAME [--access read|publish] [--projects SLUG,…] [--expires-days N|never]",
+  summary: "Create an API key and print its secret (shown this once)",
   options: {
-    algorithm: { type: "string", value: "rsa3072|ed25519", description: "Default rsa3072" },
-    "overlap-days": {
-      type: "string",
-      value: "N",
-      description: "Days the current keys keep signing (default 7)",
-    },
+    access: { type: "string", value: "read|publish", description: "Default publish" },
+    projects: { type: "string", value: "SLUG,…", description: "Only these projects (default: all)" },
+    "expires-days": { type: "string", value: "N|never", description: "Default 90" },
   },
   args: { min: 1, max: 1 },
-  async run(context, [projectArg = ""], options) {
-    const days = stringOption(options, "overlap-days");
-    if (days !== undefined && !/^\d{1,3}$/.test(days))
-      throw usageError("--overlap-days must be a whole number of days (0–365)");
-    const input = rotateKeyInput.safeParse({
-      algorithm: stringOption(options, "algorithm"),
-      overlapDays: days === undefined ? undefined : Number(days),
+  async run(context, [name = ""], options) {
+    const access = stringOption(options, "access") ?? "publish";
+    if (access !== "read" && access !== "publish") throw usageError("--access must be read or publish");
+    const expires = stringOption(options, "expires-days") ?? "90";
+    if (expires !== "never" && !/^\d{1,4}$/.test(expires))
+      throw usageError("--expires-days must be a number of days or never");
+    const projects = stringOption(options, "projects");
+    const key = await context.api().createApiKey({
+      name,
+      access,
+      expiresInDays: expires === "never" ? null : Number(expires),
+      projects: projects
+        ? projects
+            .split(",")
+            .map((p) => p.trim())
+            .filter(Boolean)
+        : "*",
     });
-    if (!input.success) {
-      const issue = input.error.issues[0];
-      throw usageError(
-        `--${issue?.path[0] === "overlapDays" ? "overlap-days" : "algorithm"}: ${issue?.message}`,
-      );
-    }
-    const api = context.api();
-    const project = await requireProject(api, parseProjectRef(projectArg));
-    const keys = await api.rotateKeys(project.slug, input.data);
-    context.result({ keys }, () => {
+    context.result({ key }, () => {
       context.print(
-        `New signing key for ${project.owner}/${project.slug}; machines pick it up when they re-run the setup script or refresh the keyring.`,
+        `Created ${key.name} (${scopeText(key)}, ${key.expiresAt ? `expires ${shortTime(key.expiresAt)}` : "never expires"}).`,
       );
-      printKeys(context, keys);
+      context.print("The secret is shown only now:");
+      context.print(key.key);
     });
   },
 };
 
 const remove: Command = {
-  usage: "keys delete PROJECT FINGERPRINT",
-  summary: "Not possible: signing keys retire after a rotation's overlap",
-  args: { min: 0 },
-  async run() {
-    throw new CliError(
-      "UNSUPPORTED",
-      "Signing keys are not deleted: packyard keys create PROJECT --overlap-days N rotates, and the old key stops signing after N days. API keys are deleted on the API keys page",
-      exitCodes.failure,
-    );
+  usage: "keys delete ID",
+  summary: "Delete an API key (anything using it stops working at once)",
+  args: { min: 1, max: 1 },
+  async run(context, [id = ""]) {
+    await context.api().deleteApiKey(id);
+    context.result({ deleted: id }, () => context.print(`Deleted API key ${id}`));
   },
 };
 
 export const keysCommand: CommandGroup = {
-  summary: "The project's repository signing keys",
+  summary: "Your API keys",
   subcommands: { list, create, delete: remove },
 };

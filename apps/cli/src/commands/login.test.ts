@@ -93,6 +93,7 @@ describe("packyard login", () => {
       user: "alice",
       token: `${token.slice(0, 6)}…`,
       tokenSource: "config",
+      scope: { projects: "*", access: "publish" },
       projects: [{ owner: "alice", slug: "widget", visibility: "public" }],
     });
 

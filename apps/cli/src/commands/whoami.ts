@@ -1,5 +1,5 @@
 // packyard whoami: which server, which token (its first characters and where it came from),
-// whose it is, and which projects it can see.
+// whose it is (GET /api/v1/me), its scope, and which projects it can see.
 import type { Command } from "../command.ts";
 import { tokenPrefix } from "../config.ts";
 
@@ -10,20 +10,26 @@ export const whoamiCommand: Command = {
   async run(context) {
     const api = context.api();
     const { server, token, tokenSource } = context.credentials();
-    const projects = await api.listProjects();
-    const user = projects[0]?.owner;
+    const [who, projects] = await Promise.all([api.me(), api.listProjects()]);
+    const user = who.user.username;
+    const scope = who.auth.scope;
     context.result(
       {
         server,
         user: user ?? null,
         token: tokenPrefix(token!),
         tokenSource,
+        scope: scope ?? null,
         projects: projects.map((p) => ({ owner: p.owner, slug: p.slug, visibility: p.visibility })),
       },
       () => {
         context.print(`Server:   ${server}`);
-        context.print(`User:     ${user ?? "unknown (the token sees no projects yet)"}`);
+        context.print(`User:     ${user ?? "(no username yet: finish onboarding in the browser)"}`);
         context.print(`Token:    ${tokenPrefix(token!)} (from ${tokenSource})`);
+        if (scope) {
+          const projectsText = scope.projects === "*" ? "all projects" : scope.projects.join(", ");
+          context.print(`Scope:    ${scope.access} on ${projectsText}`);
+        }
         context.print(`Projects: ${projects.length === 0 ? "none" : projects.length}`);
         for (const p of projects) context.print(`  ${p.owner}/${p.slug} (${p.visibility})`);
       },

@@ -1,10 +1,19 @@
 // API keys for the /api-keys page and the CLI token page: created by Packyard's server with
 // better-auth's api-key plugin (scopes live in the key's permissions, which only the server may
-// set), listed and deleted with the signed-in user's session.
+// set), listed and deleted by owner — the same functions /api/v1/keys uses.
 import type { Kysely } from "kysely";
 import { z } from "zod";
 import type { Database } from "../../server/db/schema.ts";
-import { type KeyScope, scopeFromPermissions, scopeToPermissions } from "../../server/domain/access.ts";
+import type { KeyScope } from "../../server/domain/access.ts";
+import {
+  type CreatedKey,
+  createUserApiKey,
+  deleteExpiredUserApiKeys,
+  deleteUserApiKey,
+  type KeySummary,
+  listUserApiKeys,
+  UnknownProjectError,
+} from "../../server/domain/api-keys.ts";
 import type { Services } from "../../server/services.ts";
 import {
   EXPIRY_OPTIONS,
@@ -13,7 +22,7 @@ import {
   KEY_NAME_MAX,
 } from "../components/api-keys/options.ts";
 
-export { type ExpiryChoice, KEY_NAME_MAX };
+export { type CreatedKey, type ExpiryChoice, KEY_NAME_MAX, type KeySummary, UnknownProjectError };
 
 const DAY_SECONDS = 24 * 60 * 60;
 
@@ -50,12 +59,6 @@ export function createKeyValues(form: FormData) {
   };
 }
 
-export class UnknownProjectError extends Error {
-  constructor() {
-    super("Choose only your own projects");
-  }
-}
-
 export interface OwnProject {
   id: string;
   slug: string;
@@ -71,97 +74,23 @@ export async function listOwnProjects(db: Kysely<Database>, userId: string): Pro
     .execute();
 }
 
-export interface CreatedKey {
-  id: string;
-  name: string | null;
-  /** The secret: shown once, never stored in the clear. */
-  key: string;
-  expiresAt: string | null;
+/** The user's keys, newest first. */
+export function listApiKeys(services: Services, userId: string, now = new Date()): Promise<KeySummary[]> {
+  return listUserApiKeys(services.database.db, userId, now);
 }
 
-/** Creates a key for the user; chosen projects must be the user's own. */
-export async function createApiKey(
+export function createApiKey(
   services: Services,
   userId: string,
   input: { name: string; expiresIn: number | null; scope: KeyScope },
 ): Promise<CreatedKey> {
-  if (input.scope.projects !== "*") {
-    const own = new Set((await listOwnProjects(services.database.db, userId)).map((p) => p.id));
-    if (input.scope.projects.length === 0 || input.scope.projects.some((id) => !own.has(id))) {
-      throw new UnknownProjectError();
-    }
-  }
-  const created = await services.auth.api.createApiKey({
-    body: {
-      userId,
-      name: input.name,
-      expiresIn: input.expiresIn,
-      permissions: scopeToPermissions(input.scope),
-    },
-  });
-  return {
-    id: created.id,
-    name: created.name,
-    key: created.key,
-    expiresAt: created.expiresAt ? new Date(created.expiresAt).toISOString() : null,
-  };
+  return createUserApiKey(services.auth, services.database.db, userId, input);
 }
 
-export interface KeySummary {
-  id: string;
-  name: string | null;
-  /** The first characters of the key (its prefix and a few more), for recognising it. */
-  start: string | null;
-  prefix: string | null;
-  scope: KeyScope;
-  lastRequest: string | null;
-  expiresAt: string | null;
-  createdAt: string;
-  expired: boolean;
+export function deleteApiKey(services: Services, userId: string, keyId: string): Promise<boolean> {
+  return deleteUserApiKey(services.database.db, userId, keyId);
 }
 
-const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
-
-/** The signed-in user's keys, newest first. */
-export async function listApiKeys(
-  services: Services,
-  headers: Headers,
-  now = new Date(),
-): Promise<KeySummary[]> {
-  const { apiKeys } = await services.auth.api.listApiKeys({ headers });
-  return apiKeys
-    .map((k) => {
-      const expiresAt = iso(k.expiresAt);
-      return {
-        id: k.id,
-        name: k.name,
-        start: k.start,
-        prefix: k.prefix,
-        scope: scopeFromPermissions(k.permissions),
-        lastRequest: iso(k.lastRequest),
-        expiresAt,
-        createdAt: iso(k.createdAt) ?? now.toISOString(),
-        expired: expiresAt !== null && new Date(expiresAt).getTime() < now.getTime(),
-      };
-    })
-    .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
-}
-
-/** Deletes one of the signed-in user's keys; false when there is no such key of theirs. */
-export async function deleteApiKey(services: Services, headers: Headers, keyId: string): Promise<boolean> {
-  try {
-    const result = await services.auth.api.deleteApiKey({ body: { keyId }, headers });
-    return result.success;
-  } catch (error) {
-    if ((error as { statusCode?: number })?.statusCode === 404) return false;
-    throw error;
-  }
-}
-
-/** Deletes the signed-in user's expired keys (only theirs); returns how many went. */
-export async function deleteExpiredApiKeys(services: Services, headers: Headers, now = new Date()) {
-  const expired = (await listApiKeys(services, headers, now)).filter((k) => k.expired);
-  let deleted = 0;
-  for (const key of expired) if (await deleteApiKey(services, headers, key.id)) deleted++;
-  return deleted;
+export function deleteExpiredApiKeys(services: Services, userId: string, now = new Date()): Promise<number> {
+  return deleteExpiredUserApiKeys(services.database.db, userId, now);
 }

@@ -132,7 +132,21 @@ export interface YumPackageTable {
   other_xml: string;
 }
 
+/** better-auth's api-key plugin table (camelCase columns); Packyard reads and deletes rows by owner. */
+export interface ApiKeyTable {
+  id: string;
+  name: string | null;
+  start: string | null;
+  prefix: string | null;
+  referenceId: string;
+  permissions: string | null;
+  lastRequest: string | Date | null;
+  expiresAt: string | Date | null;
+  createdAt: string | Date;
+}
+
 export interface Database {
+  apikey: ApiKeyTable;
   yum_package: YumPackageTable;
   signing_key: SigningKeyTable;
   deb_package: DebPackageTable;

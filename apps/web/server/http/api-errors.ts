@@ -16,6 +16,16 @@ export function apiErrorResponse(
   return new Response(JSON.stringify(body), { status: apiErrorStatus[code], headers });
 }
 
+function isClientAbort(error: unknown): boolean {
+  const e = error as { message?: string; code?: string; name?: string };
+  return (
+    e?.message === "aborted" ||
+    e?.code === "ECONNRESET" ||
+    e?.code === "ERR_STREAM_PREMATURE_CLOSE" ||
+    e?.name === "AbortError"
+  );
+}
+
 export function toApiErrorResponse(error: unknown, logger: Logger): Response {
   if (error instanceof DomainError) return apiErrorResponse(error.code, error.message, error.details);
   if (error instanceof ZodError) {
@@ -26,6 +36,11 @@ export function toApiErrorResponse(error: unknown, logger: Logger): Response {
   }
   if (error instanceof SyntaxError)
     return apiErrorResponse("VALIDATION_FAILED", "The request body is not valid JSON");
+  if (isClientAbort(error)) {
+    // The client hung up mid-request (a cancelled upload): nobody reads this answer.
+    logger.info("request aborted by the client");
+    return apiErrorResponse("VALIDATION_FAILED", "The request was aborted");
+  }
   logger.error("API request failed", error);
   return apiErrorResponse("INTERNAL_ERROR", "Something went wrong. Please try again later.");
 }

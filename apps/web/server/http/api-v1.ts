@@ -1,6 +1,7 @@
 // /api/v1: the product REST API. Authenticated by session cookie or API key; bodies parsed
 // with the shared contract; every failure mapped by api-errors.ts.
 import {
+  createApiKeyInput,
   createProjectInput,
   createReleaseInput,
   rotateKeyInput,
@@ -11,6 +12,7 @@ import {
 import Busboy from "busboy";
 import { type Context, Hono } from "hono";
 import { assertAccountAccess } from "../domain/access.ts";
+import { createUserApiKey, deleteUserApiKey, type KeySummary, listUserApiKeys } from "../domain/api-keys.ts";
 import { DomainError } from "../domain/errors.ts";
 import { collectGarbage, deleteFile, uploadFile } from "../domain/files.ts";
 import {
@@ -291,6 +293,91 @@ export function createApiV1(services: Services) {
     await services.repos.publish(project.id);
     const { rows } = await services.keys.active(project);
     return c.json({ keys: rows.map(keyInfo) }, 201);
+  });
+
+  api.get("/me", async (c) => {
+    const actor = await actorOf(c);
+    const user = await db
+      .selectFrom("user")
+      .select(["id", "username", "name", "email"])
+      .where("id", "=", actor.userId)
+      .executeTakeFirstOrThrow();
+    if (actor.kind === "session") return c.json({ user, auth: { kind: "session" } });
+    const slugs =
+      actor.scope.projects === "*"
+        ? ("*" as const)
+        : (
+            await db
+              .selectFrom("project")
+              .select("slug")
+              .where("id", "in", actor.scope.projects.length ? actor.scope.projects : [""])
+              .execute()
+          ).map((p) => p.slug);
+    return c.json({ user, auth: { kind: "key", scope: { projects: slugs, access: actor.scope.access } } });
+  });
+
+  // API keys: managing them is account-wide, so a session or an all-projects publish key.
+  const keySlugs = async (ownerId: string, ids: "*" | string[]) => {
+    if (ids === "*") return "*" as const;
+    const rows = ids.length
+      ? await db
+          .selectFrom("project")
+          .select(["id", "slug"])
+          .where("owner_id", "=", ownerId)
+          .where("id", "in", ids)
+          .execute()
+      : [];
+    return ids.map((id) => rows.find((r) => r.id === id)?.slug ?? id);
+  };
+  const keyDto = async (ownerId: string, k: KeySummary) => ({
+    id: k.id,
+    name: k.name,
+    start: k.start,
+    scope: { projects: await keySlugs(ownerId, k.scope.projects), access: k.scope.access },
+    lastRequest: k.lastRequest,
+    expiresAt: k.expiresAt,
+    createdAt: k.createdAt,
+    expired: k.expired,
+  });
+
+  api.get("/keys", async (c) => {
+    const actor = await actorOf(c);
+    assertAccountAccess(actor, "publish");
+    const keys = await listUserApiKeys(db, actor.userId);
+    return c.json({ keys: await Promise.all(keys.map((k) => keyDto(actor.userId, k))) });
+  });
+
+  api.post("/keys", async (c) => {
+    const actor = await actorOf(c);
+    assertAccountAccess(actor, "publish");
+    const input = createApiKeyInput.parse(await json(c));
+    let projectIds: "*" | string[] = "*";
+    if (input.projects !== "*") {
+      const rows = await db
+        .selectFrom("project")
+        .select(["id", "slug"])
+        .where("owner_id", "=", actor.userId)
+        .where("slug", "in", input.projects)
+        .execute();
+      const missing = input.projects.filter((slug) => !rows.some((r) => r.slug === slug));
+      if (missing.length) throw new DomainError("NOT_FOUND", `Project not found: ${missing.join(", ")}`);
+      projectIds = rows.map((r) => r.id);
+    }
+    const created = await createUserApiKey(services.auth, db, actor.userId, {
+      name: input.name,
+      expiresIn: input.expiresInDays === null ? null : input.expiresInDays * 24 * 60 * 60,
+      scope: { projects: projectIds, access: input.access },
+    });
+    const summary = (await listUserApiKeys(db, actor.userId)).find((k) => k.id === created.id)!;
+    return c.json({ key: { ...(await keyDto(actor.userId, summary)), key: created.key } }, 201);
+  });
+
+  api.delete("/keys/:id", async (c) => {
+    const actor = await actorOf(c);
+    assertAccountAccess(actor, "publish");
+    if (!(await deleteUserApiKey(db, actor.userId, c.req.param("id"))))
+      throw new DomainError("NOT_FOUND", "API key not found");
+    return c.body(null, 204);
   });
 
   api.get("/usage", async (c) => {

@@ -3,8 +3,12 @@
 import {
   apiErrorBody,
   apiErrorStatus,
+  apiKeyInfo,
+  createApiKeyInput,
+  createdApiKey,
   createProjectInput,
   createReleaseInput,
+  me,
   project,
   publicProjectResponse,
   publicReleaseResponse,
@@ -230,6 +234,36 @@ export function buildOpenApiDocument(baseUrl: string) {
             201: ok("Keys after the rotation", z.object({ keys: z.array(signingKey) })),
             ...errors("VALIDATION_FAILED", ...auth),
           },
+        },
+      },
+      "/api/v1/me": {
+        get: {
+          summary: "Who this session or API key belongs to, and the key's scope",
+          responses: { 200: ok("Caller", me), ...errors("UNAUTHENTICATED") },
+        },
+      },
+      "/api/v1/keys": {
+        get: {
+          summary: "Your API keys (needs a session or an all-projects publish key)",
+          responses: {
+            200: ok("Keys", z.object({ keys: z.array(apiKeyInfo) })),
+            ...errors("UNAUTHENTICATED", "KEY_SCOPE"),
+          },
+        },
+        post: {
+          summary: "Create an API key; its secret is in this response only",
+          requestBody: jsonBody(createApiKeyInput),
+          responses: {
+            201: ok("Created", z.object({ key: createdApiKey })),
+            ...errors("VALIDATION_FAILED", "UNAUTHENTICATED", "KEY_SCOPE", "NOT_FOUND"),
+          },
+        },
+      },
+      "/api/v1/keys/{id}": {
+        parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+        delete: {
+          summary: "Delete an API key",
+          responses: { 204: ok("Deleted"), ...errors("UNAUTHENTICATED", "KEY_SCOPE", "NOT_FOUND") },
         },
       },
       "/api/v1/usage": {

@@ -41,7 +41,7 @@ export async function loader({ request, context, url }: Route.LoaderArgs) {
   const user = await requireOnboardedUser(request, context, url);
   const s = services(context);
   const [keys, projects] = await Promise.all([
-    listApiKeys(s, request.headers),
+    listApiKeys(s, user.id),
     listOwnProjects(s.database.db, user.id),
   ]);
   return { keys, projects };
@@ -90,14 +90,14 @@ export async function action({ request, context, url }: Route.ActionArgs) {
 
   if (intent === "delete") {
     const keyId = String(form.get("keyId") ?? "");
-    const deleted = keyId ? await deleteApiKey(s, request.headers, keyId) : false;
+    const deleted = keyId ? await deleteApiKey(s, user.id, keyId) : false;
     return deleted
       ? data<ActionResult>({ intent, ok: true })
       : data<ActionResult>({ intent, ok: false, error: "This key does not exist any more" }, { status: 404 });
   }
 
   if (intent === "delete-expired") {
-    const deleted = await deleteExpiredApiKeys(s, request.headers);
+    const deleted = await deleteExpiredApiKeys(s, user.id);
     return data<ActionResult>({ intent, ok: true, deleted });
   }
 
