@@ -140,7 +140,9 @@ export const createApiKeyInput = z.object({
   /** null: never expires. */
   expiresInDays: z.number().int().min(1).max(3650).nullable().default(90),
   access: z.enum(["read", "publish"]),
-  projects: z.union([z.literal("*"), z.array(projectSlug).min(1, "Choose at least one project")]).default("*"),
+  projects: z
+    .union([z.literal("*"), z.array(projectSlug).min(1, "Choose at least one project")])
+    .default("*"),
 });
 export type CreateApiKeyInput = z.infer<typeof createApiKeyInput>;
 
