@@ -17,7 +17,8 @@ export interface RepodataFile {
  */
 export function buildRepodataFile(type: RepodataType, xml: string, timestamp: number): RepodataFile {
   const open = Buffer.from(xml, "utf8");
-  const bytes = new Uint8Array(gzipSync(open, { level: 9 }));
+  // Level 6: a 1–2% larger file than level 9 for a sixth of the time on big repositories.
+  const bytes = new Uint8Array(gzipSync(open, { level: 6 }));
   const checksum = sha256(bytes);
   const path = `repodata/${checksum}-${type}.xml.gz`;
   return {
