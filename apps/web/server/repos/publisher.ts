@@ -8,6 +8,7 @@
 // period, and the last few always, so a client holding the previous entry file still finds
 // everything it names. Builds of one project are serialized and coalesced: requests made while a
 // build runs share the single build after it, which sees all their changes.
+import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema.ts";
 import { newRowId } from "../domain/ids.ts";
@@ -31,6 +32,8 @@ export interface BuiltRepository {
   name: string;
   /** Path within the repository → bytes. */
   files: Map<string, Uint8Array>;
+  /** Hashes the builder already computed (for Release), so they are not computed twice. */
+  digests?: Map<string, { sha256: string; sha512: string }>;
 }
 
 export interface FormatBuilder {
@@ -141,17 +144,17 @@ export class RepositoryPublisher {
   }
 
   async #commit(projectId: string, format: RepositoryFormat, repository: BuiltRepository, date: Date) {
-    const refs: { path: string; sha256: string; sha512: string; size: number }[] = [];
-    for (const [path, bytes] of repository.files) {
-      const staged = await this.#store.stage(
-        (async function* () {
-          yield bytes;
-        })(),
-        { maxBytes: Number.MAX_SAFE_INTEGER },
-      );
-      await staged.commit();
-      refs.push({ path, sha256: staged.sha256, sha512: staged.sha512, size: staged.size });
-    }
+    // Unchanged files are already stored under their hash; only new content is written, in
+    // parallel, and each file is hashed once.
+    const refs = await Promise.all(
+      [...repository.files].map(async ([path, bytes]) => {
+        const known = repository.digests?.get(path);
+        const sha256 = known?.sha256 ?? createHash("sha256").update(bytes).digest("hex");
+        const sha512 = known?.sha512 ?? createHash("sha512").update(bytes).digest("hex");
+        if (!(await this.#store.exists(sha256))) await this.#store.putBytes(bytes, sha256);
+        return { path, sha256, sha512, size: bytes.byteLength };
+      }),
+    );
     await this.#db.transaction().execute(async (tx) => {
       const { max } = await tx
         .selectFrom("repo_generation")

@@ -26,6 +26,8 @@ export interface StagedBlob extends BlobDigests {
 
 export interface BlobStore {
   stage(body: AsyncIterable<Uint8Array>, options: { maxBytes: number }): Promise<StagedBlob>;
+  /** Stores bytes whose sha256 the caller computed (generated index files). */
+  putBytes(bytes: Uint8Array, sha256: string): Promise<void>;
   exists(sha256: string): Promise<boolean>;
   /** A byte range is inclusive at both ends, as in HTTP. */
   read(sha256: string, range?: { start: number; end: number }): Readable;
@@ -131,6 +133,27 @@ export function createLocalBlobStore(root: string): BlobStore {
           await rm(tmp, { force: true });
         },
       };
+    },
+
+    async putBytes(bytes, sha256) {
+      const target = pathOf(sha256);
+      await mkdir(tmpDir, { recursive: true });
+      const tmp = join(tmpDir, `${randomUUID()}.part`);
+      try {
+        const handle = await open(tmp, "wx", 0o640);
+        try {
+          await handle.writeFile(bytes);
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        await mkdir(join(target, ".."), { recursive: true });
+        await rename(tmp, target);
+      } catch (error) {
+        await rm(tmp, { force: true });
+        if ((error as NodeJS.ErrnoException).code === "ENOSPC") throw new StorageFullError(error);
+        throw error;
+      }
     },
 
     async exists(sha256) {

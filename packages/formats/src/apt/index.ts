@@ -4,6 +4,7 @@ export {
   comparePackagesIndexEntries,
   type PackagesIndexEntry,
   renderPackagesIndex,
+  renderPackagesIndexBlocks,
 } from "./packages-index.ts";
 export { type PoolFileFacts, renderPackagesStanza, repositoryOwnedFields } from "./packages-stanza.ts";
 export {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AptIndexError } from "./apt-index-error.ts";
-import { type PackagesIndexEntry, renderPackagesIndex } from "./packages-index.ts";
+import { type PackagesIndexEntry, renderPackagesIndex, renderPackagesIndexBlocks } from "./packages-index.ts";
 
 function entry(name: string, version: string, architecture: string): PackagesIndexEntry {
   return {
@@ -74,5 +74,46 @@ Architecture: amd64
     expect(renderPackagesIndex([entry("a1", "1.0", "amd64"), entry("a1", "1.0", "arm64")])).toContain(
       "arm64",
     );
+  });
+});
+
+describe("renderPackagesIndexBlocks", () => {
+  const entry = (i: number) => ({
+    name: `pkg-${String(i).padStart(4, "0")}`,
+    version: "1.0",
+    architecture: "amd64",
+    stanza: `Package: pkg-${String(i).padStart(4, "0")}\nVersion: 1.0\nArchitecture: amd64\n`,
+  });
+  const entries = Array.from({ length: 500 }, (_, i) => entry(i));
+
+  it("joins to exactly the text renderPackagesIndex makes, in several blocks", () => {
+    const blocks = renderPackagesIndexBlocks(entries);
+    expect(blocks.length).toBeGreaterThan(3);
+    expect(blocks.join("")).toBe(renderPackagesIndex(entries));
+    expect(renderPackagesIndexBlocks([])).toEqual([]);
+  });
+
+  it("changes one block when one package is added", () => {
+    const before = renderPackagesIndexBlocks(entries);
+    const after = renderPackagesIndexBlocks([
+      ...entries,
+      entry(9999),
+      { ...entry(250), name: "pkg-0250a", stanza: "Package: pkg-0250a\nVersion: 1.0\nArchitecture: amd64\n" },
+    ]);
+    const changed = after.filter((block) => !before.includes(block));
+    expect(changed.length).toBeLessThanOrEqual(2);
+    expect(after.join("")).toContain("Package: pkg-0250a\n");
+  });
+
+  it("keeps one of two entries dpkg considers the same version instead of failing", () => {
+    const twins = [
+      entry(1),
+      { ...entry(1), version: "1.0-0", stanza: "Package: pkg-0001\nVersion: 1.0-0\nArchitecture: amd64\n" },
+    ];
+    expect(
+      renderPackagesIndexBlocks(twins)
+        .join("")
+        .match(/Package:/g),
+    ).toHaveLength(1);
   });
 });

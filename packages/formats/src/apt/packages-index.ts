@@ -43,3 +43,49 @@ export function renderPackagesIndex(entries: readonly PackagesIndexEntry[]): str
   }
   return sorted.map((entry) => `${entry.stanza.replace(/\n*$/, "")}\n`).join("\n");
 }
+
+/** A cheap, stable hash of a package name (FNV-1a), for choosing block boundaries. */
+function nameHash(name: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) {
+    hash ^= name.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash;
+}
+
+/**
+ * The index of renderPackagesIndex split into blocks whose concatenation is the same text.
+ * A block starts at a package whose name hashes to 0 modulo `blockSize` (so boundaries depend
+ * on names, not positions: adding one package changes one block), and is capped at four times
+ * that. Callers compress blocks separately and cache them: a gzip file may hold several members,
+ * which gzip, zlib and apt read as one stream. Entries that dpkg considers the same
+ * name/version/architecture keep only the first in index order, instead of failing the index.
+ */
+export function renderPackagesIndexBlocks(entries: readonly PackagesIndexEntry[], blockSize = 32): string[] {
+  const sorted = [...entries].sort(comparePackagesIndexEntries);
+  const blocks: string[] = [];
+  let current: string[] = [];
+  let previous: PackagesIndexEntry | undefined;
+  const flush = () => {
+    if (current.length === 0) return;
+    blocks.push((blocks.length > 0 ? "\n" : "") + current.join("\n"));
+    current = [];
+  };
+  for (const entry of sorted) {
+    if (
+      previous &&
+      previous.name === entry.name &&
+      previous.architecture === entry.architecture &&
+      compareDebianVersions(previous.version, entry.version) === 0
+    ) {
+      continue;
+    }
+    if (current.length > 0 && (nameHash(entry.name) % blockSize === 0 || current.length >= blockSize * 4))
+      flush();
+    current.push(entry.stanza.endsWith("\n") ? entry.stanza : `${entry.stanza.replace(/\n*$/, "")}\n`);
+    previous = entry;
+  }
+  flush();
+  return blocks;
+}

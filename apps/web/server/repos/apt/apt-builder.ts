@@ -3,7 +3,23 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { FormatBuilder } from "../publisher.ts";
-import { buildSuite, type SuitePackage } from "./build-index.ts";
+import { buildSuite, type GzipBlockCache, type SuitePackage } from "./build-index.ts";
+
+/** Compressed index blocks of recent builds, per project and suite; the oldest go first. */
+const gzipCaches = new Map<string, Map<string, GzipBlockCache>>();
+const MAX_CACHED_SUITES = 256;
+
+function gzipCacheFor(key: string): Map<string, GzipBlockCache> {
+  let cache = gzipCaches.get(key);
+  if (cache) {
+    gzipCaches.delete(key);
+  } else {
+    cache = new Map();
+    if (gzipCaches.size >= MAX_CACHED_SUITES) gzipCaches.delete(gzipCaches.keys().next().value!);
+  }
+  gzipCaches.set(key, cache);
+  return cache;
+}
 
 export const aptBuilder: FormatBuilder = {
   format: "apt",
