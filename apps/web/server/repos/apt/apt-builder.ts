@@ -54,15 +54,16 @@ export const aptBuilder: FormatBuilder = {
     const built = [];
     for (const suite of suites) {
       const packages: SuitePackage[] = rows.filter((r) => r.suite === suite);
-      const { files } = await buildSuite({
+      const { files, digests } = await buildSuite({
         origin: "Packyard",
         label: `${project.username}/${project.slug}`,
         suite,
         date,
         packages,
         signers,
+        gzipCache: gzipCacheFor(`${project.id}/${suite}`),
       });
-      built.push({ name: suite, files });
+      built.push({ name: suite, files, digests });
     }
     return built;
   },
