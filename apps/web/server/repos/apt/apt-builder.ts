@@ -21,26 +21,50 @@ function gzipCacheFor(key: string): Map<string, GzipBlockCache> {
   return cache;
 }
 
+/** Packages stanzas by file id. A file never changes, so neither does its stanza. */
+const stanzaCache = new Map<string, string>();
+const MAX_CACHED_STANZAS = 200_000;
+
+async function stanzasFor(db: Kysely<Database>, fileIds: string[]): Promise<Map<string, string>> {
+  const missing = fileIds.filter((id) => !stanzaCache.has(id));
+  if (stanzaCache.size + missing.length > MAX_CACHED_STANZAS) stanzaCache.clear();
+  for (let i = 0; i < missing.length; i += 500) {
+    const rows = await db
+      .selectFrom("deb_package")
+      .select(["file_id", "stanza"])
+      .where("file_id", "in", missing.slice(i, i + 500))
+      .execute();
+    for (const row of rows) stanzaCache.set(row.file_id, row.stanza);
+  }
+  return new Map(fileIds.map((id) => [id, stanzaCache.get(id)!]));
+}
+
 export const aptBuilder: FormatBuilder = {
   format: "apt",
   async build({ db, project, keys, date, published }) {
-    const rows = await db
+    // Metadata only: stanza text is immutable per file and comes from the cache below.
+    const meta = await db
       .selectFrom("deb_package")
       .innerJoin("release_file", "release_file.id", "deb_package.file_id")
       .innerJoin("release", "release.id", "release_file.release_id")
       .select([
+        "deb_package.file_id",
         "deb_package.suite",
         "deb_package.component",
         "deb_package.name",
         "deb_package.version",
         "deb_package.architecture",
-        "deb_package.stanza",
       ])
       .where("deb_package.project_id", "=", project.id)
       .where("release.yanked", "=", 0)
       .orderBy("release.created_at", "desc")
       .orderBy("release.id", "desc")
       .execute();
+    const stanzas = await stanzasFor(
+      db,
+      meta.map((m) => m.file_id),
+    );
+    const rows = meta.map((m) => ({ ...m, stanza: stanzas.get(m.file_id)! }));
     const everDeb = await db
       .selectFrom("deb_package")
       .select("suite")

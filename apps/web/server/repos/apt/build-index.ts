@@ -72,13 +72,21 @@ export async function buildSuite(options: {
 
   const files = new Map<string, Uint8Array>();
   const encoder = new TextEncoder();
+  // One pass: each package into its component's index for its architecture, or into every
+  // architecture's index when it is Architecture: all.
+  const byIndex = new Map<string, SuitePackage[]>();
+  for (const component of components)
+    for (const architecture of architectures) byIndex.set(`${component}/${architecture}`, []);
+  for (const p of packages) {
+    if (p.architecture === "all") {
+      for (const architecture of architectures) byIndex.get(`${p.component}/${architecture}`)!.push(p);
+    } else {
+      byIndex.get(`${p.component}/${p.architecture}`)!.push(p);
+    }
+  }
   for (const component of components) {
     for (const architecture of architectures) {
-      // Architecture: all packages are installable everywhere: list them in every index.
-      const entries = packages.filter(
-        (p) => p.component === component && (p.architecture === architecture || p.architecture === "all"),
-      );
-      const blocks = renderPackagesIndexBlocks(entries);
+      const blocks = renderPackagesIndexBlocks(byIndex.get(`${component}/${architecture}`)!);
       const base = `${component}/binary-${architecture}/Packages`;
       const next: GzipBlockCache = new Map();
       files.set(base, encoder.encode(blocks.join("")));
