@@ -1,12 +1,15 @@
 // What apt fetches from a project's repository: /dl/{u}/{p}/deb/dists/… (current indexes and
 // by-hash files of every still-served generation), /dl/{u}/{p}/deb/pool/… (the packages),
 // and the project's public keys at /dl/{u}/{p}/gpg.key (armored) and keyring.gpg (binary).
+import { Readable } from "node:stream";
+import { createGunzip } from "node:zlib";
 import { buildArmoredKeyring, buildBinaryKeyring } from "@packyard/formats/openpgp/index.ts";
 import { type Context, Hono } from "hono";
 import { notFound } from "../domain/errors.ts";
 import { findVisibleProject } from "../domain/visibility.ts";
 import { findPoolFile } from "../repos/apt/apt-builder.ts";
 import { renderDebSetupScript } from "../repos/apt/setup-script.ts";
+import type { IndexFileRef } from "../repos/publisher.ts";
 import type { Services } from "../services.ts";
 import { resolveActor } from "./actor.ts";
 import { toApiErrorResponse } from "./api-errors.ts";
@@ -31,6 +34,18 @@ export function createAptRoutes(services: Services) {
     // Private repositories are personal: never cached by shared caches.
     const shared = project.visibility === "public";
     return { project, shared };
+  };
+
+  // An uncompressed Packages file is not stored: it is the decompressed .gz of its generation.
+  const serveIndexFile = async (file: IndexFileRef, headers: Record<string, string>, method: string) => {
+    if (await repos.store.exists(file.sha256))
+      return streamBlob(repos.store, file.sha256, file.size, headers, method);
+    const gz = await repos.fileInGeneration(file.generationId, `${file.path}.gz`);
+    if (!gz) throw notFound("Index file not found");
+    const all = { ...headers, "content-length": String(file.size) };
+    if (method === "HEAD") return new Response(null, { status: 200, headers: all });
+    const source = repos.store.read(gz.sha256).pipe(createGunzip());
+    return new Response(Readable.toWeb(source) as ReadableStream<Uint8Array>, { status: 200, headers: all });
   };
 
   routes.on(["GET", "HEAD"], "/:username/:slug/gpg.key", async (c) => {
@@ -106,10 +121,8 @@ export function createAptRoutes(services: Services) {
       ];
       const file = await repos.fileByHash(project.id, "apt", suite, directory, algorithm, hex);
       if (!file) throw notFound("Index file not found");
-      return streamBlob(
-        repos.store,
-        file.sha256,
-        file.size,
+      return serveIndexFile(
+        file,
         {
           "content-type": contentTypeOf(file.path),
           "cache-control": shared ? "public, max-age=31536000, immutable" : "private, no-store",
@@ -119,10 +132,8 @@ export function createAptRoutes(services: Services) {
     }
     const file = await repos.currentFile(project.id, "apt", suite, path);
     if (!file) throw notFound("Index file not found");
-    return streamBlob(
-      repos.store,
-      file.sha256,
-      file.size,
+    return serveIndexFile(
+      file,
       {
         "content-type": contentTypeOf(path),
         etag: `"${file.sha256}"`,

@@ -34,6 +34,11 @@ export interface BuiltRepository {
   files: Map<string, Uint8Array>;
   /** Hashes the builder already computed (for Release), so they are not computed twice. */
   digests?: Map<string, { sha256: string; sha512: string }>;
+  /**
+   * Files listed (and hashed) but not stored: each is served by decompressing `<path>.gz` of
+   * the same generation. Debian's archive does the same with uncompressed Packages.
+   */
+  unstored?: Set<string>;
 }
 
 export interface FormatBuilder {
@@ -52,6 +57,7 @@ export interface IndexFileRef {
   sha256: string;
   size: number;
   path: string;
+  generationId: string;
 }
 
 interface PublishState {
@@ -151,7 +157,9 @@ export class RepositoryPublisher {
         const known = repository.digests?.get(path);
         const sha256 = known?.sha256 ?? createHash("sha256").update(bytes).digest("hex");
         const sha512 = known?.sha512 ?? createHash("sha512").update(bytes).digest("hex");
-        if (!(await this.#store.exists(sha256))) await this.#store.putBytes(bytes, sha256);
+        if (!repository.unstored?.has(path) && !(await this.#store.exists(sha256))) {
+          await this.#store.putBytes(bytes, sha256);
+        }
         return { path, sha256, sha512, size: bytes.byteLength };
       }),
     );
@@ -222,7 +230,12 @@ export class RepositoryPublisher {
     return this.#db
       .selectFrom("repo_index_file")
       .innerJoin("repo_generation", "repo_generation.id", "repo_index_file.generation_id")
-      .select(["repo_index_file.sha256", "repo_index_file.size", "repo_index_file.path"])
+      .select([
+        "repo_index_file.sha256",
+        "repo_index_file.size",
+        "repo_index_file.path",
+        "repo_index_file.generation_id as generationId",
+      ])
       .where("repo_generation.project_id", "=", projectId)
       .where("repo_generation.format", "=", format)
       .where("repo_generation.name", "=", name);
@@ -250,6 +263,17 @@ export class RepositoryPublisher {
     path: string,
   ): Promise<IndexFileRef | undefined> {
     return this.currentFile(projectId, format, name, path);
+  }
+
+  /** Another file of the same generation (the .gz an unstored file is served from). */
+  async fileInGeneration(generationId: string, path: string): Promise<IndexFileRef | undefined> {
+    const row = await this.#db
+      .selectFrom("repo_index_file")
+      .select(["sha256", "size", "path", "generation_id as generationId"])
+      .where("generation_id", "=", generationId)
+      .where("path", "=", path)
+      .executeTakeFirst();
+    return row ? { ...row, size: Number(row.size) } : undefined;
   }
 
   /** A file of any still-served generation under a directory, by hash (APT's by-hash paths). */

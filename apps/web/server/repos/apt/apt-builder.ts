@@ -78,7 +78,7 @@ export const aptBuilder: FormatBuilder = {
     const built = [];
     for (const suite of suites) {
       const packages: SuitePackage[] = rows.filter((r) => r.suite === suite);
-      const { files, digests } = await buildSuite({
+      const { files, digests, unstored } = await buildSuite({
         origin: "Packyard",
         label: `${project.username}/${project.slug}`,
         suite,
@@ -87,7 +87,7 @@ export const aptBuilder: FormatBuilder = {
         signers,
         gzipCache: gzipCacheFor(`${project.id}/${suite}`),
       });
-      built.push({ name: suite, files, digests });
+      built.push({ name: suite, files, digests, unstored });
     }
     return built;
   },

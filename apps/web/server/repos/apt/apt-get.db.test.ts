@@ -384,3 +384,28 @@ describe.runIf(hasTools)(`install instructions on pages (${databaseKind})`, () =
     expect(html).toContain(`curl -fsSL ${server.url}/dl/debs/tools/setup.rpm.sh | sudo bash`);
   }, 30_000);
 });
+
+describe.runIf(hasTools)(`uncompressed indexes (${databaseKind})`, () => {
+  it("serves Packages, by path and by hash, exactly as Release describes it, from its .gz", async () => {
+    const { createHash } = await import("node:crypto");
+    const { gunzipSync } = await import("node:zlib");
+    const base = `${server.url}/dl/debs/tools/deb/dists/stable`;
+    const release = await (await fetch(`${base}/Release`)).text();
+    const line = release
+      .split("SHA256:")[1]!
+      .split("\n")
+      .find((l) => l.endsWith(" main/binary-amd64/Packages"))!;
+    const [hash, size] = line.trim().split(/\s+/);
+    const plain = Buffer.from(await (await fetch(`${base}/main/binary-amd64/Packages`)).arrayBuffer());
+    expect(plain.length).toBe(Number(size));
+    expect(createHash("sha256").update(plain).digest("hex")).toBe(hash);
+    const byHash = Buffer.from(
+      await (await fetch(`${base}/main/binary-amd64/by-hash/SHA256/${hash}`)).arrayBuffer(),
+    );
+    expect(byHash.equals(plain)).toBe(true);
+    const gz = Buffer.from(await (await fetch(`${base}/main/binary-amd64/Packages.gz`)).arrayBuffer());
+    expect(gunzipSync(gz).equals(plain)).toBe(true);
+    const head = await fetch(`${base}/main/binary-amd64/Packages`, { method: "HEAD" });
+    expect(head.headers.get("content-length")).toBe(size);
+  }, 30_000);
+});

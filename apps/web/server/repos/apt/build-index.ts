@@ -41,6 +41,8 @@ export interface BuiltSuite {
   files: Map<string, Uint8Array>;
   /** sha256 and sha512 of every file, computed once for Release and reused by the store. */
   digests: Map<string, { sha256: string; sha512: string }>;
+  /** The uncompressed Packages files: listed in Release, served from their .gz. */
+  unstored: Set<string>;
   architectures: string[];
   components: string[];
 }
@@ -71,6 +73,7 @@ export async function buildSuite(options: {
   const architectures = [...concrete, "all"];
 
   const files = new Map<string, Uint8Array>();
+  const unstored = new Set<string>();
   const encoder = new TextEncoder();
   // One pass: each package into its component's index for its architecture, or into every
   // architecture's index when it is Architecture: all.
@@ -90,6 +93,7 @@ export async function buildSuite(options: {
       const base = `${component}/binary-${architecture}/Packages`;
       const next: GzipBlockCache = new Map();
       files.set(base, encoder.encode(blocks.join("")));
+      unstored.add(base);
       files.set(`${base}.gz`, gzipBlocks(blocks, options.gzipCache?.get(base), next));
       options.gzipCache?.set(base, next);
     }
@@ -115,5 +119,5 @@ export async function buildSuite(options: {
   files.set("Release", releaseBytes);
   files.set("InRelease", encoder.encode(inRelease));
   files.set("Release.gpg", encoder.encode(releaseGpg));
-  return { files, digests, architectures, components };
+  return { files, digests, unstored, architectures, components };
 }
