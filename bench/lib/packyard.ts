@@ -1,0 +1,206 @@
+// The driver's side of Packyard (APT and YUM benchmarks): seeds a data directory in one child
+// process, then serves it from a fresh child process that this process talks to over IPC (for
+// in-process steps) and over HTTP (for the end-to-end publish), reading that child's memory from
+// /proc. What is format-specific — which entry file to poll, how to check the new index — is an
+// EntryProbe.
+import { type ChildProcess, fork, spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { SeedState } from "./packyard-child.ts";
+import { machineBusyMs, peakRssKb, processCpuMs, resetPeakRss, type Sample } from "./proc.ts";
+
+const childScript = join(import.meta.dirname, "packyard-child.ts");
+
+/** A package file on disk (.deb or .rpm) and the package name it holds. */
+export interface PackageFile {
+  name: string;
+  filename: string;
+  path: string;
+}
+
+/** The format-specific part of (b): what to poll, and what to check once it changed. */
+export interface EntryProbe {
+  /** The signed entry file, relative to /dl/<user>/<project>/: "deb/dists/stable/InRelease", … */
+  entry: string;
+  /** Identifies the package index the entry file names (its hash): a change means a new index. */
+  fingerprint(entry: string): string;
+  /** Untimed, after the clock stopped: the index named by `entry` lists `file`'s package. */
+  verify(server: PackyardServer, entry: string, file: PackageFile): Promise<void>;
+}
+
+/** Seeds dataDir with the packages (see packyard-child.ts); returns the child's report. */
+export function seedPackyard(dataDir: string, files: readonly PackageFile[], scratch: string): SeedState {
+  const list = join(scratch, "packyard-files.json");
+  const state = join(scratch, "packyard-state.json");
+  writeFileSync(list, JSON.stringify(files.map((d) => ({ filename: d.filename, path: d.path }))));
+  const result = spawnSync(process.execPath, ["--expose-gc", childScript, "seed", dataDir, list, state], {
+    encoding: "utf8",
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  if (result.status !== 0) throw new Error(`seeding Packyard failed (exit ${result.status})`);
+  return JSON.parse(readFileSync(state, "utf8")) as SeedState;
+}
+
+type Reply = { ok: boolean; error?: string; [key: string]: unknown };
+
+export class PackyardServer {
+  readonly #child: ChildProcess;
+  readonly state: SeedState;
+  url = "";
+  pid = 0;
+  idleRssKb = 0;
+  #pending: ((reply: Reply) => void)[] = [];
+
+  private constructor(child: ChildProcess, state: SeedState) {
+    this.#child = child;
+    this.state = state;
+    child.on("message", (reply: Reply) => this.#pending.shift()?.(reply));
+  }
+
+  static async start(dataDir: string, scratch: string, options: { execArgv?: string[] } = {}) {
+    const stateFile = join(scratch, "packyard-state.json");
+    const state = JSON.parse(readFileSync(stateFile, "utf8")) as SeedState;
+    const child = fork(childScript, ["serve", dataDir, stateFile], {
+      execArgv: ["--expose-gc", ...(options.execArgv ?? [])],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
+    const server = new PackyardServer(child, state);
+    const ready = await server.#next();
+    server.url = ready.url as string;
+    server.pid = ready.pid as number;
+    server.idleRssKb = ready.rssKb as number;
+    return server;
+  }
+
+  /**
+   * (a), cold: a fresh server process on dataDir, its first publish, then stopped — nothing the
+   * builders keep in memory between builds (caches of the previous build) and no JIT warm-up.
+   */
+  static async coldBuild(dataDir: string, scratch: string): Promise<Sample> {
+    const server = await PackyardServer.start(dataDir, scratch);
+    try {
+      return await server.fullBuild();
+    } finally {
+      await server.stop();
+    }
+  }
+
+  #next(): Promise<Reply> {
+    return new Promise((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`Packyard child exited (${code})`));
+      this.#child.once("exit", onExit);
+      this.#pending.push((reply) => {
+        this.#child.off("exit", onExit);
+        if (reply.ok) resolve(reply);
+        else reject(new Error(`Packyard child: ${reply.error}`));
+      });
+    });
+  }
+
+  async call(cmd: string, extra: Record<string, unknown> = {}): Promise<Reply> {
+    const reply = this.#next();
+    this.#child.send({ cmd, ...extra });
+    return reply;
+  }
+
+  /** (a) The publisher's publish(projectId) inside the server process, timed there. */
+  async fullBuild(): Promise<Sample> {
+    const reply = await this.call("publish");
+    return {
+      ms: reply.ms as number,
+      peakRssKb: reply.peakRssKb as number,
+      extra: {
+        "CPU ms": reply.cpuMs as number,
+        "machine CPU ms": reply.machineCpuMs as number,
+        "RSS before, MiB": (reply.rssBeforeKb as number) / 1024,
+      },
+    };
+  }
+
+  #headers(): Record<string, string> {
+    return { authorization: `Bearer ${this.state.token}` };
+  }
+
+  /** GET of a path under the project's download root, /dl/<user>/<project>/. */
+  download(path: string): Promise<Response> {
+    return fetch(`${this.url}/dl/${this.state.username}/${this.state.slug}/${path}`);
+  }
+
+  async #entry(probe: EntryProbe): Promise<string> {
+    const res = await this.download(probe.entry);
+    if (res.status !== 200) throw new Error(`${probe.entry}: ${res.status}`);
+    return res.text();
+  }
+
+  /**
+   * (b) One more package, end to end: the clock starts as the HTTP PUT of the package starts
+   * and stops when GET of the repository's signed entry file (InRelease, repomd.xml) serves one
+   * whose package index is the new one (polled, so an asynchronous publish would be measured the
+   * same way). Then, untimed, the probe checks that index lists the new package.
+   */
+  async addOne(
+    file: PackageFile,
+    version: string,
+    probe: EntryProbe,
+    options: { settle?: boolean } = {},
+  ): Promise<Sample> {
+    const bytes = readFileSync(file.path);
+    const before = probe.fingerprint(await this.#entry(probe));
+    // A full GC and a fresh high-water mark first (left out while CPU-profiling).
+    const settled = options.settle === false ? { rssKb: 0 } : await this.call("settle");
+    const serverCpu = processCpuMs(this.pid);
+    const clientCpu = process.cpuUsage();
+    const machineCpu = machineBusyMs();
+    const started = performance.now();
+    const res = await fetch(
+      `${this.url}/api/v1/projects/${this.state.slug}/releases/${version}/files/${file.filename}`,
+      { method: "PUT", headers: this.#headers(), body: bytes },
+    );
+    const body = await res.text();
+    const answered = performance.now();
+    if (res.status !== 201) throw new Error(`PUT ${file.filename}: ${res.status} ${body}`);
+    let current = before;
+    let entry = "";
+    let polls = 0;
+    while (current === before) {
+      if (performance.now() - started > 120_000) throw new Error(`the new ${probe.entry} never appeared`);
+      if (polls++ > 0) await new Promise((r) => setTimeout(r, 1));
+      entry = await this.#entry(probe);
+      current = probe.fingerprint(entry);
+    }
+    const ms = performance.now() - started;
+    const machine = machineBusyMs() - machineCpu;
+    const peak = peakRssKb(this.pid);
+    const client = process.cpuUsage(clientCpu);
+    const cpuMs = processCpuMs(this.pid) - serverCpu + (client.user + client.system) / 1000;
+    await probe.verify(this, entry, file);
+    return {
+      ms,
+      peakRssKb: peak,
+      extra: {
+        "CPU ms": cpuMs,
+        "machine CPU ms": machine,
+        "PUT answered ms": answered - started,
+        [`${probe.entry.split("/").pop()} polls`]: polls,
+        "RSS before, MiB": (settled.rssKb as number) / 1024,
+      },
+    };
+  }
+
+  /** A warm-up request each for the upload route and the entry file, so the first sample pays no lazy loading. */
+  async warmUp(probe: EntryProbe): Promise<void> {
+    await this.#entry(probe);
+    const res = await fetch(`${this.url}/api/v1/projects/${this.state.slug}`, { headers: this.#headers() });
+    await res.text();
+  }
+
+  resetPeak(): void {
+    resetPeakRss(this.pid);
+  }
+
+  async stop(): Promise<void> {
+    const exited = new Promise((r) => this.#child.once("exit", r));
+    await this.call("stop").catch(() => {});
+    await exited;
+  }
+}
