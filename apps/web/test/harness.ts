@@ -194,3 +194,39 @@ export async function createApiKey(
 export function bearer(key: string): Record<string, string> {
   return { authorization: `Bearer ${key}` };
 }
+
+/** A user with a publish key for all projects, and one project of theirs: what upload tests start from. */
+export async function publishingProject(
+  app: TestApp,
+  username: string,
+  slug: string,
+): Promise<{ auth: Record<string, string>; userId: string }> {
+  const user = await onboardedUser(app, username);
+  const auth = bearer(await createApiKey(app, user.userId, { projects: "*", access: "publish" }));
+  const res = await app.request("/api/v1/projects", {
+    method: "POST",
+    headers: { ...auth, "content-type": "application/json" },
+    body: JSON.stringify({ slug, name: slug }),
+  });
+  if (res.status !== 201) throw new Error(`creating project ${slug} failed: ${res.status}`);
+  return { auth, userId: user.userId };
+}
+
+type CountedTable = "release_file" | "blob" | "release" | "deb_package" | "yum_package" | "repo_generation";
+
+/** How many rows each table has, and how many blobs are on disk: "nothing changed" checks. */
+export async function storedState(app: TestApp, tables: CountedTable[]): Promise<Record<string, number>> {
+  const db = app.services.database.db;
+  const state: Record<string, number> = {};
+  for (const table of tables) {
+    const { n } = await db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
+    state[table] = Number(n);
+  }
+  let onDisk = 0;
+  for await (const _key of app.services.blobs.list()) onDisk++;
+  state.blobsOnDisk = onDisk;
+  return state;
+}

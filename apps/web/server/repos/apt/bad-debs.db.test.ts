@@ -9,11 +9,10 @@ import {
 } from "@packyard/formats/deb/test-deb-builder.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  bearer,
-  createApiKey,
   createTestApp,
   databaseKind,
-  onboardedUser,
+  publishingProject,
+  storedState,
   type TestApp,
 } from "../../../test/harness.ts";
 
@@ -22,38 +21,13 @@ let auth: Record<string, string>;
 
 beforeAll(async () => {
   app = await createTestApp();
-  const user = await onboardedUser(app, "breaker");
-  auth = bearer(await createApiKey(app, user.userId, { projects: "*", access: "publish" }));
-  const res = await app.request("/api/v1/projects", {
-    method: "POST",
-    headers: { ...auth, "content-type": "application/json" },
-    body: JSON.stringify({ slug: "fragile", name: "Fragile" }),
-  });
-  expect(res.status).toBe(201);
+  ({ auth } = await publishingProject(app, "breaker", "fragile"));
 });
 afterAll(async () => {
   await app?.close();
 });
 
-async function state() {
-  const db = app.services.database.db;
-  const count = async (table: "release_file" | "blob" | "release" | "deb_package" | "repo_generation") =>
-    Number(
-      (
-        await db
-          .selectFrom(table)
-          .select((eb) => eb.fn.countAll<number>().as("n"))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
-  return {
-    files: await count("release_file"),
-    blobs: await count("blob"),
-    releases: await count("release"),
-    debs: await count("deb_package"),
-    generations: await count("repo_generation"),
-  };
-}
+const state = () => storedState(app, ["release_file", "blob", "release", "deb_package", "repo_generation"]);
 
 const valid = buildTestDeb();
 const noPackage = buildTestDeb({
@@ -119,7 +93,7 @@ describe(`bad .deb uploads (${databaseKind})`, () => {
       body: Buffer.from(valid),
     });
     expect(res.status).toBe(201);
-    expect((await state()).debs).toBe(1);
+    expect((await state()).deb_package).toBe(1);
   });
 
   it("refuses a bad distribution or component name", async () => {

@@ -5,11 +5,10 @@ import { RpmFormatError } from "@packyard/formats/rpm/rpm-format-error.ts";
 import { basicHeaderEntries, syntheticRpm } from "@packyard/formats/rpm/testing/synthetic-rpm.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  bearer,
-  createApiKey,
   createTestApp,
   databaseKind,
-  onboardedUser,
+  publishingProject,
+  storedState,
   type TestApp,
 } from "../../../test/harness.ts";
 
@@ -18,41 +17,13 @@ let auth: Record<string, string>;
 
 beforeAll(async () => {
   app = await createTestApp();
-  const user = await onboardedUser(app, "rpmbreaker");
-  auth = bearer(await createApiKey(app, user.userId, { projects: "*", access: "publish" }));
-  const res = await app.request("/api/v1/projects", {
-    method: "POST",
-    headers: { ...auth, "content-type": "application/json" },
-    body: JSON.stringify({ slug: "brittle", name: "Brittle" }),
-  });
-  expect(res.status).toBe(201);
+  ({ auth } = await publishingProject(app, "rpmbreaker", "brittle"));
 });
 afterAll(async () => {
   await app?.close();
 });
 
-async function state() {
-  const db = app.services.database.db;
-  const count = async (table: "release_file" | "blob" | "release" | "yum_package" | "repo_generation") =>
-    Number(
-      (
-        await db
-          .selectFrom(table)
-          .select((eb) => eb.fn.countAll<number>().as("n"))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
-  const blobsOnDisk = [];
-  for await (const key of app.services.blobs.list()) blobsOnDisk.push(key);
-  return {
-    files: await count("release_file"),
-    blobs: await count("blob"),
-    releases: await count("release"),
-    rpms: await count("yum_package"),
-    generations: await count("repo_generation"),
-    onDisk: blobsOnDisk.length,
-  };
-}
+const state = () => storedState(app, ["release_file", "blob", "release", "yum_package", "repo_generation"]);
 
 const base = syntheticRpm({ header: basicHeaderEntries() });
 const LEAD = 96;
