@@ -13,11 +13,6 @@ export interface UserTable {
   updatedAt: string | Date;
 }
 
-export interface SchemaMigrationTable {
-  name: string;
-  timestamp: string;
-}
-
 /** Postgres returns bigint columns as strings; SQLite as numbers. Read them with Number(). */
 type BigIntColumn = number | string | bigint;
 

@@ -1,6 +1,5 @@
 // The one Hono app: health and error pages, better-auth, static assets, and every other
 // request handed to React Router for server rendering.
-import { join } from "node:path";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { serveStatic } from "@hono/node-server/serve-static";
 import { type Context, Hono } from "hono";
@@ -98,5 +97,3 @@ function clientAddress(c: Context, trustProxy: boolean): string {
     return "127.0.0.1";
   }
 }
-
-export const defaultClientDir = (buildDir: string) => join(buildDir, "client");

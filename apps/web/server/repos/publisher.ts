@@ -255,16 +255,6 @@ export class RepositoryPublisher {
     return row ? { ...row, size: Number(row.size) } : undefined;
   }
 
-  /** A file of any still-served generation, by path (YUM's checksum-named repodata). */
-  async retainedFile(
-    projectId: string,
-    format: RepositoryFormat,
-    name: string,
-    path: string,
-  ): Promise<IndexFileRef | undefined> {
-    return this.currentFile(projectId, format, name, path);
-  }
-
   /** Another file of the same generation (the .gz an unstored file is served from). */
   async fileInGeneration(generationId: string, path: string): Promise<IndexFileRef | undefined> {
     const row = await this.#db
