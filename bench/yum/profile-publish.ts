@@ -15,9 +15,13 @@ import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { loadConfig } from "../../apps/web/server/config.ts";
 import { openDatabase } from "../../apps/web/server/db/database.ts";
-import { aptBuilder } from "../../apps/web/server/repos/apt/apt-builder.ts";
+import { createAptBuilder } from "../../apps/web/server/repos/apt/apt-builder.ts";
 import { SigningKeyService } from "../../apps/web/server/repos/signing-keys.ts";
-import { yumBuilder } from "../../apps/web/server/repos/yum/yum-builder.ts";
+import { createYumBuilder } from "../../apps/web/server/repos/yum/yum-builder.ts";
+
+const aptBuilder = createAptBuilder();
+const yumBuilder = createYumBuilder();
+
 import { createLocalBlobStore } from "../../apps/web/server/storage/blob-store.ts";
 import { signDetachedArmored } from "../../packages/formats/src/openpgp/index.ts";
 import { parseRpmPackage } from "../../packages/formats/src/rpm/read-rpm.ts";

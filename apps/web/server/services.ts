@@ -9,10 +9,10 @@ import { migrateDatabase } from "./db/migrate.ts";
 import { onProjectEvent } from "./domain/changes.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { createMailer, type Mailer } from "./mail/mailer.ts";
-import { aptBuilder } from "./repos/apt/apt-builder.ts";
+import { createAptBuilder } from "./repos/apt/apt-builder.ts";
 import { RepositoryPublisher } from "./repos/publisher.ts";
 import { SigningKeyService } from "./repos/signing-keys.ts";
-import { yumBuilder } from "./repos/yum/yum-builder.ts";
+import { createYumBuilder } from "./repos/yum/yum-builder.ts";
 import { type BlobStore, createLocalBlobStore, removeStaleTemporaryFiles } from "./storage/blob-store.ts";
 
 export interface Services {
@@ -54,7 +54,7 @@ export async function createServices(
         store: createLocalBlobStore(indexDir),
         keys,
         logger,
-        builders: [aptBuilder, yumBuilder],
+        builders: [createAptBuilder(), createYumBuilder()],
       },
       { graceMs: config.aptGraceSeconds * 1000, keepGenerations: 3 },
     );

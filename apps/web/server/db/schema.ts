@@ -28,6 +28,15 @@ export interface ProjectTable {
   license: string | null;
   created_at: string;
   updated_at: string;
+  /** Bumped with every change to the packages the project's repositories list. */
+  index_revision: Generated<number>;
+}
+
+/** Which release a change to the listed packages touched, per project revision. */
+export interface PackageIndexChangeTable {
+  project_id: string;
+  revision: number;
+  release_id: string;
 }
 
 export interface ReleaseTable {
@@ -145,6 +154,7 @@ export interface Database {
   yum_package: YumPackageTable;
   signing_key: SigningKeyTable;
   deb_package: DebPackageTable;
+  package_index_change: PackageIndexChangeTable;
   repo_generation: RepoGenerationTable;
   repo_index_file: RepoIndexFileTable;
   user: UserTable;

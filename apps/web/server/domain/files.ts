@@ -18,6 +18,7 @@ import { emitProjectEvent } from "./changes.ts";
 import { DomainError, isUniqueViolation, notFound } from "./errors.ts";
 import { classifyFile } from "./file-types.ts";
 import { newRowId, nowIso } from "./ids.ts";
+import { recordPackageIndexChange } from "./package-index-changes.ts";
 import type { ProjectRow } from "./projects.ts";
 import { ensureRelease, findRelease, type ReleaseFileRow, type ReleaseRow } from "./releases.ts";
 
@@ -163,6 +164,7 @@ export async function uploadFile(
         .set({ updated_at: createdAt })
         .where("id", "=", input.project.id)
         .execute();
+      if (deb || yum) await recordPackageIndexChange(tx, input.project.id, row.release_id);
     });
     // The unsigned original of an .rpm is not kept.
     if (signedRpm && stored.sha256 !== staged.sha256)
@@ -193,9 +195,13 @@ export async function deleteFile(
     .where("filename", "=", filename)
     .executeTakeFirst();
   if (!file) throw notFound("File not found");
-  await db.deleteFrom("release_file").where("id", "=", file.id).execute();
+  const packaged = file.kind === "deb" || file.kind === "rpm";
+  await db.transaction().execute(async (tx) => {
+    await tx.deleteFrom("release_file").where("id", "=", file.id).execute();
+    if (packaged) await recordPackageIndexChange(tx, release.project_id, release.id);
+  });
   await deleteBlobIfUnreferenced(db, blobs, file.sha256);
-  if (file.kind === "deb" || file.kind === "rpm") {
+  if (packaged) {
     await emitProjectEvent(db, { type: "packages-changed", projectId: release.project_id });
   }
 }

@@ -143,6 +143,7 @@ export async function createProject(db: Db, actor: Actor, input: CreateProjectIn
     license: input.license || null,
     created_at: now,
     updated_at: now,
+    index_revision: 0,
   };
   try {
     await db.insertInto("project").values(row).execute();

@@ -12,6 +12,7 @@ import type { Database, ReleaseFileTable, ReleaseTable } from "../db/schema.ts";
 import { emitProjectEvent } from "./changes.ts";
 import { DomainError, isUniqueViolation, notFound } from "./errors.ts";
 import { newReleaseId, nowIso } from "./ids.ts";
+import { recordPackageIndexChange } from "./package-index-changes.ts";
 
 export type ReleaseRow = Selectable<ReleaseTable>;
 export type ReleaseFileRow = Selectable<ReleaseFileTable>;
@@ -194,15 +195,21 @@ export async function setYanked(
   const changes = yank
     ? { yanked: 1, yanked_reason: yank.reason, yanked_at: nowIso() }
     : { yanked: 0, yanked_reason: null, yanked_at: null };
-  await db.updateTable("release").set(changes).where("id", "=", release.id).execute();
-  await touchProject(db, release.project_id);
+  await db.transaction().execute(async (tx) => {
+    await tx.updateTable("release").set(changes).where("id", "=", release.id).execute();
+    await touchProject(tx, release.project_id);
+    await recordPackageIndexChange(tx, release.project_id, release.id);
+  });
   await emitProjectEvent(db, { type: "packages-changed", projectId: release.project_id });
   return { ...release, ...changes };
 }
 
 export async function deleteRelease(db: Db, release: ReleaseRow): Promise<void> {
-  await db.deleteFrom("release").where("id", "=", release.id).execute();
-  await touchProject(db, release.project_id);
+  await db.transaction().execute(async (tx) => {
+    await tx.deleteFrom("release").where("id", "=", release.id).execute();
+    await touchProject(tx, release.project_id);
+    await recordPackageIndexChange(tx, release.project_id, release.id);
+  });
   await emitProjectEvent(db, { type: "packages-changed", projectId: release.project_id });
 }
 

@@ -35,10 +35,10 @@ export interface BuiltRepository {
   /** Hashes the builder already computed (for Release), so they are not computed twice. */
   digests?: Map<string, { sha256: string; sha512: string }>;
   /**
-   * Files listed (and hashed) but not stored: each is served by decompressing `<path>.gz` of
-   * the same generation. Debian's archive does the same with uncompressed Packages.
+   * Files listed with their size and hashes but not stored: each is served by decompressing
+   * `<path>.gz` of the same generation. Debian's archive does the same with uncompressed Packages.
    */
-  unstored?: Set<string>;
+  listed?: readonly { path: string; size: number; sha256: string; sha512: string }[];
 }
 
 export interface FormatBuilder {
@@ -157,12 +157,12 @@ export class RepositoryPublisher {
         const known = repository.digests?.get(path);
         const sha256 = known?.sha256 ?? createHash("sha256").update(bytes).digest("hex");
         const sha512 = known?.sha512 ?? createHash("sha512").update(bytes).digest("hex");
-        if (!repository.unstored?.has(path) && !(await this.#store.exists(sha256))) {
-          await this.#store.putBytes(bytes, sha256);
-        }
+        if (!(await this.#store.exists(sha256))) await this.#store.putBytes(bytes, sha256);
         return { path, sha256, sha512, size: bytes.byteLength };
       }),
     );
+    for (const { path, size, sha256, sha512 } of repository.listed ?? [])
+      refs.push({ path, sha256, sha512, size });
     await this.#db.transaction().execute(async (tx) => {
       const { max } = await tx
         .selectFrom("repo_generation")

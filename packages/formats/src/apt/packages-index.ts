@@ -1,5 +1,6 @@
 // Joins Packages stanzas into one index in a stable order, so an unchanged repository
 // republishes byte-identical files (and identical by-hash names).
+import { startsBlock } from "../compress/gzip-members.ts";
 import { compareDebianVersions } from "../deb/debian-version.ts";
 import { AptIndexError } from "./apt-index-error.ts";
 
@@ -44,21 +45,10 @@ export function renderPackagesIndex(entries: readonly PackagesIndexEntry[]): str
   return sorted.map((entry) => `${entry.stanza.replace(/\n*$/, "")}\n`).join("\n");
 }
 
-/** A cheap, stable hash of a package name (FNV-1a), for choosing block boundaries. */
-function nameHash(name: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < name.length; i++) {
-    hash ^= name.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash;
-}
-
 /**
  * The index of renderPackagesIndex split into blocks whose concatenation is the same text.
- * A block starts at a package whose name hashes to 0 modulo `blockSize` (so boundaries depend
- * on names, not positions: adding one package changes one block), and is capped at four times
- * that. Callers compress blocks separately and cache them: a gzip file may hold several members,
+ * Blocks start where startsBlock says: boundaries follow names, so adding one package changes
+ * one block. Callers compress blocks separately and cache them: a gzip file may hold several members,
  * which gzip, zlib and apt read as one stream. Entries that dpkg considers the same
  * name/version/architecture keep only the first in index order, instead of failing the index.
  */
@@ -81,8 +71,7 @@ export function renderPackagesIndexBlocks(entries: readonly PackagesIndexEntry[]
     ) {
       continue;
     }
-    if (current.length > 0 && (nameHash(entry.name) % blockSize === 0 || current.length >= blockSize * 4))
-      flush();
+    if (startsBlock(entry.name, current.length, blockSize)) flush();
     current.push(entry.stanza.endsWith("\n") ? entry.stanza : `${entry.stanza.replace(/\n*$/, "")}\n`);
     previous = entry;
   }

@@ -9,10 +9,16 @@ export function renderFilelistsPackage(pkg: RpmPackageMetadata, file: { checksum
   return `${out}</package>\n`;
 }
 
-export function renderFilelistsXml(fragments: readonly string[]): string {
-  return (
+/** What comes before and after the package fragments of a filelists.xml listing `count`. */
+export function filelistsXmlEnvelope(count: number): [head: string, tail: string] {
+  return [
     `<?xml version="1.0" encoding="UTF-8"?>\n` +
-    `<filelists xmlns="http://linux.duke.edu/metadata/filelists" packages="${fragments.length}">\n` +
-    `${fragments.join("")}</filelists>`
-  );
+      `<filelists xmlns="http://linux.duke.edu/metadata/filelists" packages="${count}">\n`,
+    "</filelists>",
+  ];
+}
+
+export function renderFilelistsXml(fragments: readonly string[]): string {
+  const [head, tail] = filelistsXmlEnvelope(fragments.length);
+  return head + fragments.join("") + tail;
 }

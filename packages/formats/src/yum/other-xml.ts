@@ -53,10 +53,16 @@ export function repodataChangelog(
   return kept.reverse();
 }
 
-export function renderOtherXml(fragments: readonly string[]): string {
-  return (
+/** What comes before and after the package fragments of an other.xml listing `count`. */
+export function otherXmlEnvelope(count: number): [head: string, tail: string] {
+  return [
     `<?xml version="1.0" encoding="UTF-8"?>\n` +
-    `<otherdata xmlns="http://linux.duke.edu/metadata/other" packages="${fragments.length}">\n` +
-    `${fragments.join("")}</otherdata>`
-  );
+      `<otherdata xmlns="http://linux.duke.edu/metadata/other" packages="${count}">\n`,
+    "</otherdata>",
+  ];
+}
+
+export function renderOtherXml(fragments: readonly string[]): string {
+  const [head, tail] = otherXmlEnvelope(fragments.length);
+  return head + fragments.join("") + tail;
 }

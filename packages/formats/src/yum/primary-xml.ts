@@ -86,10 +86,16 @@ function dependencyList(element: string, list: PrimaryDependency[], withPre: boo
   return `${out}    </${element}>\n`;
 }
 
-export function renderPrimaryXml(fragments: readonly string[]): string {
-  return (
+/** What comes before and after the package fragments of a primary.xml listing `count`. */
+export function primaryXmlEnvelope(count: number): [head: string, tail: string] {
+  return [
     `<?xml version="1.0" encoding="UTF-8"?>\n` +
-    `<metadata xmlns="http://linux.duke.edu/metadata/common" xmlns:rpm="http://linux.duke.edu/metadata/rpm" packages="${fragments.length}">\n` +
-    `${fragments.join("")}</metadata>`
-  );
+      `<metadata xmlns="http://linux.duke.edu/metadata/common" xmlns:rpm="http://linux.duke.edu/metadata/rpm" packages="${count}">\n`,
+    "</metadata>",
+  ];
+}
+
+export function renderPrimaryXml(fragments: readonly string[]): string {
+  const [head, tail] = primaryXmlEnvelope(fragments.length);
+  return head + fragments.join("") + tail;
 }

@@ -1,6 +1,6 @@
 // Compresses one repodata XML document and names it by checksum, giving its repomd.xml entry.
 import { createHash } from "node:crypto";
-import { gzipSync } from "node:zlib";
+import { type GzipDocument, gzipBlocks } from "../compress/gzip-members.ts";
 import type { RepodataType, RepomdEntry } from "./repomd-xml.ts";
 
 export interface RepodataFile {
@@ -16,26 +16,25 @@ export interface RepodataFile {
  * the name it expects.
  */
 export function buildRepodataFile(type: RepodataType, xml: string, timestamp: number): RepodataFile {
-  const open = Buffer.from(xml, "utf8");
-  // Level 6: a 1–2% larger file than level 9 for a sixth of the time on big repositories.
-  const bytes = new Uint8Array(gzipSync(open, { level: 6 }));
-  const checksum = sha256(bytes);
+  // Level 6 (gzipBlocks' default): a 1–2% larger file than level 9 for a sixth of the time.
+  return repodataFile(type, gzipBlocks([xml]), timestamp);
+}
+
+/** The file and its entry for a document already compressed (gzipBlocks, one member per block). */
+export function repodataFile(type: RepodataType, document: GzipDocument, timestamp: number): RepodataFile {
+  const checksum = createHash("sha256").update(document.gzip).digest("hex");
   const path = `repodata/${checksum}-${type}.xml.gz`;
   return {
     path,
-    bytes,
+    bytes: document.gzip,
     entry: {
       type,
       checksum,
-      openChecksum: sha256(open),
+      openChecksum: document.sha256,
       location: path,
       timestamp,
-      size: bytes.length,
-      openSize: open.length,
+      size: document.gzip.length,
+      openSize: document.size,
     },
   };
-}
-
-function sha256(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
 }

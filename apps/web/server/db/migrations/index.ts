@@ -246,4 +246,26 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0007_package_index_changes": {
+    async up(db: Kysely<unknown>) {
+      // Every change to the packages a project's repositories list — an upload, a file or release
+      // deleted, a yank or unyank — bumps project.index_revision and names the release it touched,
+      // in the same transaction. A publisher holding the package list as of revision R then reads
+      // only the releases changed since R, not every package of the project.
+      await db.schema
+        .alterTable("project")
+        .addColumn("index_revision", "integer", (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .createTable("package_index_change")
+        .addColumn("project_id", "varchar(32)", (c) =>
+          c.notNull().references("project.id").onDelete("cascade"),
+        )
+        .addColumn("revision", "integer", (c) => c.notNull())
+        // Not a reference: a deleted release is still named, so its packages leave the index.
+        .addColumn("release_id", "varchar(32)", (c) => c.notNull())
+        .addPrimaryKeyConstraint("package_index_change_pk", ["project_id", "revision"])
+        .execute();
+    },
+  },
 };

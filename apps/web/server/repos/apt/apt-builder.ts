@@ -1,97 +1,91 @@
 // The APT format for the repository publisher: one repository per suite, built from the stored
-// stanzas of packages in releases that are not yanked.
+// stanzas of packages in releases that are not yanked — never by re-reading packages.
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
+import { type PackageLoader, PackageSets, type ReleasedPackage } from "../package-sets.ts";
 import type { FormatBuilder } from "../publisher.ts";
 import { buildSuite, type GzipBlockCache, type SuitePackage } from "./build-index.ts";
 
-/** Compressed index blocks of recent builds, per project and suite; the oldest go first. */
-const gzipCaches = new Map<string, Map<string, GzipBlockCache>>();
+/** Suites whose compressed blocks are kept between builds (per builder); the oldest go first. */
 const MAX_CACHED_SUITES = 256;
+/** Package rows kept in memory between builds, across projects (per builder). */
+const MAX_CACHED_PACKAGES = 200_000;
 
-function gzipCacheFor(key: string): Map<string, GzipBlockCache> {
-  let cache = gzipCaches.get(key);
-  if (cache) {
-    gzipCaches.delete(key);
-  } else {
-    cache = new Map();
-    if (gzipCaches.size >= MAX_CACHED_SUITES) gzipCaches.delete(gzipCaches.keys().next().value!);
-  }
-  gzipCaches.set(key, cache);
-  return cache;
+interface DebRow extends ReleasedPackage, SuitePackage {
+  suite: string;
 }
 
-/** Packages stanzas by file id. A file never changes, so neither does its stanza. */
-const stanzaCache = new Map<string, string>();
-const MAX_CACHED_STANZAS = 200_000;
-
-async function stanzasFor(db: Kysely<Database>, fileIds: string[]): Promise<Map<string, string>> {
-  const missing = fileIds.filter((id) => !stanzaCache.has(id));
-  if (stanzaCache.size + missing.length > MAX_CACHED_STANZAS) stanzaCache.clear();
-  for (let i = 0; i < missing.length; i += 500) {
-    const rows = await db
-      .selectFrom("deb_package")
-      .select(["file_id", "stanza"])
-      .where("file_id", "in", missing.slice(i, i + 500))
-      .execute();
-    for (const row of rows) stanzaCache.set(row.file_id, row.stanza);
-  }
-  return new Map(fileIds.map((id) => [id, stanzaCache.get(id)!]));
-}
-
-export const aptBuilder: FormatBuilder = {
-  format: "apt",
-  async build({ db, project, keys, date, published }) {
-    // Metadata only: stanza text is immutable per file and comes from the cache below.
-    const meta = await db
-      .selectFrom("deb_package")
-      .innerJoin("release_file", "release_file.id", "deb_package.file_id")
-      .innerJoin("release", "release.id", "release_file.release_id")
-      .select([
-        "deb_package.file_id",
-        "deb_package.suite",
-        "deb_package.component",
-        "deb_package.name",
-        "deb_package.version",
-        "deb_package.architecture",
-      ])
-      .where("deb_package.project_id", "=", project.id)
-      .where("release.yanked", "=", 0)
-      .orderBy("release.created_at", "desc")
-      .orderBy("release.id", "desc")
-      .execute();
-    const stanzas = await stanzasFor(
-      db,
-      meta.map((m) => m.file_id),
-    );
-    const rows = meta.map((m) => ({ ...m, stanza: stanzas.get(m.file_id)! }));
-    const everDeb = await db
-      .selectFrom("deb_package")
-      .select("suite")
-      .distinct()
-      .where("project_id", "=", project.id)
-      .execute();
-    // A suite whose packages were all yanked or deleted is republished empty, not left stale.
-    const suites = [...new Set([...rows.map((r) => r.suite), ...published, ...everDeb.map((e) => e.suite)])];
-    if (suites.length === 0) return [];
-    const { signers } = await keys.active(project);
-    const built = [];
-    for (const suite of suites) {
-      const packages: SuitePackage[] = rows.filter((r) => r.suite === suite);
-      const { files, digests, unstored } = await buildSuite({
-        origin: "Packyard",
-        label: `${project.username}/${project.slug}`,
-        suite,
-        date,
-        packages,
-        signers,
-        gzipCache: gzipCacheFor(`${project.id}/${suite}`),
-      });
-      built.push({ name: suite, files, digests, unstored });
-    }
-    return built;
-  },
+const loadDebs: PackageLoader<DebRow> = (db, projectId, releaseIds) => {
+  let query = db
+    .selectFrom("deb_package")
+    .innerJoin("release_file", "release_file.id", "deb_package.file_id")
+    .innerJoin("release", "release.id", "release_file.release_id")
+    .select([
+      "release.id as release_id",
+      "release.created_at as release_created_at",
+      "deb_package.suite",
+      "deb_package.component",
+      "deb_package.name",
+      "deb_package.version",
+      "deb_package.architecture",
+      "deb_package.stanza",
+    ])
+    .where("deb_package.project_id", "=", projectId)
+    .where("release.yanked", "=", 0);
+  if (releaseIds) query = query.where("release.id", "in", releaseIds);
+  return query.execute();
 };
+
+/**
+ * The APT format for the repository publisher. Each builder keeps, between builds, every
+ * project's package rows (brought up to date from the change log) and each suite's compressed
+ * index blocks; builds of one project never overlap (the publisher serializes them).
+ */
+export function createAptBuilder(): FormatBuilder {
+  const packageSets = new PackageSets(loadDebs, { maxRows: MAX_CACHED_PACKAGES });
+  const gzipCaches = new Map<string, Map<string, GzipBlockCache>>();
+  const gzipCacheFor = (key: string) => {
+    let cache = gzipCaches.get(key);
+    if (cache) {
+      gzipCaches.delete(key);
+    } else {
+      cache = new Map();
+      if (gzipCaches.size >= MAX_CACHED_SUITES) gzipCaches.delete(gzipCaches.keys().next().value!);
+    }
+    gzipCaches.set(key, cache);
+    return cache;
+  };
+  return {
+    format: "apt",
+    async build({ db, project, keys, date, published }) {
+      const rows = await packageSets.current(db, project.id);
+      const bySuite = new Map<string, DebRow[]>();
+      // A suite whose packages were all yanked or deleted is republished empty, not left stale.
+      for (const suite of published) bySuite.set(suite, []);
+      for (const row of rows) {
+        const list = bySuite.get(row.suite);
+        if (list) list.push(row);
+        else bySuite.set(row.suite, [row]);
+      }
+      if (bySuite.size === 0) return [];
+      const { signers } = await keys.active(project);
+      const built = [];
+      for (const [suite, packages] of bySuite) {
+        const { files, digests, listed } = await buildSuite({
+          origin: "Packyard",
+          label: `${project.username}/${project.slug}`,
+          suite,
+          date,
+          packages,
+          signers,
+          gzipCache: gzipCacheFor(`${project.id}/${suite}`),
+        });
+        built.push({ name: suite, files, digests, listed });
+      }
+      return built;
+    },
+  };
+}
 
 /** A package file in the pool, by its path (yanked releases' packages stay fetchable). */
 export async function findPoolFile(db: Kysely<Database>, projectId: string, poolPath: string) {

@@ -1,8 +1,13 @@
 // Assembles one suite of a project's APT repository from stored stanzas — never by re-reading
 // packages: Packages and Packages.gz per component and architecture, Release with SHA256 and
 // SHA512 lists, InRelease and Release.gpg signed by every active key.
-import { gzipSync } from "node:zlib";
-import { describeIndexFile, renderPackagesIndexBlocks, renderRelease } from "@packyard/formats/apt/index.ts";
+import {
+  describeIndexFile,
+  type ReleaseFileEntry,
+  renderPackagesIndexBlocks,
+  renderRelease,
+} from "@packyard/formats/apt/index.ts";
+import { type GzipMemberCache, gzipBlocks } from "@packyard/formats/compress/gzip-members.ts";
 import { type SigningKey, signCleartext, signDetachedArmored } from "@packyard/formats/openpgp/index.ts";
 
 export interface SuitePackage {
@@ -20,29 +25,15 @@ const BASE_ARCHITECTURES = ["amd64", "arm64"];
  * Compressed blocks of an index from its previous build, by block text. Packages.gz is a series
  * of gzip members, one per block: a publish that adds one package recompresses one block.
  */
-export type GzipBlockCache = Map<string, Uint8Array>;
-
-function gzipBlocks(
-  blocks: string[],
-  previous: GzipBlockCache | undefined,
-  next: GzipBlockCache,
-): Uint8Array {
-  const parts = blocks.map((block) => {
-    const compressed = previous?.get(block) ?? gzipSync(Buffer.from(block), { level: 6 });
-    next.set(block, compressed);
-    return compressed;
-  });
-  if (parts.length === 0) return gzipSync(Buffer.alloc(0));
-  return Buffer.concat(parts);
-}
+export type GzipBlockCache = GzipMemberCache;
 
 export interface BuiltSuite {
   /** Path relative to dists/<suite>/ → bytes. Includes Release, InRelease and Release.gpg. */
   files: Map<string, Uint8Array>;
   /** sha256 and sha512 of every file, computed once for Release and reused by the store. */
   digests: Map<string, { sha256: string; sha512: string }>;
-  /** The uncompressed Packages files: listed in Release, served from their .gz. */
-  unstored: Set<string>;
+  /** The uncompressed Packages files: listed in Release, not stored, served from their .gz. */
+  listed: ReleaseFileEntry[];
   architectures: string[];
   components: string[];
 }
@@ -72,9 +63,11 @@ export async function buildSuite(options: {
   ].sort();
   const architectures = [...concrete, "all"];
 
-  const files = new Map<string, Uint8Array>();
-  const unstored = new Set<string>();
   const encoder = new TextEncoder();
+  const files = new Map<string, Uint8Array>();
+  const listed: ReleaseFileEntry[] = [];
+  // Release lists each Packages (hashed while its blocks are compressed) before its .gz.
+  const described: ReleaseFileEntry[] = [];
   // One pass: each package into its component's index for its architecture, or into every
   // architecture's index when it is Architecture: all.
   const byIndex = new Map<string, SuitePackage[]>();
@@ -92,13 +85,14 @@ export async function buildSuite(options: {
       const blocks = renderPackagesIndexBlocks(byIndex.get(`${component}/${architecture}`)!);
       const base = `${component}/binary-${architecture}/Packages`;
       const next: GzipBlockCache = new Map();
-      files.set(base, encoder.encode(blocks.join("")));
-      unstored.add(base);
-      files.set(`${base}.gz`, gzipBlocks(blocks, options.gzipCache?.get(base), next));
+      const document = gzipBlocks(blocks, { previous: options.gzipCache?.get(base), next, sha512: true });
       options.gzipCache?.set(base, next);
+      const plain = { path: base, size: document.size, sha256: document.sha256, sha512: document.sha512! };
+      listed.push(plain);
+      described.push(plain, describeIndexFile(`${base}.gz`, document.gzip));
+      files.set(`${base}.gz`, document.gzip);
     }
   }
-  const described = [...files].map(([path, bytes]) => describeIndexFile(path, bytes));
   const release = renderRelease({
     origin: options.origin,
     label: options.label,
@@ -119,5 +113,5 @@ export async function buildSuite(options: {
   files.set("Release", releaseBytes);
   files.set("InRelease", encoder.encode(inRelease));
   files.set("Release.gpg", encoder.encode(releaseGpg));
-  return { files, digests, unstored, architectures, components };
+  return { files, digests, listed, architectures, components };
 }

@@ -2,86 +2,107 @@
 // joined from the fragments stored at upload — never by re-reading packages — into
 // checksum-named primary, filelists and other files, a repomd.xml and its signature.
 import { signDetachedArmored } from "@packyard/formats/openpgp/index.ts";
-import { renderFilelistsXml } from "@packyard/formats/yum/filelists-xml.ts";
-import { renderOtherXml } from "@packyard/formats/yum/other-xml.ts";
-import { renderPrimaryXml } from "@packyard/formats/yum/primary-xml.ts";
-import { buildRepodataFile } from "@packyard/formats/yum/repodata-file.ts";
+import { buildRepodataFiles, type RepodataMemberCaches } from "@packyard/formats/yum/repodata-blocks.ts";
 import { renderRepomd } from "@packyard/formats/yum/repomd-xml.ts";
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
+import { type PackageLoader, PackageSets, type ReleasedPackage } from "../package-sets.ts";
 import type { FormatBuilder } from "../publisher.ts";
 
-export const yumBuilder: FormatBuilder = {
-  format: "yum",
-  async build({ db, project, keys, date, published }) {
-    const rows = await db
-      .selectFrom("yum_package")
-      .innerJoin("release_file", "release_file.id", "yum_package.file_id")
-      .innerJoin("release", "release.id", "release_file.release_id")
-      .select([
-        "yum_package.repo_group",
-        "yum_package.name",
-        "yum_package.epoch",
-        "yum_package.version",
-        "yum_package.release",
-        "yum_package.arch",
-        "yum_package.primary_xml",
-        "yum_package.filelists_xml",
-        "yum_package.other_xml",
-      ])
-      .where("yum_package.project_id", "=", project.id)
-      .where("release.yanked", "=", 0)
-      .orderBy("release.created_at", "desc")
-      .orderBy("release.id", "desc")
-      .execute();
-    const everRpm = await db
-      .selectFrom("yum_package")
-      .select("repo_group")
-      .distinct()
-      .where("project_id", "=", project.id)
-      .execute();
-    const groups = [
-      ...new Set([...rows.map((r) => r.repo_group), ...published, ...everRpm.map((e) => e.repo_group)]),
-    ];
-    if (groups.length === 0) return [];
-    const { signers } = await keys.active(project);
-    const timestamp = Math.floor(date.getTime() / 1000);
-    const built = [];
-    for (const group of groups) {
+/** Groups whose compressed blocks are kept between builds (per builder); the oldest go first. */
+const MAX_CACHED_GROUPS = 256;
+/** Package rows (with their fragments) kept in memory between builds, across projects. */
+const MAX_CACHED_PACKAGES = 100_000;
+
+interface RpmRow extends ReleasedPackage {
+  repo_group: string;
+  name: string;
+  epoch: number;
+  version: string;
+  release: string;
+  arch: string;
+  primary: string;
+  filelists: string;
+  other: string;
+}
+
+const loadRpms: PackageLoader<RpmRow> = (db, projectId, releaseIds) => {
+  let query = db
+    .selectFrom("yum_package")
+    .innerJoin("release_file", "release_file.id", "yum_package.file_id")
+    .innerJoin("release", "release.id", "release_file.release_id")
+    .select([
+      "release.id as release_id",
+      "release.created_at as release_created_at",
+      "yum_package.repo_group",
+      "yum_package.name",
+      "yum_package.epoch",
+      "yum_package.version",
+      "yum_package.release",
+      "yum_package.arch",
+      "yum_package.primary_xml as primary",
+      "yum_package.filelists_xml as filelists",
+      "yum_package.other_xml as other",
+    ])
+    .where("yum_package.project_id", "=", projectId)
+    .where("release.yanked", "=", 0);
+  if (releaseIds) query = query.where("release.id", "in", releaseIds);
+  return query.execute();
+};
+
+const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The YUM format for the repository publisher. Like APT's, each builder keeps every project's
+ * package rows (brought up to date from the change log) and each group's compressed blocks.
+ */
+export function createYumBuilder(): FormatBuilder {
+  const packageSets = new PackageSets(loadRpms, { maxRows: MAX_CACHED_PACKAGES });
+  const memberCaches = new Map<string, RepodataMemberCaches>();
+  return {
+    format: "yum",
+    async build({ db, project, keys, date, published }) {
+      const rows = await packageSets.current(db, project.id);
+      const byGroup = new Map<string, RpmRow[]>();
+      // A group whose packages were all yanked or deleted is republished empty, not left stale.
+      for (const group of published) byGroup.set(group, []);
       // The same name-epoch-version-release.arch twice: the newest release's build wins.
       const seen = new Set<string>();
-      const packages = rows.filter((r) => {
-        if (r.repo_group !== group) return false;
-        const key = `${r.name}\u0000${r.epoch}\u0000${r.version}\u0000${r.release}\u0000${r.arch}`;
-        if (seen.has(key)) return false;
+      for (const row of rows) {
+        const key = `${row.repo_group}\u0000${row.name}\u0000${row.epoch}\u0000${row.version}\u0000${row.release}\u0000${row.arch}`;
+        if (seen.has(key)) continue;
         seen.add(key);
-        return true;
-      });
-      // Stable order: an unchanged repository republishes byte-identical files.
-      packages.sort(
-        (a, b) =>
-          (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) ||
-          (a.arch < b.arch ? -1 : a.arch > b.arch ? 1 : 0),
-      );
-      const data = [
-        buildRepodataFile("primary", renderPrimaryXml(packages.map((p) => p.primary_xml)), timestamp),
-        buildRepodataFile("filelists", renderFilelistsXml(packages.map((p) => p.filelists_xml)), timestamp),
-        buildRepodataFile("other", renderOtherXml(packages.map((p) => p.other_xml)), timestamp),
-      ];
-      const repomd = renderRepomd({ revision: timestamp, entries: data.map((d) => d.entry) });
-      const files = new Map<string, Uint8Array>();
-      for (const d of data) files.set(d.path, d.bytes);
+        const list = byGroup.get(row.repo_group);
+        if (list) list.push(row);
+        else byGroup.set(row.repo_group, [row]);
+      }
+      if (byGroup.size === 0) return [];
+      const { signers } = await keys.active(project);
+      const timestamp = Math.floor(date.getTime() / 1000);
       const encoder = new TextEncoder();
-      files.set("repodata/repomd.xml", encoder.encode(repomd));
-      files.set(
-        "repodata/repomd.xml.asc",
-        encoder.encode(await signDetachedArmored(encoder.encode(repomd), signers)),
-      );
-      built.push({ name: group, files });
-    }
-    return built;
-  },
-};
+      const built = [];
+      for (const [group, packages] of byGroup) {
+        // Stable order: an unchanged repository republishes byte-identical files.
+        packages.sort((a, b) => byCodeUnits(a.name, b.name) || byCodeUnits(a.arch, b.arch));
+        const cacheKey = `${project.id}/${group}`;
+        const previous = memberCaches.get(cacheKey);
+        const next: RepodataMemberCaches = {};
+        const data = buildRepodataFiles(packages, timestamp, { previous, next });
+        memberCaches.delete(cacheKey);
+        if (memberCaches.size >= MAX_CACHED_GROUPS) memberCaches.delete(memberCaches.keys().next().value!);
+        memberCaches.set(cacheKey, next);
+        const repomd = renderRepomd({ revision: timestamp, entries: data.map((d) => d.entry) });
+        const files = new Map<string, Uint8Array>();
+        for (const d of data) files.set(d.path, d.bytes);
+        const repomdBytes = encoder.encode(repomd);
+        files.set("repodata/repomd.xml", repomdBytes);
+        files.set("repodata/repomd.xml.asc", encoder.encode(await signDetachedArmored(repomdBytes, signers)));
+        built.push({ name: group, files });
+      }
+      return built;
+    },
+  };
+}
 
 /** A package file of a YUM group, by its location (yanked releases' packages stay fetchable). */
 export async function findYumPackageFile(

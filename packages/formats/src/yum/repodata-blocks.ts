@@ -1,0 +1,41 @@
+// Joins stored per-package fragments into the three repodata files, each compressed a block of
+// packages at a time with the members of the previous build reused (compress/gzip-members.ts):
+// publishing one more package into a repository of thousands recompresses a few small blocks.
+import { type GzipMemberCache, gzipBlocks, splitIntoBlocks } from "../compress/gzip-members.ts";
+import { filelistsXmlEnvelope } from "./filelists-xml.ts";
+import { otherXmlEnvelope } from "./other-xml.ts";
+import { primaryXmlEnvelope } from "./primary-xml.ts";
+import { type RepodataFile, repodataFile } from "./repodata-file.ts";
+import type { RepodataType } from "./repomd-xml.ts";
+
+/** A package's fragments as rendered at upload (render*Package), in repository order. */
+export interface PackageFragments {
+  name: string;
+  primary: string;
+  filelists: string;
+  other: string;
+}
+
+/** Compressed members per file type; a build reads `previous` and fills `next`. */
+export type RepodataMemberCaches = Partial<Record<RepodataType, GzipMemberCache>>;
+
+const DOCUMENTS = [
+  ["primary", primaryXmlEnvelope, (p: PackageFragments) => p.primary],
+  ["filelists", filelistsXmlEnvelope, (p: PackageFragments) => p.filelists],
+  ["other", otherXmlEnvelope, (p: PackageFragments) => p.other],
+] as const;
+
+/** primary, filelists and other, in that order; byte-identical to joining the fragments whole. */
+export function buildRepodataFiles(
+  packages: readonly PackageFragments[],
+  timestamp: number,
+  caches: { previous?: RepodataMemberCaches; next?: RepodataMemberCaches } = {},
+): RepodataFile[] {
+  return DOCUMENTS.map(([type, envelope, fragment]) => {
+    const [head, tail] = envelope(packages.length);
+    const blocks = [head, ...splitIntoBlocks(packages, (p) => p.name, fragment), tail];
+    const next: GzipMemberCache = new Map();
+    if (caches.next) caches.next[type] = next;
+    return repodataFile(type, gzipBlocks(blocks, { previous: caches.previous?.[type], next }), timestamp);
+  });
+}
