@@ -3,6 +3,7 @@ export { AptIndexError, type AptIndexErrorCode, aptIndexErrorCodes } from "./apt
 export {
   comparePackagesIndexEntries,
   type PackagesIndexEntry,
+  packagesIndexBlocks,
   renderPackagesIndex,
   renderPackagesIndexBlocks,
 } from "./packages-index.ts";

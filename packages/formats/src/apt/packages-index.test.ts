@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { AptIndexError } from "./apt-index-error.ts";
-import { type PackagesIndexEntry, renderPackagesIndex, renderPackagesIndexBlocks } from "./packages-index.ts";
+import {
+  type PackagesIndexEntry,
+  packagesIndexBlocks,
+  renderPackagesIndex,
+  renderPackagesIndexBlocks,
+} from "./packages-index.ts";
 
 function entry(name: string, version: string, architecture: string): PackagesIndexEntry {
   return {
@@ -103,6 +108,21 @@ describe("renderPackagesIndexBlocks", () => {
     const changed = after.filter((block) => !before.includes(block));
     expect(changed.length).toBeLessThanOrEqual(2);
     expect(after.join("")).toContain("Package: pkg-0250a\n");
+  });
+
+  it("keys blocks by their entries' ids, so only the changed block's key is new", () => {
+    const withIds = entries.map((e) => ({ ...e, id: `file-${e.name}` }));
+    const before = packagesIndexBlocks(withIds);
+    const after = packagesIndexBlocks([...withIds, { ...entry(9999), id: "file-new" }]);
+    const known = new Set(before.map((block) => block.key));
+    const fresh = after.filter((block) => !known.has(block.key));
+    expect(fresh).toHaveLength(1);
+    expect(fresh[0]!.text()).toContain("Package: pkg-9999\n");
+    expect(after.map((block) => block.text()).join("")).toBe(renderPackagesIndex([...entries, entry(9999)]));
+    // Without ids the text is the key.
+    expect(packagesIndexBlocks(entries).map((block) => block.key)).toEqual(
+      renderPackagesIndexBlocks(entries),
+    );
   });
 
   it("keeps one of two entries dpkg considers the same version instead of failing", () => {

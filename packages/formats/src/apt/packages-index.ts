@@ -1,10 +1,12 @@
 // Joins Packages stanzas into one index in a stable order, so an unchanged repository
 // republishes byte-identical files (and identical by-hash names).
-import { startsBlock } from "../compress/gzip-members.ts";
+import { type KeyedBlock, startsBlock } from "../compress/gzip-members.ts";
 import { compareDebianVersions } from "../deb/debian-version.ts";
 import { AptIndexError } from "./apt-index-error.ts";
 
 export interface PackagesIndexEntry {
+  /** Identifies an entry whose stanza never changes (a stored file's id); optional. */
+  id?: string;
   name: string;
   version: string;
   architecture: string;
@@ -48,20 +50,17 @@ export function renderPackagesIndex(entries: readonly PackagesIndexEntry[]): str
 /**
  * The index of renderPackagesIndex split into blocks whose concatenation is the same text.
  * Blocks start where startsBlock says: boundaries follow names, so adding one package changes
- * one block. Callers compress blocks separately and cache them: a gzip file may hold several members,
- * which gzip, zlib and apt read as one stream. Entries that dpkg considers the same
+ * one block. Callers compress blocks separately and cache them: a gzip file may hold several
+ * members, which gzip, zlib and apt read as one stream. Entries that dpkg considers the same
  * name/version/architecture keep only the first in index order, instead of failing the index.
+ * A block's key is its entries' ids when they all have one (their stanzas never change), else
+ * its text; its text is rendered only when asked for.
  */
-export function renderPackagesIndexBlocks(entries: readonly PackagesIndexEntry[], blockSize = 32): string[] {
+export function packagesIndexBlocks(entries: readonly PackagesIndexEntry[], blockSize = 32): KeyedBlock[] {
   const sorted = [...entries].sort(comparePackagesIndexEntries);
-  const blocks: string[] = [];
-  let current: string[] = [];
+  const groups: PackagesIndexEntry[][] = [];
+  let current: PackagesIndexEntry[] = [];
   let previous: PackagesIndexEntry | undefined;
-  const flush = () => {
-    if (current.length === 0) return;
-    blocks.push((blocks.length > 0 ? "\n" : "") + current.join("\n"));
-    current = [];
-  };
   for (const entry of sorted) {
     if (
       previous &&
@@ -71,10 +70,28 @@ export function renderPackagesIndexBlocks(entries: readonly PackagesIndexEntry[]
     ) {
       continue;
     }
-    if (startsBlock(entry.name, current.length, blockSize)) flush();
-    current.push(entry.stanza.endsWith("\n") ? entry.stanza : `${entry.stanza.replace(/\n*$/, "")}\n`);
+    if (startsBlock(entry.name, current.length, blockSize)) {
+      groups.push(current);
+      current = [];
+    }
+    current.push(entry);
     previous = entry;
   }
-  flush();
-  return blocks;
+  if (current.length > 0) groups.push(current);
+  return groups.map((group, index) => {
+    // Stanzas are separated by a blank line, so every block but the first starts with one.
+    const separator = index > 0 ? "\n" : "";
+    const text = () => separator + group.map(stanzaText).join("\n");
+    const keyed = group.every((entry) => entry.id !== undefined);
+    return { key: keyed ? `${separator}${group.map((entry) => entry.id).join(",")}` : text(), text };
+  });
+}
+
+function stanzaText(entry: PackagesIndexEntry): string {
+  return entry.stanza.endsWith("\n") ? entry.stanza : `${entry.stanza.replace(/\n*$/, "")}\n`;
+}
+
+/** packagesIndexBlocks' texts. */
+export function renderPackagesIndexBlocks(entries: readonly PackagesIndexEntry[], blockSize = 32): string[] {
+  return packagesIndexBlocks(entries, blockSize).map((block) => block.text());
 }

@@ -6,8 +6,26 @@
 import { createHash } from "node:crypto";
 import { gzipSync } from "node:zlib";
 
-/** Compressed members by the exact block text they hold. */
-export type GzipMemberCache = Map<string, Uint8Array>;
+/**
+ * A block whose text is rendered only when its key is not cached: the key must identify the text
+ * (for blocks of immutable items, their ids in order).
+ */
+export interface KeyedBlock {
+  key: string;
+  text(): string;
+}
+
+/** A block: its text (which is then its own key), or a KeyedBlock. */
+export type TextBlock = string | KeyedBlock;
+
+interface CachedMember {
+  /** The block's text, encoded: hashed again for the whole document's digests. */
+  open: Buffer;
+  member: Uint8Array;
+}
+
+/** Compressed members, with the bytes they hold, by block key. */
+export type GzipMemberCache = Map<string, CachedMember>;
 
 export interface GzipDocument {
   /** The .gz file: a member per block (one empty member for an empty document). */
@@ -27,7 +45,7 @@ const EMPTY_MEMBER = gzipSync(Buffer.alloc(0));
  * blocks of the newest document.
  */
 export function gzipBlocks(
-  blocks: readonly string[],
+  blocks: readonly TextBlock[],
   options: { previous?: GzipMemberCache; next?: GzipMemberCache; sha512?: boolean; level?: number } = {},
 ): GzipDocument {
   const sha256 = createHash("sha256");
@@ -35,15 +53,18 @@ export function gzipBlocks(
   const members: Uint8Array[] = [];
   let size = 0;
   for (const block of blocks) {
-    if (block === "") continue;
-    const bytes = Buffer.from(block, "utf8");
-    size += bytes.length;
-    sha256.update(bytes);
-    sha512?.update(bytes);
-    let member = options.previous?.get(block);
-    if (!member) member = gzipSync(bytes, { level: options.level ?? 6 });
-    options.next?.set(block, member);
-    members.push(member);
+    const key = typeof block === "string" ? block : block.key;
+    let cached = options.previous?.get(key);
+    if (!cached) {
+      const open = Buffer.from(typeof block === "string" ? block : block.text(), "utf8");
+      cached = { open, member: gzipSync(open, { level: options.level ?? 6 }) };
+    }
+    if (cached.open.length === 0) continue;
+    options.next?.set(key, cached);
+    size += cached.open.length;
+    sha256.update(cached.open);
+    sha512?.update(cached.open);
+    members.push(cached.member);
   }
   return {
     gzip: members.length === 0 ? Buffer.from(EMPTY_MEMBER) : Buffer.concat(members),
@@ -72,22 +93,23 @@ export function startsBlock(name: string, itemsInBlock: number, blockSize: numbe
   return itemsInBlock > 0 && (nameHash(name) % blockSize === 0 || itemsInBlock >= blockSize * 4);
 }
 
-/** Items (in their final order) joined into blocks by startsBlock. */
+/** Items (in their final order) joined into blocks by startsBlock, keyed by their ids. */
 export function splitIntoBlocks<T>(
   items: readonly T[],
-  nameOf: (item: T) => string,
-  textOf: (item: T) => string,
+  item: { name(item: T): string; id(item: T): string; text(item: T): string },
   blockSize = 32,
-): string[] {
-  const blocks: string[] = [];
-  let current: string[] = [];
-  for (const item of items) {
-    if (startsBlock(nameOf(item), current.length, blockSize)) {
-      blocks.push(current.join(""));
-      current = [];
-    }
-    current.push(textOf(item));
+): KeyedBlock[] {
+  const blocks: KeyedBlock[] = [];
+  let current: T[] = [];
+  const flush = () => {
+    const members = current;
+    blocks.push({ key: members.map(item.id).join(","), text: () => members.map(item.text).join("") });
+    current = [];
+  };
+  for (const entry of items) {
+    if (startsBlock(item.name(entry), current.length, blockSize)) flush();
+    current.push(entry);
   }
-  if (current.length > 0) blocks.push(current.join(""));
+  if (current.length > 0) flush();
   return blocks;
 }

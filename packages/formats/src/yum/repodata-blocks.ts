@@ -10,6 +10,8 @@ import type { RepodataType } from "./repomd-xml.ts";
 
 /** A package's fragments as rendered at upload (render*Package), in repository order. */
 export interface PackageFragments {
+  /** Identifies the package's fragments, which never change (the stored file's id). */
+  id: string;
   name: string;
   primary: string;
   filelists: string;
@@ -33,7 +35,11 @@ export function buildRepodataFiles(
 ): RepodataFile[] {
   return DOCUMENTS.map(([type, envelope, fragment]) => {
     const [head, tail] = envelope(packages.length);
-    const blocks = [head, ...splitIntoBlocks(packages, (p) => p.name, fragment), tail];
+    const blocks = [
+      head,
+      ...splitIntoBlocks(packages, { name: (p) => p.name, id: (p) => p.id, text: fragment }),
+      tail,
+    ];
     const next: GzipMemberCache = new Map();
     if (caches.next) caches.next[type] = next;
     return repodataFile(type, gzipBlocks(blocks, { previous: caches.previous?.[type], next }), timestamp);

@@ -12,6 +12,7 @@ const MAX_CACHED_SUITES = 256;
 const MAX_CACHED_PACKAGES = 200_000;
 
 interface DebRow extends ReleasedPackage, SuitePackage {
+  id: string;
   suite: string;
 }
 
@@ -23,6 +24,7 @@ const loadDebs: PackageLoader<DebRow> = (db, projectId, releaseIds) => {
     .select([
       "release.id as release_id",
       "release.created_at as release_created_at",
+      "deb_package.file_id as id",
       "deb_package.suite",
       "deb_package.component",
       "deb_package.name",

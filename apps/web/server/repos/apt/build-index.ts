@@ -3,14 +3,16 @@
 // SHA512 lists, InRelease and Release.gpg signed by every active key.
 import {
   describeIndexFile,
+  packagesIndexBlocks,
   type ReleaseFileEntry,
-  renderPackagesIndexBlocks,
   renderRelease,
 } from "@packyard/formats/apt/index.ts";
 import { type GzipMemberCache, gzipBlocks } from "@packyard/formats/compress/gzip-members.ts";
 import { type SigningKey, signCleartext, signDetachedArmored } from "@packyard/formats/openpgp/index.ts";
 
 export interface SuitePackage {
+  /** The stored file's id, when known: its stanza never changes, so blocks are keyed by it. */
+  id?: string;
   component: string;
   name: string;
   version: string;
@@ -82,7 +84,7 @@ export async function buildSuite(options: {
   }
   for (const component of components) {
     for (const architecture of architectures) {
-      const blocks = renderPackagesIndexBlocks(byIndex.get(`${component}/${architecture}`)!);
+      const blocks = packagesIndexBlocks(byIndex.get(`${component}/${architecture}`)!);
       const base = `${component}/binary-${architecture}/Packages`;
       const next: GzipBlockCache = new Map();
       const document = gzipBlocks(blocks, { previous: options.gzipCache?.get(base), next, sha512: true });

@@ -15,6 +15,8 @@ const MAX_CACHED_GROUPS = 256;
 const MAX_CACHED_PACKAGES = 100_000;
 
 interface RpmRow extends ReleasedPackage {
+  /** The file's id: its fragments never change. */
+  id: string;
   repo_group: string;
   name: string;
   epoch: number;
@@ -34,6 +36,7 @@ const loadRpms: PackageLoader<RpmRow> = (db, projectId, releaseIds) => {
     .select([
       "release.id as release_id",
       "release.created_at as release_created_at",
+      "yum_package.file_id as id",
       "yum_package.repo_group",
       "yum_package.name",
       "yum_package.epoch",
