@@ -93,23 +93,27 @@ export function startsBlock(name: string, itemsInBlock: number, blockSize: numbe
   return itemsInBlock > 0 && (nameHash(name) % blockSize === 0 || itemsInBlock >= blockSize * 4);
 }
 
-/** Items (in their final order) joined into blocks by startsBlock, keyed by their ids. */
+/** Consecutive items, keyed by their ids in order. */
+export interface ItemBlock<T> {
+  key: string;
+  items: readonly T[];
+}
+
+/** Items (in their final order) grouped into blocks by startsBlock, keyed by their ids. */
 export function splitIntoBlocks<T>(
   items: readonly T[],
-  item: { name(item: T): string; id(item: T): string; text(item: T): string },
+  item: { name(item: T): string; id(item: T): string },
   blockSize = 32,
-): KeyedBlock[] {
-  const blocks: KeyedBlock[] = [];
+): ItemBlock<T>[] {
+  const blocks: ItemBlock<T>[] = [];
   let current: T[] = [];
-  const flush = () => {
-    const members = current;
-    blocks.push({ key: members.map(item.id).join(","), text: () => members.map(item.text).join("") });
-    current = [];
-  };
   for (const entry of items) {
-    if (startsBlock(item.name(entry), current.length, blockSize)) flush();
+    if (startsBlock(item.name(entry), current.length, blockSize)) {
+      blocks.push({ key: current.map(item.id).join(","), items: current });
+      current = [];
+    }
     current.push(entry);
   }
-  if (current.length > 0) flush();
+  if (current.length > 0) blocks.push({ key: current.map(item.id).join(","), items: current });
   return blocks;
 }

@@ -33,15 +33,20 @@ export function buildRepodataFiles(
   timestamp: number,
   caches: { previous?: RepodataMemberCaches; next?: RepodataMemberCaches } = {},
 ): RepodataFile[] {
+  // The three documents list the same packages: one split, one key per block, for all three.
+  const blocks = splitIntoBlocks(packages, { name: (p) => p.name, id: (p) => p.id });
   return DOCUMENTS.map(([type, envelope, fragment]) => {
     const [head, tail] = envelope(packages.length);
-    const blocks = [
-      head,
-      ...splitIntoBlocks(packages, { name: (p) => p.name, id: (p) => p.id, text: fragment }),
-      tail,
-    ];
     const next: GzipMemberCache = new Map();
     if (caches.next) caches.next[type] = next;
-    return repodataFile(type, gzipBlocks(blocks, { previous: caches.previous?.[type], next }), timestamp);
+    const document = gzipBlocks(
+      [
+        head,
+        ...blocks.map((block) => ({ key: block.key, text: () => block.items.map(fragment).join("") })),
+        tail,
+      ],
+      { previous: caches.previous?.[type], next },
+    );
+    return repodataFile(type, document, timestamp);
   });
 }

@@ -13,6 +13,8 @@ import { type SigningKey, signCleartext, signDetachedArmored } from "@packyard/f
 export interface SuitePackage {
   /** The stored file's id, when known: its stanza never changes, so blocks are keyed by it. */
   id?: string;
+  /** Component, name, version and architecture joined by NULs, when computed beforehand. */
+  identity?: string;
   component: string;
   name: string;
   version: string;
@@ -53,7 +55,7 @@ export async function buildSuite(options: {
 }): Promise<BuiltSuite> {
   const seen = new Set<string>();
   const packages = options.packages.filter((p) => {
-    const key = `${p.component}\u0000${p.name}\u0000${p.version}\u0000${p.architecture}`;
+    const key = p.identity ?? `${p.component}\u0000${p.name}\u0000${p.version}\u0000${p.architecture}`;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;

@@ -1,0 +1,89 @@
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { type GzipMemberCache, gzipBlocks, type KeyedBlock, splitIntoBlocks } from "./gzip-members.ts";
+
+const names = Array.from({ length: 400 }, (_, i) => `pkg-${String(i).padStart(4, "0")}`);
+const text = (name: string) => `Package: ${name}\nVersion: 1.0 ✓\n\n`;
+const blocksOf = (list: string[]) =>
+  splitIntoBlocks(list, { name: (n) => n, id: (n) => n }).map(
+    (block): KeyedBlock => ({ key: block.key, text: () => block.items.map(text).join("") }),
+  );
+
+describe("gzipBlocks", () => {
+  it("writes one member per block that gzip, zlib and gunzip read back as the joined text", () => {
+    const blocks = blocksOf(names);
+    expect(blocks.length).toBeGreaterThan(5);
+    const whole = names.map(text).join("");
+    const document = gzipBlocks(blocks, { sha512: true });
+    expect(gunzipSync(document.gzip).toString("utf8")).toBe(whole);
+    const bytes = Buffer.from(whole, "utf8");
+    expect(document.size).toBe(bytes.length);
+    expect(document.sha256).toBe(createHash("sha256").update(bytes).digest("hex"));
+    expect(document.sha512).toBe(createHash("sha512").update(bytes).digest("hex"));
+    // Every member starts with the gzip magic; gzip(1) itself agrees on the content.
+    const dir = mkdtempSync(join(tmpdir(), "packyard-gzip-"));
+    try {
+      writeFileSync(join(dir, "index.gz"), document.gzip);
+      const gzip = spawnSync("gzip", ["-dc", join(dir, "index.gz")], { encoding: "utf8" });
+      expect(gzip.status).toBe(0);
+      expect(gzip.stdout).toBe(whole);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("reuses cached members and renders only blocks it has not seen", () => {
+    const first: GzipMemberCache = new Map();
+    gzipBlocks(blocksOf(names), { next: first });
+    const rendered: string[] = [];
+    const blocks = blocksOf([...names, "pkg-0100a"].sort()).map((block) => ({
+      key: block.key,
+      text: () => {
+        rendered.push(block.key);
+        return block.text();
+      },
+    }));
+    const second: GzipMemberCache = new Map();
+    const document = gzipBlocks(blocks, { previous: first, next: second });
+    expect(rendered).toHaveLength(1);
+    expect(rendered[0]).toContain("pkg-0100a");
+    expect(gunzipSync(document.gzip).toString("utf8")).toBe(
+      [...names, "pkg-0100a"].sort().map(text).join(""),
+    );
+    // The next cache holds this document's blocks only; the changed block's old member is gone.
+    expect(second.size).toBe(blocks.length);
+    for (const [key, member] of second) if (first.has(key)) expect(member).toBe(first.get(key));
+  });
+
+  it("treats a plain string as a block keyed by itself, and writes a valid empty file for no text", () => {
+    const document = gzipBlocks(["<head>", "", "<tail>"]);
+    expect(gunzipSync(document.gzip).toString()).toBe("<head><tail>");
+    const empty = gzipBlocks([]);
+    expect(gunzipSync(empty.gzip)).toHaveLength(0);
+    expect(empty.size).toBe(0);
+    expect(empty.sha256).toBe(createHash("sha256").update("").digest("hex"));
+  });
+});
+
+describe("splitIntoBlocks", () => {
+  it("draws boundaries by name, so adding or removing an item changes only its block", () => {
+    const before = splitIntoBlocks(names, { name: (n) => n, id: (n) => n });
+    const after = splitIntoBlocks(
+      names.filter((n) => n !== "pkg-0300"),
+      { name: (n) => n, id: (n) => n },
+    );
+    const keys = new Set(before.map((b) => b.key));
+    expect(after.filter((b) => !keys.has(b.key))).toHaveLength(1);
+    expect(before.flatMap((b) => b.items)).toEqual(names);
+  });
+
+  it("caps a block at four times the block size when no name starts one", () => {
+    const blocks = splitIntoBlocks(names, { name: () => "same", id: (n) => n }, 8);
+    expect(Math.max(...blocks.map((b) => b.items.length))).toBeLessThanOrEqual(32);
+  });
+});
