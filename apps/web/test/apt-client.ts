@@ -1,9 +1,9 @@
 // A private apt root as ../shared/FORMATS.md describes it: apt-get and dpkg work inside it and
 // nothing of the machine's own apt configuration or state is read or changed.
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { makeTempDir } from "./temp-dirs.ts";
 
 export interface RunResult {
   status: number | null;
@@ -45,7 +45,7 @@ export function runCommand(
 }
 
 export function aptRoot(sourcesList = ""): AptRoot {
-  const root = mkdtempSync(join(tmpdir(), "packyard-apt-"));
+  const root = makeTempDir("packyard-apt-");
   for (const dir of [
     "etc/apt/apt.conf.d",
     "etc/apt/preferences.d",

@@ -1,9 +1,9 @@
 // dnf into a throwaway installroot, as ../shared/FORMATS.md describes: nothing of the machine's
 // own dnf configuration or rpm database is read or changed.
-import { mkdirSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type RunResult, runCommand } from "./apt-client.ts";
+import { makeTempDir } from "./temp-dirs.ts";
 
 export interface DnfRoot {
   root: string;
@@ -18,7 +18,7 @@ export interface DnfRoot {
 }
 
 export function dnfRoot(): DnfRoot {
-  const root = mkdtempSync(join(tmpdir(), "packyard-dnf-"));
+  const root = makeTempDir("packyard-dnf-");
   mkdirSync(join(root, "etc/yum.repos.d"), { recursive: true });
   const common = [
     "-y",

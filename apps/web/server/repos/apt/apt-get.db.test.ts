@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { aptRoot, runCommand } from "../../../test/apt-client.ts";
 import { databaseKind } from "../../../test/harness.ts";
 import { type LiveServer, publisher, startLiveServer } from "../../../test/live-server.ts";
+import { removeTempDirs } from "../../../test/temp-dirs.ts";
 
 const hasTools = requireTools(["apt-get", "apt-cache", "dpkg", "gpgv"]);
 
@@ -85,6 +86,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await server?.close();
+  removeTempDirs();
 });
 
 describe.runIf(hasTools)(`APT repositories with real apt-get (${databaseKind})`, () => {

@@ -4,7 +4,6 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateSigningKey, loadSigningKey } from "@packyard/formats/openpgp/index.ts";
 import { signRpmBytes } from "@packyard/formats/rpm/sign-rpm.ts";
@@ -15,6 +14,7 @@ import { runCommand } from "../../../test/apt-client.ts";
 import { dnfRoot } from "../../../test/dnf-client.ts";
 import { databaseKind } from "../../../test/harness.ts";
 import { type LiveServer, publisher, startLiveServer } from "../../../test/live-server.ts";
+import { makeTempDir, removeTempDirs } from "../../../test/temp-dirs.ts";
 
 const hasTools = requireTools(["rpmbuild", "rpm", "rpmkeys", "dnf", "gpg"]);
 
@@ -22,7 +22,7 @@ let server: LiveServer;
 let pub: Awaited<ReturnType<typeof publisher>>;
 let rpms: TestRpms;
 let busy: string[];
-const work = mkdtempSync(join(tmpdir(), "packyard-yum-"));
+const work = makeTempDir("packyard-yum-");
 
 /** 30 small packages from one spec, as subpackages: one rpmbuild run. */
 function buildBusyRpms(): string[] {
@@ -95,6 +95,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   rpms?.cleanup();
+  removeTempDirs();
 });
 
 describe.runIf(hasTools)(`YUM repositories with real dnf (${databaseKind})`, () => {
