@@ -7,12 +7,8 @@ import { buildTestDeb } from "@packyard/formats/deb/test-deb-builder.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, databaseKind, publishingProject, type TestApp } from "../../test/harness.ts";
 import { PACKAGE_INDEX_CHANGES_KEPT, recordPackageIndexChange } from "../domain/package-index-changes.ts";
-import { type PackageLoader, PackageSets, type ReleasedPackage } from "./package-sets.ts";
-
-interface Row extends ReleasedPackage {
-  name: string;
-  version: string;
-}
+import { type DebRow, loadDebs } from "./apt/apt-builder.ts";
+import { type PackageLoader, PackageSets } from "./package-sets.ts";
 
 describe(`package sets follow the change log (${databaseKind})`, () => {
   let app: TestApp;
@@ -21,26 +17,14 @@ describe(`package sets follow the change log (${databaseKind})`, () => {
   /** The release ids each load asked for (undefined: everything). */
   const loads: (readonly string[] | undefined)[] = [];
 
-  const load: PackageLoader<Row> = (db, project, releaseIds) => {
+  /** The APT builder's loader, recording what it is asked for. */
+  const load: PackageLoader<DebRow> = (db, project, releaseIds) => {
     loads.push(releaseIds);
-    let query = db
-      .selectFrom("deb_package")
-      .innerJoin("release_file", "release_file.id", "deb_package.file_id")
-      .innerJoin("release", "release.id", "release_file.release_id")
-      .select([
-        "release.id as release_id",
-        "release.created_at as release_created_at",
-        "deb_package.name",
-        "deb_package.version",
-      ])
-      .where("release.project_id", "=", project)
-      .where("release.yanked", "=", 0);
-    if (releaseIds) query = query.where("release.id", "in", releaseIds);
-    return query.execute();
+    return loadDebs(db, project, releaseIds);
   };
 
   /** name@version in set order, from the long-lived set and from a brand-new one (a full read). */
-  async function listed(sets: PackageSets<Row>) {
+  async function listed(sets: PackageSets<DebRow>) {
     const db = app.services.database.db;
     const incremental = (await sets.current(db, projectId)).map((r) => `${r.name}@${r.version}`);
     const fresh = new PackageSets(load, { maxRows: 1000 });
@@ -95,7 +79,7 @@ describe(`package sets follow the change log (${databaseKind})`, () => {
     await upload("1.0.0", "beta");
     await upload("2.0.0", "alpha");
     loads.length = 0;
-    expect(await listed(sets)).toEqual(["alpha@2.0.0", "alpha@1.0.0", "beta@1.0.0"]);
+    expect(await listed(sets)).toEqual(["alpha@2.0.0", "beta@1.0.0", "alpha@1.0.0"]);
     expect(sets.stats).toEqual({ reloads: 1, updates: 0 });
 
     const releaseId = async (version: string) =>
@@ -110,26 +94,26 @@ describe(`package sets follow the change log (${databaseKind})`, () => {
 
     loads.length = 0;
     await upload("3.0.0", "gamma");
-    expect(await listed(sets)).toEqual(["gamma@3.0.0", "alpha@2.0.0", "alpha@1.0.0", "beta@1.0.0"]);
+    expect(await listed(sets)).toEqual(["gamma@3.0.0", "alpha@2.0.0", "beta@1.0.0", "alpha@1.0.0"]);
     // The long-lived set read one release; the fresh one everything.
     expect(loads).toEqual([[await releaseId("3.0.0")], undefined]);
 
     expect((await post("2.0.0/yank", { reason: "broken" })).status).toBe(200);
-    expect(await listed(sets)).toEqual(["gamma@3.0.0", "alpha@1.0.0", "beta@1.0.0"]);
+    expect(await listed(sets)).toEqual(["gamma@3.0.0", "beta@1.0.0", "alpha@1.0.0"]);
     // An upload into a yanked release changes the log but lists nothing.
     await upload("2.0.0", "delta");
-    expect(await listed(sets)).toEqual(["gamma@3.0.0", "alpha@1.0.0", "beta@1.0.0"]);
+    expect(await listed(sets)).toEqual(["gamma@3.0.0", "beta@1.0.0", "alpha@1.0.0"]);
     expect((await post("2.0.0/unyank")).status).toBe(200);
     expect(await listed(sets)).toEqual([
       "gamma@3.0.0",
-      "alpha@2.0.0",
       "delta@2.0.0",
-      "alpha@1.0.0",
+      "alpha@2.0.0",
       "beta@1.0.0",
+      "alpha@1.0.0",
     ]);
 
     expect((await remove("1.0.0/files/beta_1.0.0_amd64.deb")).status).toBe(204);
-    expect(await listed(sets)).toEqual(["gamma@3.0.0", "alpha@2.0.0", "delta@2.0.0", "alpha@1.0.0"]);
+    expect(await listed(sets)).toEqual(["gamma@3.0.0", "delta@2.0.0", "alpha@2.0.0", "alpha@1.0.0"]);
     expect((await remove("2.0.0")).status).toBe(204);
     expect(await listed(sets)).toEqual(["gamma@3.0.0", "alpha@1.0.0"]);
 
@@ -138,7 +122,7 @@ describe(`package sets follow the change log (${databaseKind})`, () => {
     await upload("4.0.0", "epsilon");
     expect((await post("3.0.0/yank", { reason: "superseded" })).status).toBe(200);
     await upload("4.0.0", "zeta");
-    expect(await listed(sets)).toEqual(["epsilon@4.0.0", "zeta@4.0.0", "alpha@1.0.0"]);
+    expect(await listed(sets)).toEqual(["zeta@4.0.0", "epsilon@4.0.0", "alpha@1.0.0"]);
     expect(loads[0]).toHaveLength(2);
     expect(sets.stats.reloads).toBe(1);
   });

@@ -11,13 +11,14 @@ const MAX_CACHED_SUITES = 256;
 /** Package rows kept in memory between builds, across projects (per builder). */
 const MAX_CACHED_PACKAGES = 200_000;
 
-interface DebRow extends ReleasedPackage, SuitePackage {
+export interface DebRow extends ReleasedPackage, SuitePackage {
   id: string;
   identity: string;
   suite: string;
 }
 
-const loadDebs: PackageLoader<DebRow> = async (db, projectId, releaseIds) => {
+/** The project's listed .deb packages, all or those of some releases (exported for tests). */
+export const loadDebs: PackageLoader<DebRow> = async (db, projectId, releaseIds) => {
   let query = db
     .selectFrom("deb_package")
     .innerJoin("release_file", "release_file.id", "deb_package.file_id")
@@ -39,6 +40,9 @@ const loadDebs: PackageLoader<DebRow> = async (db, projectId, releaseIds) => {
   query = releaseIds
     ? query.where("release.project_id", "=", projectId).where("release.id", "in", releaseIds)
     : query.where("deb_package.project_id", "=", projectId);
+  // Within a release, too, the newest file first: the same package uploaded twice under two
+  // file names resolves the same way whichever query read it.
+  query = query.orderBy("release_file.created_at", "desc").orderBy("release_file.id", "desc");
   // Computed once per row, not on every build: rows stay in memory between builds.
   return (await query.execute()).map((row) => ({
     ...row,

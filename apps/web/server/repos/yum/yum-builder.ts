@@ -5,7 +5,7 @@ import { signDetachedArmored } from "@packyard/formats/openpgp/index.ts";
 import { buildRepodataFiles, type RepodataMemberCaches } from "@packyard/formats/yum/repodata-blocks.ts";
 import { renderRepomd } from "@packyard/formats/yum/repomd-xml.ts";
 import type { Kysely } from "kysely";
-import type { Database } from "../../db/schema.ts";
+import type { Database, YumPackageTable } from "../../db/schema.ts";
 import { type PackageLoader, PackageSets, type ReleasedPackage } from "../package-sets.ts";
 import type { FormatBuilder } from "../publisher.ts";
 
@@ -14,19 +14,15 @@ const MAX_CACHED_GROUPS = 256;
 /** Package rows (with their fragments) kept in memory between builds, across projects. */
 const MAX_CACHED_PACKAGES = 100_000;
 
-interface RpmRow extends ReleasedPackage {
+interface RpmRow
+  extends ReleasedPackage,
+    Pick<YumPackageTable, "repo_group" | "name" | "epoch" | "version" | "release" | "arch"> {
   /** The file's id: its fragments never change. */
   id: string;
   /** Group, name, epoch, version, release and arch: what makes two packages the same. */
   identity: string;
   /** Name, then arch: the order packages are listed in. */
   order: string;
-  repo_group: string;
-  name: string;
-  epoch: number;
-  version: string;
-  release: string;
-  arch: string;
   primary: string;
   filelists: string;
   other: string;
@@ -57,6 +53,9 @@ const loadRpms: PackageLoader<RpmRow> = async (db, projectId, releaseIds) => {
   query = releaseIds
     ? query.where("release.project_id", "=", projectId).where("release.id", "in", releaseIds)
     : query.where("yum_package.project_id", "=", projectId);
+  // Within a release, too, the newest file first: the same package uploaded twice under two
+  // file names resolves the same way whichever query read it.
+  query = query.orderBy("release_file.created_at", "desc").orderBy("release_file.id", "desc");
   // Computed once per row, not on every build: rows stay in memory between builds.
   return (await query.execute()).map((row) => ({
     ...row,
