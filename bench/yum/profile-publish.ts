@@ -16,11 +16,13 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import { loadConfig } from "../../apps/web/server/config.ts";
 import { openDatabase } from "../../apps/web/server/db/database.ts";
 import { createAptBuilder } from "../../apps/web/server/repos/apt/apt-builder.ts";
+import { MemoryBudget } from "../../apps/web/server/repos/memory-budget.ts";
 import { SigningKeyService } from "../../apps/web/server/repos/signing-keys.ts";
 import { createYumBuilder } from "../../apps/web/server/repos/yum/yum-builder.ts";
 
-const aptBuilder = createAptBuilder();
-const yumBuilder = createYumBuilder();
+const indexMemory = new MemoryBudget(256 * 1024 * 1024);
+const aptBuilder = createAptBuilder(indexMemory);
+const yumBuilder = createYumBuilder(indexMemory);
 
 import { createLocalBlobStore } from "../../apps/web/server/storage/blob-store.ts";
 import { signDetachedArmored } from "../../packages/formats/src/openpgp/index.ts";

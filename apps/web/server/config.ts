@@ -32,6 +32,7 @@ export const envSchema = z.object({
   PASSWORD_MAX_LENGTH: z.coerce.number().int().min(16).max(1024).default(128),
   AUTH_RATE_LIMIT: boolean.default(true),
   APT_GRACE_SECONDS: z.coerce.number().int().min(0).default(3600),
+  INDEX_CACHE_MB: z.coerce.number().int().min(0).default(256),
   MAX_UPLOAD_BYTES: z.coerce
     .number()
     .int()
@@ -61,6 +62,8 @@ export interface Config {
   authRateLimit: boolean;
   maxUploadBytes: number;
   aptGraceSeconds: number;
+  /** What repository builders may keep in memory between publishes (package sets, blocks). */
+  indexCacheBytes: number;
   trustProxy: boolean;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
 }
@@ -120,6 +123,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     authRateLimit: e.AUTH_RATE_LIMIT,
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
     aptGraceSeconds: e.APT_GRACE_SECONDS,
+    indexCacheBytes: e.INDEX_CACHE_MB * 1024 * 1024,
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
   };

@@ -10,6 +10,7 @@ import { onProjectEvent } from "./domain/changes.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { createMailer, type Mailer } from "./mail/mailer.ts";
 import { createAptBuilder } from "./repos/apt/apt-builder.ts";
+import { MemoryBudget } from "./repos/memory-budget.ts";
 import { RepositoryPublisher } from "./repos/publisher.ts";
 import { SigningKeyService } from "./repos/signing-keys.ts";
 import { createYumBuilder } from "./repos/yum/yum-builder.ts";
@@ -48,13 +49,15 @@ export async function createServices(
     const indexDir = join(config.dataDir, "indexes");
     await removeStaleTemporaryFiles(indexDir, 60 * 60 * 1000);
     const keys = new SigningKeyService(database.db, config.secret);
+    // One budget for what both formats remember between publishes.
+    const indexMemory = new MemoryBudget(config.indexCacheBytes);
     const repos = new RepositoryPublisher(
       {
         db: database.db,
         store: createLocalBlobStore(indexDir),
         keys,
         logger,
-        builders: [createAptBuilder(), createYumBuilder()],
+        builders: [createAptBuilder(indexMemory), createYumBuilder(indexMemory)],
       },
       { graceMs: config.aptGraceSeconds * 1000, keepGenerations: 3 },
     );

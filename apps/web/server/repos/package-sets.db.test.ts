@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, databaseKind, publishingProject, type TestApp } from "../../test/harness.ts";
 import { PACKAGE_INDEX_CHANGES_KEPT, recordPackageIndexChange } from "../domain/package-index-changes.ts";
 import { type DebRow, loadDebs } from "./apt/apt-builder.ts";
+import { MemoryBudget } from "./memory-budget.ts";
 import { type PackageLoader, PackageSets } from "./package-sets.ts";
 
 describe(`package sets follow the change log (${databaseKind})`, () => {
@@ -23,11 +24,15 @@ describe(`package sets follow the change log (${databaseKind})`, () => {
     return loadDebs(db, project, releaseIds);
   };
 
+  /** Package sets charging 100 bytes a row to `budget`. */
+  const setsWithin = (budget: MemoryBudget) =>
+    new PackageSets(load, { budget, name: "apt", weigh: () => 100 });
+
   /** name@version in set order, from the long-lived set and from a brand-new one (a full read). */
   async function listed(sets: PackageSets<DebRow>) {
     const db = app.services.database.db;
     const incremental = (await sets.current(db, projectId)).map((r) => `${r.name}@${r.version}`);
-    const fresh = new PackageSets(load, { maxRows: 1000 });
+    const fresh = setsWithin(new MemoryBudget(1024 * 1024));
     const full = (await fresh.current(db, projectId)).map((r) => `${r.name}@${r.version}`);
     expect(incremental).toEqual(full);
     return incremental;
@@ -74,7 +79,7 @@ describe(`package sets follow the change log (${databaseKind})`, () => {
   });
 
   it("applies uploads, yanks, unyanks and deletes by re-reading only the releases they touched", async () => {
-    const sets = new PackageSets(load, { maxRows: 1000 });
+    const sets = setsWithin(new MemoryBudget(1024 * 1024));
     await upload("1.0.0", "alpha");
     await upload("1.0.0", "beta");
     await upload("2.0.0", "alpha");
@@ -129,7 +134,7 @@ describe(`package sets follow the change log (${databaseKind})`, () => {
 
   it("keeps a bounded log, and a set further behind than it reads everything again", async () => {
     const db = app.services.database.db;
-    const sets = new PackageSets(load, { maxRows: 1000 });
+    const sets = setsWithin(new MemoryBudget(1024 * 1024));
     await listed(sets);
     const releaseId = (
       await db
@@ -153,17 +158,24 @@ describe(`package sets follow the change log (${databaseKind})`, () => {
     expect(sets.stats.reloads).toBe(before + 1);
   });
 
-  it("drops the least recently used project's set when the rows outgrow the bound", async () => {
+  it("forgets the least recently used set when the budget is full, and keeps none that does not fit", async () => {
     const db = app.services.database.db;
-    const sets = new PackageSets(load, { maxRows: 1 });
-    await sets.current(db, projectId);
-    await sets.current(db, "another-project");
+    const budget = new MemoryBudget(1000);
+    const sets = setsWithin(budget);
+    await listed(sets);
+    expect(sets.stats.reloads).toBe(1);
+    await listed(sets);
+    expect(sets.stats.reloads).toBe(1);
+    // Something else used since takes the room: the set is read whole again, then kept.
+    budget.set("blocks/apt/elsewhere", {}, 900);
+    await listed(sets);
     expect(sets.stats.reloads).toBe(2);
-    // The set just used stays, even over the bound; the project's was dropped and is read again,
     await sets.current(db, projectId);
-    expect(sets.stats.reloads).toBe(3);
-    // and kept while it is the one in use.
-    await sets.current(db, projectId);
-    expect(sets.stats.reloads).toBe(3);
+    expect(sets.stats.reloads).toBe(2);
+    // Larger than the whole budget: never kept, every build reads everything, still right.
+    const tight = setsWithin(new MemoryBudget(100));
+    await listed(tight);
+    await listed(tight);
+    expect(tight.stats.reloads).toBe(2);
   });
 });

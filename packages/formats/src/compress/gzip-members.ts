@@ -117,3 +117,10 @@ export function splitIntoBlocks<T>(
   if (current.length > 0) blocks.push({ key: current.map(item.id).join(","), items: current });
   return blocks;
 }
+
+/** Roughly the memory a cache holds: its members, the bytes they hold and their keys. */
+export function gzipMemberCacheBytes(cache: GzipMemberCache): number {
+  let bytes = 0;
+  for (const [key, { open, member }] of cache) bytes += key.length + open.length + member.byteLength + 96;
+  return bytes;
+}

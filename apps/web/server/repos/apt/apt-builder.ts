@@ -1,15 +1,13 @@
 // The APT format for the repository publisher: one repository per suite, built from the stored
 // stanzas of packages in releases that are not yanked — never by re-reading packages.
+
+import { gzipMemberCacheBytes } from "@packyard/formats/compress/gzip-members.ts";
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
+import { type MemoryBudget, stringBytes } from "../memory-budget.ts";
 import { type PackageLoader, PackageSets, type ReleasedPackage } from "../package-sets.ts";
 import type { FormatBuilder } from "../publisher.ts";
 import { buildSuite, type GzipBlockCache, type SuitePackage } from "./build-index.ts";
-
-/** Suites whose compressed blocks are kept between builds (per builder); the oldest go first. */
-const MAX_CACHED_SUITES = 256;
-/** Package rows kept in memory between builds, across projects (per builder). */
-const MAX_CACHED_PACKAGES = 200_000;
 
 export interface DebRow extends ReleasedPackage, SuitePackage {
   id: string;
@@ -51,24 +49,16 @@ export const loadDebs: PackageLoader<DebRow> = async (db, projectId, releaseIds)
 };
 
 /**
- * The APT format for the repository publisher. Each builder keeps, between builds, every
+ * The APT format for the repository publisher. Between builds it keeps, within `budget`, each
  * project's package rows (brought up to date from the change log) and each suite's compressed
  * index blocks; builds of one project never overlap (the publisher serializes them).
  */
-export function createAptBuilder(): FormatBuilder {
-  const packageSets = new PackageSets(loadDebs, { maxRows: MAX_CACHED_PACKAGES });
-  const gzipCaches = new Map<string, Map<string, GzipBlockCache>>();
-  const gzipCacheFor = (key: string) => {
-    let cache = gzipCaches.get(key);
-    if (cache) {
-      gzipCaches.delete(key);
-    } else {
-      cache = new Map();
-      if (gzipCaches.size >= MAX_CACHED_SUITES) gzipCaches.delete(gzipCaches.keys().next().value!);
-    }
-    gzipCaches.set(key, cache);
-    return cache;
-  };
+export function createAptBuilder(budget: MemoryBudget): FormatBuilder {
+  const packageSets = new PackageSets(loadDebs, {
+    budget,
+    name: "apt",
+    weigh: (row) => stringBytes([row.stanza, row.identity, row.id, row.release_id]) + 160,
+  });
   return {
     format: "apt",
     async build({ db, project, keys, date, published }) {
@@ -85,6 +75,8 @@ export function createAptBuilder(): FormatBuilder {
       const { signers } = await keys.active(project);
       const built = [];
       for (const [suite, packages] of bySuite) {
+        const cacheKey = `blocks/apt/${project.id}/${suite}`;
+        const gzipCache = budget.get<Map<string, GzipBlockCache>>(cacheKey) ?? new Map();
         const { files, digests, listed } = await buildSuite({
           origin: "Packyard",
           label: `${project.username}/${project.slug}`,
@@ -92,8 +84,11 @@ export function createAptBuilder(): FormatBuilder {
           date,
           packages,
           signers,
-          gzipCache: gzipCacheFor(`${project.id}/${suite}`),
+          gzipCache,
         });
+        let bytes = 0;
+        for (const cache of gzipCache.values()) bytes += gzipMemberCacheBytes(cache);
+        budget.set(cacheKey, gzipCache, bytes);
         built.push({ name: suite, files, digests, listed });
       }
       return built;

@@ -1,18 +1,15 @@
 // The YUM format for the repository publisher: one repository per group ("" is the root),
 // joined from the fragments stored at upload — never by re-reading packages — into
 // checksum-named primary, filelists and other files, a repomd.xml and its signature.
+import { gzipMemberCacheBytes } from "@packyard/formats/compress/gzip-members.ts";
 import { signDetachedArmored } from "@packyard/formats/openpgp/index.ts";
 import { buildRepodataFiles, type RepodataMemberCaches } from "@packyard/formats/yum/repodata-blocks.ts";
 import { renderRepomd } from "@packyard/formats/yum/repomd-xml.ts";
 import type { Kysely } from "kysely";
 import type { Database, YumPackageTable } from "../../db/schema.ts";
+import { type MemoryBudget, stringBytes } from "../memory-budget.ts";
 import { type PackageLoader, PackageSets, type ReleasedPackage } from "../package-sets.ts";
 import type { FormatBuilder } from "../publisher.ts";
-
-/** Groups whose compressed blocks are kept between builds (per builder); the oldest go first. */
-const MAX_CACHED_GROUPS = 256;
-/** Package rows (with their fragments) kept in memory between builds, across projects. */
-const MAX_CACHED_PACKAGES = 100_000;
 
 interface RpmRow
   extends ReleasedPackage,
@@ -65,12 +62,18 @@ const loadRpms: PackageLoader<RpmRow> = async (db, projectId, releaseIds) => {
 };
 
 /**
- * The YUM format for the repository publisher. Like APT's, each builder keeps every project's
- * package rows (brought up to date from the change log) and each group's compressed blocks.
+ * The YUM format for the repository publisher. Like APT's, it keeps within `budget` each
+ * project's package rows (brought up to date from the change log) and each group's compressed
+ * blocks.
  */
-export function createYumBuilder(): FormatBuilder {
-  const packageSets = new PackageSets(loadRpms, { maxRows: MAX_CACHED_PACKAGES });
-  const memberCaches = new Map<string, RepodataMemberCaches>();
+export function createYumBuilder(budget: MemoryBudget): FormatBuilder {
+  const packageSets = new PackageSets(loadRpms, {
+    budget,
+    name: "yum",
+    weigh: (row) =>
+      stringBytes([row.primary, row.filelists, row.other, row.identity, row.order, row.id, row.release_id]) +
+      240,
+  });
   return {
     format: "yum",
     async build({ db, project, keys, date, published }) {
@@ -95,13 +98,13 @@ export function createYumBuilder(): FormatBuilder {
       for (const [group, packages] of byGroup) {
         // Stable order: an unchanged repository republishes byte-identical files.
         packages.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
-        const cacheKey = `${project.id}/${group}`;
-        const previous = memberCaches.get(cacheKey);
+        const cacheKey = `blocks/yum/${project.id}/${group}`;
+        const previous = budget.get<RepodataMemberCaches>(cacheKey);
         const next: RepodataMemberCaches = {};
         const data = buildRepodataFiles(packages, timestamp, { previous, next });
-        memberCaches.delete(cacheKey);
-        if (memberCaches.size >= MAX_CACHED_GROUPS) memberCaches.delete(memberCaches.keys().next().value!);
-        memberCaches.set(cacheKey, next);
+        let bytes = 0;
+        for (const cache of Object.values(next)) if (cache) bytes += gzipMemberCacheBytes(cache);
+        budget.set(cacheKey, next, bytes);
         const repomd = renderRepomd({ revision: timestamp, entries: data.map((d) => d.entry) });
         const files = new Map<string, Uint8Array>();
         for (const d of data) files.set(d.path, d.bytes);
