@@ -10,10 +10,13 @@ import type { MemoryBudget } from "./memory-budget.ts";
 
 type Db = Kysely<Database>;
 
-/** A stored package row with its release, which orders the set. */
+/** A stored package row with its release and file, which order the set. */
 export interface ReleasedPackage {
   release_id: string;
   release_created_at: string;
+  /** The file's id and creation time. */
+  id: string;
+  file_created_at: string;
 }
 
 /** Reads package rows of releases not yanked: every one, or only those of `releaseIds`. */
@@ -43,6 +46,11 @@ function newerFirst(a: { createdAt: string; id: string }, b: { createdAt: string
   return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
 
+function newerFileFirst(a: ReleasedPackage, b: ReleasedPackage): number {
+  if (a.file_created_at !== b.file_created_at) return a.file_created_at < b.file_created_at ? 1 : -1;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
 function groupByRelease<Row extends ReleasedPackage>(
   rows: readonly Row[],
   weigh: (row: Row) => number,
@@ -57,7 +65,14 @@ function groupByRelease<Row extends ReleasedPackage>(
     entry.rows.push(row);
     entry.bytes += weigh(row);
   }
-  return [...byId.values()];
+  const entries = [...byId.values()];
+  // Within a release, too, the newest file first: the same package uploaded twice under two
+  // file names resolves the same way whichever query read it. (Sorted here, not in SQL, where
+  // ordering rows that carry whole fragments costs more than the query.)
+  for (const entry of entries) {
+    entry.rows.sort(newerFileFirst);
+  }
+  return entries;
 }
 
 export class PackageSets<Row extends ReleasedPackage> {

@@ -34,6 +34,7 @@ const loadRpms: PackageLoader<RpmRow> = async (db, projectId, releaseIds) => {
       "release.id as release_id",
       "release.created_at as release_created_at",
       "yum_package.file_id as id",
+      "release_file.created_at as file_created_at",
       "yum_package.repo_group",
       "yum_package.name",
       "yum_package.epoch",
@@ -50,9 +51,6 @@ const loadRpms: PackageLoader<RpmRow> = async (db, projectId, releaseIds) => {
   query = releaseIds
     ? query.where("release.project_id", "=", projectId).where("release.id", "in", releaseIds)
     : query.where("yum_package.project_id", "=", projectId);
-  // Within a release, too, the newest file first: the same package uploaded twice under two
-  // file names resolves the same way whichever query read it.
-  query = query.orderBy("release_file.created_at", "desc").orderBy("release_file.id", "desc");
   // Computed once per row, not on every build: rows stay in memory between builds.
   return (await query.execute()).map((row) => ({
     ...row,
