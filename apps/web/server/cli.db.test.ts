@@ -1,10 +1,9 @@
 // The self-hoster's `users create` command: a user it makes can sign in at once.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, databaseKind, postJson, type TestApp } from "../test/harness.ts";
+import { makeTempDir, removeTempDirs } from "../test/temp-dirs.ts";
 import { runCli } from "./cli.ts";
 
 let app: TestApp;
@@ -21,6 +20,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await app?.close();
+  removeTempDirs();
 });
 
 function run(argv: string[], extraEnv: Record<string, string> = {}) {
@@ -109,7 +109,7 @@ describe(`packyard users create (${databaseKind})`, () => {
   });
 
   it("runs as a real command through npm run packyard", () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "packyard-cli-"));
+    const dataDir = makeTempDir("packyard-cli-");
     let output = "";
     try {
       output = execFileSync(

@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { makeTempDir, removeTempDirs } from "../test/temp-dirs.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 
-const dataDir = () => mkdtempSync(join(tmpdir(), "packyard-config-"));
+const dataDir = () => makeTempDir("packyard-config-");
 
 function errorFor(env: Record<string, string>): ConfigError {
   try {
@@ -85,3 +85,5 @@ describe("loadConfig", () => {
     expect(config).toMatchObject({ secret, secretSource: "env" });
   });
 });
+
+afterAll(removeTempDirs);

@@ -1,12 +1,11 @@
 // The production entry point as a real process: it serves, and on SIGTERM it stops accepting,
 // finishes the request in flight, closes the database and exits 0.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
 import { request } from "node:http";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { makeTempDir, removeTempDirs } from "../test/temp-dirs.ts";
 
 const appDir = join(import.meta.dirname, "..");
 let child: ChildProcess | undefined;
@@ -14,6 +13,7 @@ let child: ChildProcess | undefined;
 afterEach(() => {
   if (child && child.exitCode === null) child.kill("SIGKILL");
 });
+afterAll(removeTempDirs);
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -46,7 +46,7 @@ async function start(env: Record<string, string>) {
 describe("server process", () => {
   it("stops on a bad configuration value, naming the variable", async () => {
     const { exited, output } = await start({
-      DATA_DIR: mkdtempSync(join(tmpdir(), "packyard-main-")),
+      DATA_DIR: makeTempDir("packyard-main-"),
       DATABASE_URL: "mysql://x",
     });
     expect(await exited).toBe(78);
@@ -54,7 +54,7 @@ describe("server process", () => {
   });
 
   it("finishes the request in flight on SIGTERM, then exits 0", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "packyard-main-"));
+    const dataDir = makeTempDir("packyard-main-");
     const { proc, port, exited, output } = await start({ DATA_DIR: dataDir });
     expect(output()).toContain("SECRET is not set");
 

@@ -1,10 +1,10 @@
 // Starts Packyard's production entry point as a child process on a free loopback port, for
 // tests that need a real socket (streamed uploads, dropped connections, memory, signals).
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { makeTempDir } from "./temp-dirs.ts";
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -36,7 +36,7 @@ function statusField(pid: number, field: string): number {
 
 export async function startServerProcess(env: Record<string, string> = {}): Promise<ServerProcess> {
   const port = await freePort();
-  const dataDir = env.DATA_DIR ?? mkdtempSync(join(tmpdir(), "packyard-proc-"));
+  const dataDir = env.DATA_DIR ?? makeTempDir("packyard-proc-");
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, ["server/main.ts"], {
     cwd: join(import.meta.dirname, ".."),

@@ -7,6 +7,7 @@ import { request } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ServerProcess, startServerProcess } from "../../test/server-process.ts";
+import { removeTempDirs } from "../../test/temp-dirs.ts";
 
 let server: ServerProcess;
 let auth: Record<string, string>;
@@ -60,6 +61,7 @@ beforeAll(async () => {
 }, 30_000);
 afterAll(async () => {
   expect(await server?.stop()).toBe(0);
+  removeTempDirs();
 });
 
 /** Streams `total` bytes of a repeating pattern; `abortAfter` drops the connection midway. */

@@ -1,11 +1,11 @@
 // Mail goes out over SMTP when SMTP_URL is set (here a real SMTP server on loopback), and to
 // the outbox as .eml files otherwise.
-import { mkdtempSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEml, readOutbox } from "../../test/harness.ts";
+import { makeTempDir, removeTempDirs } from "../../test/temp-dirs.ts";
 import type { Logger } from "../logger.ts";
 import { createMailer } from "./mailer.ts";
 import { verificationMail } from "./templates.ts";
@@ -55,7 +55,7 @@ describe("SMTP delivery", () => {
   });
 
   it("sends through the server named by SMTP_URL, with credentials, and writes nothing to the outbox", async () => {
-    const outboxDir = join(mkdtempSync(join(tmpdir(), "packyard-mail-")), "outbox");
+    const outboxDir = join(makeTempDir("packyard-mail-"), "outbox");
     const mailer = createMailer({
       smtpUrl: `smtp://mailer:s3cret@127.0.0.1:${port}?ignoreTLS=true`,
       from: "Packyard <no-reply@packyard.test>",
@@ -79,7 +79,7 @@ describe("SMTP delivery", () => {
     const mailer = createMailer({
       smtpUrl: "smtp://127.0.0.1:1?ignoreTLS=true",
       from: "Packyard <no-reply@packyard.test>",
-      outboxDir: mkdtempSync(join(tmpdir(), "packyard-mail-")),
+      outboxDir: makeTempDir("packyard-mail-"),
       logger,
     });
     await expect(mailer.send(verificationMail("ada@example.com", "Ada", link))).rejects.toThrow();
@@ -88,7 +88,7 @@ describe("SMTP delivery", () => {
 
 describe("the outbox", () => {
   it("writes one complete .eml per message and logs its link", async () => {
-    const outboxDir = join(mkdtempSync(join(tmpdir(), "packyard-mail-")), "outbox");
+    const outboxDir = join(makeTempDir("packyard-mail-"), "outbox");
     const mailer = createMailer({
       smtpUrl: undefined,
       from: "Packyard <no-reply@packyard.test>",
@@ -108,3 +108,5 @@ describe("the outbox", () => {
     ).toBe(true);
   });
 });
+
+afterAll(removeTempDirs);

@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { text } from "node:stream/consumers";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { makeTempDir, removeTempDirs } from "../../test/temp-dirs.ts";
 import { BlobTooLargeError, createLocalBlobStore } from "./blob-store.ts";
 
-const root = () => mkdtempSync(join(tmpdir(), "packyard-blobs-"));
+const root = () => makeTempDir("packyard-blobs-");
 async function* chunks(...parts: string[]) {
   for (const p of parts) yield new TextEncoder().encode(p);
 }
@@ -75,3 +75,5 @@ describe("local blob store", () => {
     expect(filesUnder(dir)).toEqual([]);
   });
 });
+
+afterAll(removeTempDirs);

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as openpgp from "openpgp";
@@ -51,10 +51,14 @@ describe("keyrings", () => {
     expect(armored).toMatch(/\n=[A-Za-z0-9+/]{4}\n-----END PGP PUBLIC KEY BLOCK-----/);
     if (!requireTools(["rpmkeys"])) return;
     const dir = mkdtempSync(join(tmpdir(), "keyring-rpm-"));
-    writeFileSync(join(dir, "keys.asc"), armored);
-    execFileSync("rpmkeys", ["--dbpath", dir, "--import", join(dir, "keys.asc")], { stdio: "pipe" });
-    const imported = execFileSync("rpm", ["--dbpath", dir, "-q", "gpg-pubkey"], { encoding: "utf8" });
-    expect(imported.trim().split("\n")).toHaveLength(2);
+    try {
+      writeFileSync(join(dir, "keys.asc"), armored);
+      execFileSync("rpmkeys", ["--dbpath", dir, "--import", join(dir, "keys.asc")], { stdio: "pipe" });
+      const imported = execFileSync("rpm", ["--dbpath", dir, "-q", "gpg-pubkey"], { encoding: "utf8" });
+      expect(imported.trim().split("\n")).toHaveLength(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("reports unreadable input", async () => {
