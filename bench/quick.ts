@@ -59,12 +59,10 @@ async function main() {
   try {
     await server.fullBuild();
     await server.warmUp(probe);
-    // yum's fresh packages are shared between runs: a per-run version keeps each upload new.
-    const tag = Date.now().toString(36);
-    await server.addOne(fresh[runs]!, `9.${tag}.warmup`, probe);
+    await server.addOne(fresh[runs]!, "9.0.warmup", probe);
     if (args.profile) await server.call("cpuprofile-start");
     const samples = [];
-    for (let i = 0; i < runs; i++) samples.push(await server.addOne(fresh[i]!, `9.${tag}.${i}`, probe));
+    for (let i = 0; i < runs; i++) samples.push(await server.addOne(fresh[i]!, `9.0.${i}`, probe));
     if (args.profile) {
       const file = join(dir, "quick.cpuprofile");
       await server.call("cpuprofile-stop", { file });

@@ -6,13 +6,12 @@
 //                         [--quiet-wait 2] [--no-profile] [--no-replica] [--keep]
 //                         [--out bench/apt/results/latest.json]
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { summarizeCpuProfile } from "../lib/cpuprofile.ts";
-import { chunkSums, measure as measure_, type Row, row } from "../lib/measure.ts";
+import { measure as measure_, type Row, row } from "../lib/measure.ts";
 import { PackyardServer, seedPackyard } from "../lib/packyard.ts";
-import { accounted, type Sample, summarize, waitForQuiet } from "../lib/proc.ts";
+import { accounted, type Sample, waitForQuiet } from "../lib/proc.ts";
 import { type ReportInput, renderMarkdown } from "../lib/report.ts";
 import {
   checkPackyardPrerequisites,
@@ -136,25 +135,9 @@ async function main() {
         if (profiling) {
           log(`[${size}] Packyard: profiling (b) × ${runs} (instrumented, CPU profile)`);
           const extra = writeNewDebs(join(dir, `profile-${size}`), runs, `p${size}`);
-          await server.call("instrument");
-          await server.call("cpuprofile-start");
-          const profiled = await measure(runs, (i) =>
-            server.addOne(extra[i]!, `3.0.${i}`, aptEntry, { settle: false }),
-          );
-          const cpuFile = join(dir, "packyard-b.cpuprofile");
-          await server.call("cpuprofile-stop", { file: cpuFile });
-          const timings = (await server.call("timings")).timings as Record<string, number[]>;
           results.profile = {
             size,
-            endToEnd: summarize(profiled.map((s) => s.ms)),
-            putAnswered: summarize(profiled.map((s) => s.extra?.["PUT answered ms"] ?? 0)),
-            perCall: Object.fromEntries(
-              Object.entries(timings).map(([k, v]) => [
-                k,
-                { calls: v.length / runs, totalPerPublish: summarize(chunkSums(v, v.length / runs)) },
-              ]),
-            ),
-            cpu: summarizeCpuProfile(JSON.parse(readFileSync(cpuFile, "utf8")), runs),
+            ...(await server.profileAdds(extra, aptEntry, measure, join(dir, "packyard-b.cpuprofile"))),
           };
         }
       } finally {

@@ -6,8 +6,10 @@
 import { type ChildProcess, fork, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { summarizeCpuProfile } from "./cpuprofile.ts";
+import { chunkSums } from "./measure.ts";
 import type { SeedState } from "./packyard-child.ts";
-import { machineBusyMs, peakRssKb, processCpuMs, resetPeakRss, type Sample } from "./proc.ts";
+import { machineBusyMs, peakRssKb, processCpuMs, resetPeakRss, type Sample, summarize } from "./proc.ts";
 
 const childScript = join(import.meta.dirname, "packyard-child.ts");
 
@@ -184,6 +186,36 @@ export class PackyardServer {
         [`${probe.entry.split("/").pop()} polls`]: polls,
         "RSS before, MiB": (settled.rssKb as number) / 1024,
       },
+    };
+  }
+
+  /**
+   * (b) again, instrumented: timers around a few server methods and a V8 CPU profile of the
+   * server (written to `cpuFile`) over one upload of each file. Returns the end-to-end and
+   * PUT-answered times, each timer's calls and total per upload, and the profile's summary.
+   */
+  async profileAdds(
+    files: readonly PackageFile[],
+    probe: EntryProbe,
+    measure: (count: number, step: (i: number) => Promise<Sample>) => Promise<Sample[]>,
+    cpuFile: string,
+  ) {
+    const runs = files.length;
+    await this.call("instrument");
+    await this.call("cpuprofile-start");
+    const profiled = await measure(runs, (i) => this.addOne(files[i]!, `3.0.${i}`, probe, { settle: false }));
+    await this.call("cpuprofile-stop", { file: cpuFile });
+    const timings = (await this.call("timings")).timings as Record<string, number[]>;
+    return {
+      endToEnd: summarize(profiled.map((s) => s.ms)),
+      putAnswered: summarize(profiled.map((s) => s.extra?.["PUT answered ms"] ?? 0)),
+      perCall: Object.fromEntries(
+        Object.entries(timings).map(([k, v]) => [
+          k,
+          { calls: v.length / runs, totalPerUpload: summarize(chunkSums(v, v.length / runs)) },
+        ]),
+      ),
+      cpu: summarizeCpuProfile(JSON.parse(readFileSync(cpuFile, "utf8")), runs),
     };
   }
 

@@ -7,14 +7,13 @@
 //                         [--rpm-cache /tmp/packyard-bench-rpms] [--quiet-wait 2] [--no-profile]
 //                         [--keep] [--out bench/yum/results/latest.json]
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { summarizeCpuProfile } from "../lib/cpuprofile.ts";
 import { makeGpgKey, stopGpgAgent } from "../lib/gpg.ts";
-import { chunkSums, measure as measure_, type Row, row } from "../lib/measure.ts";
+import { measure as measure_, type Row, row } from "../lib/measure.ts";
 import { PackyardServer, seedPackyard } from "../lib/packyard.ts";
-import { type Sample, summarize } from "../lib/proc.ts";
+import type { Sample } from "../lib/proc.ts";
 import { type ReportInput, renderMarkdown } from "../lib/report.ts";
 import {
   checkPackyardPrerequisites,
@@ -135,25 +134,14 @@ async function main() {
 
         if (profiling && size === largest) {
           log(`[${size}] Packyard: profiling (b) × ${runs} (instrumented, CPU profile)`);
-          await server.call("instrument");
-          await server.call("cpuprofile-start");
-          const profiled = await measure(runs, (i) =>
-            server.addOne(fresh[runs + 1 + i]!, `3.0.${i}`, yumEntry, { settle: false }),
-          );
-          const cpuFile = join(dir, "packyard-yum-b.cpuprofile");
-          await server.call("cpuprofile-stop", { file: cpuFile });
-          const timings = (await server.call("timings")).timings as Record<string, number[]>;
           results.profile = {
             size,
-            endToEnd: summarize(profiled.map((s) => s.ms)),
-            putAnswered: summarize(profiled.map((s) => s.extra?.["PUT answered ms"] ?? 0)),
-            perCall: Object.fromEntries(
-              Object.entries(timings).map(([k, v]) => [
-                k,
-                { calls: v.length / runs, totalPerUpload: summarize(chunkSums(v, v.length / runs)) },
-              ]),
-            ),
-            cpu: summarizeCpuProfile(JSON.parse(readFileSync(cpuFile, "utf8")), runs),
+            ...(await server.profileAdds(
+              fresh.slice(runs + 1, 2 * runs + 1),
+              yumEntry,
+              measure,
+              join(dir, "packyard-yum-b.cpuprofile"),
+            )),
           };
         }
       } finally {

@@ -40,16 +40,16 @@ interface ProjectSet<Row> {
   releases: ReleaseEntry<Row>[];
 }
 
-/** Newest first: the order in which the first of two identical packages wins. */
-function newerFirst(a: { createdAt: string; id: string }, b: { createdAt: string; id: string }): number {
-  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
-  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+/** Newest first (creation time, then id, both descending): the first of two identical packages wins. */
+function newerFirst(aCreatedAt: string, aId: string, bCreatedAt: string, bId: string): number {
+  if (aCreatedAt !== bCreatedAt) return aCreatedAt < bCreatedAt ? 1 : -1;
+  return aId < bId ? 1 : aId > bId ? -1 : 0;
 }
 
-function newerFileFirst(a: ReleasedPackage, b: ReleasedPackage): number {
-  if (a.file_created_at !== b.file_created_at) return a.file_created_at < b.file_created_at ? 1 : -1;
-  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
-}
+const newerReleaseFirst = <Row>(a: ReleaseEntry<Row>, b: ReleaseEntry<Row>) =>
+  newerFirst(a.createdAt, a.id, b.createdAt, b.id);
+const newerFileFirst = (a: ReleasedPackage, b: ReleasedPackage) =>
+  newerFirst(a.file_created_at, a.id, b.file_created_at, b.id);
 
 function groupByRelease<Row extends ReleasedPackage>(
   rows: readonly Row[],
@@ -101,7 +101,7 @@ export class PackageSets<Row extends ReleasedPackage> {
     if (!set || delta.kind === "reload") {
       this.stats.reloads++;
       const releases = groupByRelease(await this.#load(db, projectId), this.#weigh);
-      releases.sort(newerFirst);
+      releases.sort(newerReleaseFirst);
       set = { revision: delta.revision, releases };
       this.#keep(key, set);
     } else if (delta.kind === "releases") {
@@ -130,7 +130,7 @@ function insertionPoint<Row>(releases: readonly ReleaseEntry<Row>[], entry: Rele
   let high = releases.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (newerFirst(releases[middle]!, entry) <= 0) low = middle + 1;
+    if (newerReleaseFirst(releases[middle]!, entry) <= 0) low = middle + 1;
     else high = middle;
   }
   return low;
