@@ -6,6 +6,7 @@ export default defineConfig({
       "apps/web/vitest.config.ts",
       "apps/web/vitest.db.config.ts",
       "packages/formats/vitest.config.ts",
+      "packages/contract/vitest.config.ts",
       "apps/cli/vitest.config.ts",
     ],
   },
