@@ -195,7 +195,8 @@ export async function dashboardOverview(db: Db, ownerId: string, limit = 8): Pro
 }
 
 // The domain functions the pages call, in one place.
-export { collectGarbage, deleteFile } from "../../server/domain/files.ts";
+export { collectUnreferencedBlobs } from "../../server/domain/blobs.ts";
+export { deleteFile } from "../../server/domain/files.ts";
 export { createProject, deleteProject, listProjects, updateProject } from "../../server/domain/projects.ts";
 export {
   createRelease,

@@ -30,6 +30,8 @@ export interface ProjectTable {
   updated_at: string;
   /** Bumped with every change to the packages the project's repositories list. */
   index_revision: Generated<number>;
+  /** The index_revision the project's repositories were last published from. */
+  published_revision: Generated<number>;
 }
 
 /** Which release a change to the listed packages touched, per project revision. */

@@ -7,13 +7,14 @@ import type { SigningKey } from "@packyard/formats/openpgp/index.ts";
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema.ts";
 import { type AptTarget, debRecord, type ParsedDeb, parseDeb } from "../repos/apt/ingest.ts";
-import { type SignedRpm, signStoredRpm, yumRecord } from "../repos/yum/ingest.ts";
+import { type SignedRpm, signStagedRpm, yumRecord } from "../repos/yum/ingest.ts";
 import {
-  type BlobDigests,
   type BlobStore,
   BlobTooLargeError,
+  type StagedBlob,
   StorageFullError,
 } from "../storage/blob-store.ts";
+import { deleteBlobIfUnreferenced, deleteOrphanBytes, placeBlob } from "./blobs.ts";
 import { emitProjectEvent } from "./changes.ts";
 import { DomainError, isUniqueViolation, notFound } from "./errors.ts";
 import { classifyFile } from "./file-types.ts";
@@ -93,23 +94,19 @@ export async function uploadFile(
     throw error;
   }
 
-  // Blobs this upload made visible; all of them go again if it fails.
-  const committed: string[] = [];
+  // What is stored and served: the upload itself, or for an .rpm the signed file.
+  let stored: StagedBlob = staged;
+  let placing = false;
   try {
     const { kind, contentType } = classifyFile(input.filename);
-    // The blob is on disk under its final name before any row points at it.
-    await staged.commit();
-    committed.push(staged.sha256);
-    let stored: BlobDigests = staged;
-    // Packages are read once, now; a bad one is refused before anything is recorded.
+    // Packages are read once, now, from the staged bytes; a bad one is refused before anything
+    // is recorded or placed.
     let parsedDeb: ParsedDeb | undefined;
     let signedRpm: SignedRpm | undefined;
-    if (kind === "deb") parsedDeb = await parseDeb(blobs.read(staged.sha256));
+    if (kind === "deb") parsedDeb = await parseDeb(staged.read());
     if (kind === "rpm") {
       if (!input.rpmSigningKey) throw new Error("an .rpm upload needs the project's signing key");
-      signedRpm = await signStoredRpm(blobs, staged.sha256, await input.rpmSigningKey(), input.maxBytes);
-      committed.push(signedRpm.staged.sha256);
-      // What is stored and served is the signed file.
+      signedRpm = await signStagedRpm(blobs, staged, await input.rpmSigningKey(), input.maxBytes);
       stored = signedRpm.staged;
     }
     release ??= await ensureRelease(db, input.project.id, input.version);
@@ -142,12 +139,11 @@ export async function uploadFile(
       download_count: 0,
       created_at: createdAt,
     };
+    // The bytes are placed and the rows that refer to them recorded in one transaction that
+    // holds the blob's row, so no delete of identical content can remove them in between.
     await db.transaction().execute(async (tx) => {
-      await tx
-        .insertInto("blob")
-        .values({ sha256: stored.sha256, size: stored.size, created_at: createdAt })
-        .onConflict((oc) => oc.column("sha256").doNothing())
-        .execute();
+      placing = true;
+      await placeBlob(tx, stored, createdAt);
       await tx.insertInto("release_file").values(row).execute();
       if (deb)
         await tx
@@ -166,19 +162,20 @@ export async function uploadFile(
         .execute();
       if (deb || yum) await recordPackageIndexChange(tx, input.project.id, row.release_id);
     });
-    // The unsigned original of an .rpm is not kept.
-    if (signedRpm && stored.sha256 !== staged.sha256)
-      await deleteBlobIfUnreferenced(db, blobs, staged.sha256);
     if (deb || yum) await emitProjectEvent(db, { type: "packages-changed", projectId: input.project.id });
     return { release, file: row };
   } catch (error) {
-    await staged.discard();
-    for (const sha256 of committed) await deleteBlobIfUnreferenced(db, blobs, sha256);
+    await stored.discard();
+    // Bytes placed by a transaction that rolled back may have no row of their own.
+    if (placing) await deleteOrphanBytes(db, blobs, stored.sha256).catch(() => {});
     if (isUniqueViolation(error)) {
       throw new DomainError("FILE_EXISTS", `${input.filename} already exists in release ${input.version}`);
     }
     if (error instanceof StorageFullError) throw new DomainError("INSUFFICIENT_STORAGE", error.message);
     throw error;
+  } finally {
+    // The unsigned original of an .rpm is never stored (for any other file: already settled).
+    await staged.discard();
   }
 }
 
@@ -204,41 +201,4 @@ export async function deleteFile(
   if (packaged) {
     await emitProjectEvent(db, { type: "packages-changed", projectId: release.project_id });
   }
-}
-
-/** Removes a blob (row and bytes) once no file refers to it. */
-export async function deleteBlobIfUnreferenced(db: Db, blobs: BlobStore, sha256: string): Promise<boolean> {
-  const deleted = await db
-    .deleteFrom("blob")
-    .where("sha256", "=", sha256)
-    .where((eb) =>
-      eb.not(eb.exists(eb.selectFrom("release_file").select("id").where("release_file.sha256", "=", sha256))),
-    )
-    .executeTakeFirst();
-  const referenced = await db
-    .selectFrom("release_file")
-    .select("id")
-    .where("sha256", "=", sha256)
-    .executeTakeFirst();
-  if (referenced) return false;
-  await blobs.delete(sha256);
-  return Number(deleted.numDeletedRows) > 0;
-}
-
-/** Collects every blob no file refers to any more (after project or release deletes). */
-export async function collectGarbage(db: Db, blobs: BlobStore): Promise<number> {
-  const orphans = await db
-    .selectFrom("blob")
-    .select("sha256")
-    .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb.selectFrom("release_file").select("id").whereRef("release_file.sha256", "=", "blob.sha256"),
-        ),
-      ),
-    )
-    .execute();
-  let removed = 0;
-  for (const { sha256 } of orphans) if (await deleteBlobIfUnreferenced(db, blobs, sha256)) removed++;
-  return removed;
 }

@@ -144,6 +144,7 @@ export async function createProject(db: Db, actor: Actor, input: CreateProjectIn
     created_at: now,
     updated_at: now,
     index_revision: 0,
+    published_revision: 0,
   };
   try {
     await db.insertInto("project").values(row).execute();

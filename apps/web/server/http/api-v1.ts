@@ -13,8 +13,9 @@ import Busboy from "busboy";
 import { type Context, Hono } from "hono";
 import { assertAccountAccess } from "../domain/access.ts";
 import { createUserApiKey, deleteUserApiKey, type KeySummary, listUserApiKeys } from "../domain/api-keys.ts";
+import { collectUnreferencedBlobs } from "../domain/blobs.ts";
 import { DomainError } from "../domain/errors.ts";
-import { collectGarbage, deleteFile, uploadFile } from "../domain/files.ts";
+import { deleteFile, uploadFile } from "../domain/files.ts";
 import {
   createProject,
   deleteProject,
@@ -91,7 +92,7 @@ export function createApiV1(services: Services) {
 
   api.delete("/projects/:slug", async (c) => {
     await deleteProject(db, await actorOf(c), c.req.param("slug"));
-    await collectGarbage(db, blobs);
+    await collectUnreferencedBlobs(db, blobs);
     return c.body(null, 204);
   });
 
@@ -134,7 +135,7 @@ export function createApiV1(services: Services) {
   api.delete("/projects/:slug/releases/:version", async (c) => {
     const project = await requireOwnProject(db, await actorOf(c), c.req.param("slug"), "publish");
     await deleteRelease(db, await requireRelease(db, project.id, c.req.param("version")));
-    await collectGarbage(db, blobs);
+    await collectUnreferencedBlobs(db, blobs);
     return c.body(null, 204);
   });
 

@@ -2,7 +2,9 @@
 // file while hashing it in the same pass (sha256, sha512, sha1, md5), enforcing a size limit;
 // commit() fsyncs and renames it to blobs/<aa>/<bb>/<sha256> atomically. Identical content is
 // stored once. Nothing is visible under its final name before commit(), so an aborted upload
-// leaves nothing behind. The interface is small so an S3 implementation can follow.
+// leaves nothing behind. The store knows nothing of the database: who may place or remove a
+// blob, and when, is decided by domain/blobs.ts. The interface is small so an S3
+// implementation can follow.
 import { createHash, randomUUID } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { type FileHandle, mkdir, open, readdir, rename, rm, stat, unlink } from "node:fs/promises";
@@ -18,6 +20,8 @@ export interface BlobDigests {
 }
 
 export interface StagedBlob extends BlobDigests {
+  /** Reads the staged bytes (before commit: the packages are read from here). */
+  read(): Readable;
   /** Makes the blob visible under its sha256. Idempotent; a blob already stored is kept. */
   commit(): Promise<void>;
   /** Throws the temporary file away. */
@@ -31,8 +35,24 @@ export interface BlobStore {
   exists(sha256: string): Promise<boolean>;
   /** A byte range is inclusive at both ends, as in HTTP. */
   read(sha256: string, range?: { start: number; end: number }): Readable;
+  /**
+   * Like read(), but resolves only once the blob is open, so a missing blob is an error
+   * (BlobMissingError) before any response is started.
+   */
+  open(sha256: string, range?: { start: number; end: number }): Promise<Readable>;
   delete(sha256: string): Promise<void>;
+  /** When the blob was last written (ms since the epoch), or undefined when it is not stored. */
+  modifiedAt(sha256: string): Promise<number | undefined>;
   list(): AsyncIterable<string>;
+}
+
+export class BlobMissingError extends Error {
+  readonly sha256: string;
+  constructor(sha256: string, cause?: unknown) {
+    super(`blob ${sha256} is missing from storage`, { cause });
+    this.name = "BlobMissingError";
+    this.sha256 = sha256;
+  }
 }
 
 export class BlobTooLargeError extends Error {
@@ -103,6 +123,9 @@ export function createLocalBlobStore(root: string): BlobStore {
       let settled = false;
       return {
         ...digests,
+        read() {
+          return createReadStream(tmp);
+        },
         async commit() {
           if (settled) return;
           settled = true;
@@ -169,6 +192,22 @@ export function createLocalBlobStore(root: string): BlobStore {
       return createReadStream(pathOf(sha256), range ? { start: range.start, end: range.end } : {});
     },
 
+    async open(sha256, range) {
+      let handle: FileHandle;
+      try {
+        handle = await open(pathOf(sha256), "r");
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new BlobMissingError(sha256, error);
+        throw error;
+      }
+      return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
+    },
+
+    async modifiedAt(sha256) {
+      const info = await stat(pathOf(sha256)).catch(() => undefined);
+      return info?.mtimeMs;
+    },
+
     async delete(sha256) {
       try {
         await unlink(pathOf(sha256));
@@ -196,7 +235,10 @@ export function createLocalBlobStore(root: string): BlobStore {
   };
 }
 
-/** Temporary files older than this are leftovers of crashed uploads. */
+/**
+ * Removes temporary files not written to for `olderThanMs`: leftovers of uploads and index
+ * writes cut off by a crash. A write in progress keeps its file's mtime fresh.
+ */
 export async function removeStaleTemporaryFiles(root: string, olderThanMs: number): Promise<number> {
   const dir = join(root, "tmp");
   let removed = 0;

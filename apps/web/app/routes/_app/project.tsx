@@ -26,7 +26,7 @@ import { Button } from "../../components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
 import { CopyButton } from "../../components/ui/copy-button.tsx";
 import {
-  collectGarbage,
+  collectUnreferencedBlobs,
   deleteProject,
   domainFailure,
   failed,
@@ -107,7 +107,7 @@ export async function action({ request, context, url, params }: Route.ActionArgs
     } catch (error) {
       return domainFailure(intent, error);
     }
-    await collectGarbage(db, blobs);
+    await collectUnreferencedBlobs(db, blobs);
     throw redirect(`/projects?deleted=${encodeURIComponent(slug)}`);
   }
 

@@ -268,4 +268,15 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0008_published_revision": {
+    async up(db: Kysely<unknown>) {
+      // The index_revision the project's repositories were last published from. At start-up a
+      // project whose index_revision is ahead (a crash between a commit and its publish) is
+      // published again. Existing projects start at 0 and are published once.
+      await db.schema
+        .alterTable("project")
+        .addColumn("published_revision", "integer", (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  },
 };

@@ -29,20 +29,20 @@ export function parseYumGroup(group: string | undefined): string {
 }
 
 export interface SignedRpm {
-  /** The signed file, committed to the blob store. */
+  /** The signed file, staged in the blob store (not committed yet). */
   staged: StagedBlob;
   metadata: RpmPackageMetadata;
   headerRange: { start: number; end: number };
 }
 
-/** Reads the stored original, writes the signed file as a new blob, and returns what indexing needs. */
-export async function signStoredRpm(
+/** Reads the staged original, stages the signed file as a new blob, and returns what indexing needs. */
+export async function signStagedRpm(
   blobs: BlobStore,
-  originalSha256: string,
+  original: StagedBlob,
   key: SigningKey,
   maxBytes: number,
 ): Promise<SignedRpm> {
-  const source = blobs.read(originalSha256);
+  const source = original.read();
   try {
     let read: Awaited<ReturnType<typeof readRpmPackage>>;
     try {
@@ -66,7 +66,6 @@ export async function signStoredRpm(
     })();
     // The signature may grow the file by a few bytes when the package had no reserved space.
     const staged = await blobs.stage(body, { maxBytes: maxBytes + 65_536 });
-    await staged.commit();
     return {
       staged,
       metadata: read.metadata,
