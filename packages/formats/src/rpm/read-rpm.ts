@@ -2,7 +2,7 @@
 import { ByteReader, type ByteSource } from "./byte-source.ts";
 import { headerStartAfter, parseRpmFile, type RpmFile } from "./rpm-file.ts";
 import { RpmFormatError, type RpmPart } from "./rpm-format-error.ts";
-import { HEADER_INTRO_SIZE, parseRpmHeader, readHeaderIntro } from "./rpm-header.ts";
+import { HEADER_INTRO_SIZE, parseRpmHeader, readHeaderIndex, readHeaderIntro } from "./rpm-header.ts";
 import { LEAD_SIZE, parseRpmLead } from "./rpm-lead.ts";
 import { extractRpmMetadata, type RpmPackageMetadata } from "./rpm-package-metadata.ts";
 
@@ -51,13 +51,24 @@ export async function readRpmPackage(
       }
       return reader.consumedBytes();
     };
+    // The intro, then the index: both are checked before the data store they size is buffered.
+    const readIntroAndIndex = async (start: number, part: "signature" | "header") => {
+      const intro = readHeaderIntro(await need(HEADER_INTRO_SIZE, part), start, part);
+      readHeaderIndex(
+        await need(intro.size - intro.dataLength - HEADER_INTRO_SIZE, part),
+        start,
+        intro,
+        part,
+      );
+      return intro;
+    };
     parseRpmLead(await need(LEAD_SIZE, "lead"));
-    const signature = readHeaderIntro(await need(HEADER_INTRO_SIZE, "signature"), LEAD_SIZE, "signature");
+    const signature = await readIntroAndIndex(LEAD_SIZE, "signature");
     const headerStart = headerStartAfter(signature);
     // Check the signature header before waiting for more, so errors come in file order.
-    parseRpmHeader(await need(signature.size - HEADER_INTRO_SIZE, "signature"), LEAD_SIZE, "signature");
+    parseRpmHeader(await need(signature.dataLength, "signature"), LEAD_SIZE, "signature");
     if (headerStart > reader.position) await need(headerStart - reader.position, "signature");
-    const header = readHeaderIntro(await need(HEADER_INTRO_SIZE, "header"), headerStart, "header");
+    const header = await readIntroAndIndex(headerStart, "header");
     const pkg = parseRpmPackage(await need(headerStart + header.size - reader.position, "header"));
     if (options.keepSourceOpen) {
       keepOpen = true;

@@ -13,6 +13,11 @@ export type RpmFormatErrorCode =
   | "RPM_INDEX_OUT_OF_BOUNDS"
   /** An index count or data length above our caps. */
   | "RPM_TOO_LARGE"
+  /**
+   * More values in one header array, more files, dependencies or changelog entries than any real
+   * package has (limits in rpm-header.ts and rpm-package-metadata.ts), refused before decoding them.
+   */
+  | "RPM_TOO_MANY_ENTRIES"
   /** A tag the metadata needs is absent (name, version, release, arch). */
   | "RPM_MISSING_TAG"
   /** A header digest in the signature header does not match the main header. */

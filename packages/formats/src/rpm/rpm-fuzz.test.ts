@@ -1,4 +1,6 @@
 import { readFileSync } from "node:fs";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import * as openpgp from "openpgp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requireTools } from "../test-support/system-tools.ts";
@@ -10,6 +12,15 @@ import { syntheticRpm } from "./testing/synthetic-rpm.ts";
 
 const ITERATIONS = 2000;
 const hasTools = requireTools(["rpmbuild"]);
+setFlagsFromString("--expose-gc");
+const collectGarbage = runInNewContext("gc") as () => void;
+const MiB = 1024 * 1024;
+
+/** JS heap plus ArrayBuffers: decoded values show in the first, copied bytes in the second. */
+function memoryInUse(): number {
+  const usage = process.memoryUsage();
+  return usage.heapUsed + usage.arrayBuffers;
+}
 
 /** mulberry32: small, seedable, good enough to spread mutations. */
 function prng(seed: number) {
@@ -25,7 +36,8 @@ function prng(seed: number) {
 }
 
 const EXTREMES = [
-  0, 1, 2, 7, 8, 15, 16, 17, 0xff, 0xffff, 0x10000, 0x7fffffff, 0x80000000, 0xfffffff0, 0xffffffff,
+  0, 1, 2, 7, 8, 15, 16, 17, 0xff, 0xffff, 0x10000, 1_000_000, 1_000_001, 0x7fffffff, 0x80000000, 0xfffffff0,
+  0xffffffff,
 ];
 
 function mutate(original: Uint8Array, random: ReturnType<typeof prng>): Uint8Array {
@@ -81,14 +93,20 @@ describe("fuzzing the reader", () => {
   });
   afterAll(() => rpms?.cleanup());
 
-  it(`survives ${ITERATIONS} mutated packages with RpmFormatError or a result`, async () => {
+  it(`survives ${ITERATIONS} mutated packages with RpmFormatError or a result, in bounded memory`, async () => {
     const random = prng(0x5eed);
     const outcomes = new Map<string, number>();
     let signed = 0;
+    // Growth while reading one input, with no collection in between: what a read allocates shows
+    // even when it is garbage by the time the read returns.
+    let peakGrowth = 0;
+    collectGarbage();
+    const baseline = memoryInUse();
     const started = performance.now();
     for (let i = 0; i < ITERATIONS; i++) {
       const input = mutate(samples[i % samples.length]!, random);
       let outcome: string;
+      const before = memoryInUse();
       try {
         const pkg = parseRpmPackage(input);
         JSON.stringify(pkg.metadata);
@@ -104,6 +122,7 @@ describe("fuzzing the reader", () => {
         }
         outcome = error.code;
       }
+      peakGrowth = Math.max(peakGrowth, memoryInUse() - before);
       // The streaming path must agree with the in-memory one.
       if (i % 10 === 0) {
         const streamed = await readRpmPackage([input.subarray(0, 500), input.subarray(500)]).then(
@@ -119,8 +138,17 @@ describe("fuzzing the reader", () => {
       outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
     }
     const elapsed = performance.now() - started;
-    console.log(`fuzz: ${ITERATIONS} inputs in ${elapsed.toFixed(0)} ms`, Object.fromEntries(outcomes));
+    collectGarbage();
+    const retained = memoryInUse() - baseline;
+    console.log(
+      `fuzz: ${ITERATIONS} inputs in ${elapsed.toFixed(0)} ms, at most +${(peakGrowth / MiB).toFixed(1)} MiB while reading one, +${(retained / MiB).toFixed(1)} MiB retained`,
+      Object.fromEntries(outcomes),
+    );
     expect(elapsed).toBeLessThan(10_000);
+    // The samples are at most a few hundred KiB; no mutation may make a read allocate more than
+    // a small multiple of that, nor leave anything behind.
+    expect(peakGrowth).toBeLessThan(32 * MiB);
+    expect(retained).toBeLessThan(16 * MiB);
     // The mutations must actually reach the deeper checks, not just the magic.
     expect(outcomes.get("RPM_INDEX_OUT_OF_BOUNDS")).toBeGreaterThan(0);
     expect(outcomes.get("RPM_BAD_HEADER")).toBeGreaterThan(0);

@@ -22,9 +22,22 @@ export const MAX_HEADER_ENTRIES = 0xffff;
  * far below 64 MiB, and this cap bounds what a hostile upload can make us buffer.
  */
 export const MAX_DATA_LENGTH = 64 * 1024 * 1024;
+/**
+ * Most values one index entry may hold (any type but BIN, whose count is a byte length bounded
+ * by MAX_DATA_LENGTH); this is also the limit on files. The longest arrays of a real header are
+ * the per-file ones (BASENAMES, FILEDIGESTS, FILEMODES, …): rpmbuild writes at least ~120 bytes
+ * of them per file, so a header under MAX_DATA_LENGTH lists fewer than 560k files, and the
+ * biggest real packages (texlive and rust docs, kernel-devel) have around 100k. Without it, a
+ * store of 60M NUL bytes is 60M "valid" empty strings (issue 10): 60 MB to send, seconds of
+ * blocked event loop and gigabytes to decode. Checked on the index alone, before the data store
+ * is read, so a refusal costs nothing.
+ */
+export const MAX_ENTRY_COUNT = 1_000_000;
 
 const TYPE_SIZE: Record<number, number> = { 1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 7: 1 };
 const TYPE_ALIGN: Record<number, number> = { 3: 2, 4: 4, 5: 8 };
+/** Fewest bytes one value of each type takes in the store: a string is at least its NUL. */
+const MIN_ELEMENT_SIZE: Record<number, number> = { ...TYPE_SIZE, 6: 1, 8: 1, 9: 1 };
 
 export interface RpmHeaderEntry {
   tag: number;
@@ -78,6 +91,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  * practice is misdecoded CP-1252), so our metadata matches the repositories people know.
  */
 export function decodeHeaderString(bytes: Uint8Array): string {
+  if (bytes.length === 0) return "";
   try {
     return utf8.decode(bytes);
   } catch {
@@ -218,6 +232,7 @@ export class RpmHeader {
  */
 export function parseRpmHeader(buf: Uint8Array, offset: number, part: HeaderPart): RpmHeader {
   const intro = readHeaderIntro(buf, offset, part);
+  const entries = readHeaderIndex(buf, offset, intro, part);
   if (buf.length < offset + intro.size) {
     throw new RpmFormatError("RPM_TRUNCATED", "file ends inside the header", part);
   }
@@ -225,18 +240,6 @@ export function parseRpmHeader(buf: Uint8Array, offset: number, part: HeaderPart
   const bytes = buf.subarray(offset, offset + intro.size);
   const storeStart = HEADER_INTRO_SIZE + indexCount * INDEX_ENTRY_SIZE;
   const store = bytes.subarray(storeStart);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-
-  const entries: RpmHeaderEntry[] = new Array(indexCount);
-  for (let i = 0; i < indexCount; i++) {
-    const at = HEADER_INTRO_SIZE + i * INDEX_ENTRY_SIZE;
-    entries[i] = {
-      tag: view.getUint32(at),
-      type: view.getUint32(at + 4),
-      offset: view.getUint32(at + 8),
-      count: view.getUint32(at + 12),
-    };
-  }
 
   const region = verifyRegion(entries, store, part);
   const regionTag = region?.tag ?? null;
@@ -286,6 +289,57 @@ export function parseRpmHeader(buf: Uint8Array, offset: number, part: HeaderPart
   return new RpmHeader(part, bytes, entries, store, regionTag);
 }
 
+/**
+ * Reads the index entries of the header whose intro (already checked) is at `offset`. Needs only
+ * the index, not the data store, so a streaming reader can call it before buffering the store:
+ * each entry's count is checked as soon as it is read, against the bytes the store can hold for
+ * it (every string takes at least its NUL) and against MAX_ENTRY_COUNT, so no count ever sizes
+ * an allocation or a scan before it has been bounded.
+ */
+export function readHeaderIndex(
+  buf: Uint8Array,
+  offset: number,
+  intro: HeaderIntro,
+  part: HeaderPart,
+): RpmHeaderEntry[] {
+  const { indexCount, dataLength } = intro;
+  const indexEnd = offset + HEADER_INTRO_SIZE + indexCount * INDEX_ENTRY_SIZE;
+  if (buf.length < indexEnd) {
+    throw new RpmFormatError("RPM_TRUNCATED", "file ends inside the header index", part);
+  }
+  const view = new DataView(buf.buffer, buf.byteOffset + offset, indexEnd - offset);
+  const entries: RpmHeaderEntry[] = new Array(indexCount);
+  for (let i = 0; i < indexCount; i++) {
+    const at = HEADER_INTRO_SIZE + i * INDEX_ENTRY_SIZE;
+    const entry: RpmHeaderEntry = {
+      tag: view.getUint32(at),
+      type: view.getUint32(at + 4),
+      offset: view.getUint32(at + 8),
+      count: view.getUint32(at + 12),
+    };
+    entries[i] = entry;
+    // Types rpm refuses (NULL, unknown) and offsets past the store fail later, with their own code.
+    const minSize = MIN_ELEMENT_SIZE[entry.type];
+    if (minSize === undefined || entry.offset > dataLength) continue;
+    const where = `entry ${i} (tag ${entry.tag})`;
+    if (entry.count * minSize > dataLength - entry.offset) {
+      throw new RpmFormatError(
+        "RPM_INDEX_OUT_OF_BOUNDS",
+        `${where}: ${entry.count} × ${RPM_TYPE_NAMES[entry.type]} cannot fit in the ${dataLength - entry.offset} bytes after offset ${entry.offset}`,
+        part,
+      );
+    }
+    if (entry.type !== RpmType.BIN && entry.count > MAX_ENTRY_COUNT) {
+      throw new RpmFormatError(
+        "RPM_TOO_MANY_ENTRIES",
+        `${where}: ${entry.count} values, more than any real package has (limit ${MAX_ENTRY_COUNT})`,
+        part,
+      );
+    }
+  }
+  return entries;
+}
+
 function dataSize(entry: RpmHeaderEntry, store: Uint8Array, part: HeaderPart, where: string): number {
   const available = store.length - entry.offset;
   const fixed = TYPE_SIZE[entry.type];
@@ -312,15 +366,15 @@ function dataSize(entry: RpmHeaderEntry, store: Uint8Array, part: HeaderPart, wh
       part,
     );
   }
+  // One pass over the bytes rather than an indexOf per string: the cost follows the store's size,
+  // not the count, so a store of empty strings costs no more to check than one long string.
+  let found = 0;
   let position = entry.offset;
-  for (let i = 0; i < entry.count; i++) {
-    const nul = store.indexOf(0, position);
-    if (nul === -1) {
-      throw new RpmFormatError("RPM_INDEX_OUT_OF_BOUNDS", `${where}: string runs past the data store`, part);
-    }
-    position = nul + 1;
+  const end = store.length;
+  while (position < end) {
+    if (store[position++] === 0 && ++found === entry.count) return position - entry.offset;
   }
-  return position - entry.offset;
+  throw new RpmFormatError("RPM_INDEX_OUT_OF_BOUNDS", `${where}: string runs past the data store`, part);
 }
 
 interface Region {

@@ -71,6 +71,31 @@ const DEPENDENCY_TAGS: [keyof RpmDependencies, number, number, number][] = [
   ["supplements", Tag.SUPPLEMENTNAME, Tag.SUPPLEMENTFLAGS, Tag.SUPPLEMENTVERSION],
 ];
 
+/**
+ * Limits on what one package may list, checked on the index entries' counts before any value is
+ * decoded; a refusal is RPM_TOO_MANY_ENTRIES. Every value can be an empty string, one byte of
+ * the store, so without them a crafted header costs seconds and gigabytes to read. Files need no
+ * limit of their own: one array holds one value per file, and rpm-header.ts's MAX_ENTRY_COUNT
+ * (1,000,000, several times the biggest real packages) bounds every array; decoding that many
+ * files costs about 0.25 s and 70 MB. The limits below sit far above real packages too:
+ * - dependencies, all kinds together: the longest real lists, openSUSE kernels' ksym() provides
+ *   and texlive's tex() provides, are some tens of thousands;
+ * - changelog entries: the longest real changelogs (old kernels, glibc) hold a few thousand.
+ */
+export const MAX_DEPENDENCIES = 500_000;
+export const MAX_CHANGELOG_ENTRIES = 100_000;
+
+function tooMany(what: string, count: number, limit: number): RpmFormatError {
+  return new RpmFormatError(
+    "RPM_TOO_MANY_ENTRIES",
+    `${count} ${what}, more than any real package has (limit ${limit})`,
+    "header",
+  );
+}
+
+/** How many values an entry holds, without decoding them; 0 when the tag is absent. */
+const countOf = (header: RpmHeader, tag: number) => header.entry(tag)?.count ?? 0;
+
 const S_IFMT = 0o170000;
 const S_IFDIR = 0o040000;
 
@@ -122,6 +147,10 @@ export function extractRpmMetadata(
 }
 
 function readDependencies(header: RpmHeader): RpmDependencies {
+  let total = 0;
+  for (const [, nameTag] of DEPENDENCY_TAGS) total += countOf(header, nameTag);
+  total += countOf(header, Tag.OLDSUGGESTSNAME) + countOf(header, Tag.OLDENHANCESNAME);
+  if (total > MAX_DEPENDENCIES) throw tooMany("dependencies", total, MAX_DEPENDENCIES);
   const result = {} as RpmDependencies;
   for (const [kind, nameTag, flagsTag, versionTag] of DEPENDENCY_TAGS) {
     result[kind] = readDependencyList(header, nameTag, flagsTag, versionTag);
@@ -148,34 +177,53 @@ function readDependencies(header: RpmHeader): RpmDependencies {
 }
 
 function readDependencyList(header: RpmHeader, nameTag: number, flagsTag: number, versionTag: number) {
-  const names = header.getStrings(nameTag);
-  if (!names) return [];
-  const flags = header.getNumbers(flagsTag);
-  const versions = header.getStrings(versionTag);
+  const nameEntry = header.entry(nameTag);
+  if (!nameEntry) return [];
+  const flagsEntry = header.entry(flagsTag);
+  const versionsEntry = header.entry(versionTag);
   // rpm drops the whole dependency set when these disagree; a silent partial list would be worse.
-  if ((flags && flags.length !== names.length) || (versions && versions.length !== names.length)) {
+  // Compared on the index counts, so a mismatch costs nothing to refuse.
+  if (
+    (flagsEntry && flagsEntry.count !== nameEntry.count) ||
+    (versionsEntry && versionsEntry.count !== nameEntry.count)
+  ) {
     throw new RpmFormatError(
       "RPM_BAD_HEADER",
-      `dependency tag ${nameTag}: ${names.length} names, ${flags?.length} flags, ${versions?.length} versions`,
+      `dependency tag ${nameTag}: ${nameEntry.count} names, ${flagsEntry?.count} flags, ${versionsEntry?.count} versions`,
       "header",
     );
   }
+  const names = header.getStrings(nameTag) ?? [];
+  const flags = header.getNumbers(flagsTag);
+  const versions = header.getStrings(versionTag);
   return names.map((name, i) => makeDependency(name, flags?.[i] ?? 0, versions?.[i] ?? ""));
 }
 
 function readFiles(header: RpmHeader): RpmFileEntry[] {
+  const hasBasenames = header.has(Tag.BASENAMES);
+  const fileCount = countOf(header, hasBasenames ? Tag.BASENAMES : Tag.OLDFILENAMES);
+  // Parallel arrays of different lengths are refused on their counts, before decoding any.
+  if (hasBasenames && countOf(header, Tag.DIRINDEXES) !== fileCount) {
+    throw new RpmFormatError(
+      "RPM_BAD_HEADER",
+      `${fileCount} basenames but ${countOf(header, Tag.DIRINDEXES)} dirindexes`,
+      "header",
+    );
+  }
+  const modesCount = header.entry(Tag.FILEMODES)?.count;
+  const flagsCount = header.entry(Tag.FILEFLAGS)?.count;
+  if ((modesCount ?? fileCount) !== fileCount || (flagsCount ?? fileCount) !== fileCount) {
+    throw new RpmFormatError(
+      "RPM_BAD_HEADER",
+      `${fileCount} files, ${modesCount} modes, ${flagsCount} flags`,
+      "header",
+    );
+  }
   let paths: string[];
-  const basenames = header.getStrings(Tag.BASENAMES);
-  if (basenames) {
+  if (hasBasenames) {
+    const basenames = header.getStrings(Tag.BASENAMES) ?? [];
     const dirnames = header.getStrings(Tag.DIRNAMES) ?? [];
     const dirindexes = header.getNumbers(Tag.DIRINDEXES) ?? [];
-    if (dirindexes.length !== basenames.length) {
-      throw new RpmFormatError(
-        "RPM_BAD_HEADER",
-        `${basenames.length} basenames but ${dirindexes.length} dirindexes`,
-        "header",
-      );
-    }
     paths = basenames.map((basename, i) => {
       const dirname = dirnames[dirindexes[i]!];
       if (dirname === undefined) {
@@ -192,13 +240,6 @@ function readFiles(header: RpmHeader): RpmFileEntry[] {
   }
   const modes = header.getNumbers(Tag.FILEMODES);
   const flags = header.getNumbers(Tag.FILEFLAGS);
-  if ((modes && modes.length !== paths.length) || (flags && flags.length !== paths.length)) {
-    throw new RpmFormatError(
-      "RPM_BAD_HEADER",
-      `${paths.length} files, ${modes?.length} modes, ${flags?.length} flags`,
-      "header",
-    );
-  }
   return paths.map((path, i) => {
     const mode = modes?.[i] ?? 0;
     const fileFlags = flags?.[i] ?? 0;
@@ -209,6 +250,10 @@ function readFiles(header: RpmHeader): RpmFileEntry[] {
 }
 
 function readChangelog(header: RpmHeader): RpmChangelogEntry[] {
+  for (const tag of [Tag.CHANGELOGTIME, Tag.CHANGELOGNAME, Tag.CHANGELOGTEXT]) {
+    const count = countOf(header, tag);
+    if (count > MAX_CHANGELOG_ENTRIES) throw tooMany("changelog entries", count, MAX_CHANGELOG_ENTRIES);
+  }
   const times = header.getNumbers(Tag.CHANGELOGTIME) ?? [];
   const authors = header.getStrings(Tag.CHANGELOGNAME) ?? [];
   const texts = header.getStrings(Tag.CHANGELOGTEXT) ?? [];
