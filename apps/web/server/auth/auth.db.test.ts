@@ -131,6 +131,36 @@ describe(`sign-up and verification (${databaseKind})`, () => {
     const withPlan = await app.request("/auth/signin?plan=pro&annual=false", { cookie });
     expect(withPlan.headers.get("location")).toBe("/onboarding?plan=pro&annual=false");
   });
+
+  let redirectCookie: string | undefined;
+  it.each([
+    "/..//evil.example",
+    "/%2e%2e//evil.example",
+    "/\\evil.example",
+    "/%5c%5cevil.example",
+    "/.%2e//evil",
+    "///evil",
+    "/%2f%2fevil",
+    "/./\\evil.example",
+    "/a/..%2f..%2f/evil",
+    "/%09/evil.example",
+  ])("the sign-in page keeps a signed-in user on the site for redirect=%j", async (target) => {
+    redirectCookie ??= await signUpVerified(app, { email: "open-redirect@example.com" });
+    const cookie = redirectCookie;
+    for (const query of [
+      `redirect=${encodeURIComponent(target)}`,
+      // Unescaped, so the query's own decoding turns %2e into "." and %5c into "\\".
+      `redirect=${target.replace(/\\/g, "%5C").replace(/\t/g, "%09")}`,
+    ]) {
+      const res = await app.request(`/auth/signin?${query}`, { cookie });
+      expect(res.status).toBe(302);
+      const location = res.headers.get("location") ?? "";
+      // A same-origin path: one "/", not followed by "/" or "\".
+      expect(location).toMatch(/^\/(?![/\\])/);
+      expect(new URL(location, "http://localhost:3000").origin).toBe("http://localhost:3000");
+      expect(location).toBe("/dashboard");
+    }
+  });
 });
 
 describe(`onboarding (${databaseKind})`, () => {
