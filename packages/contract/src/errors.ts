@@ -47,6 +47,8 @@ export const apiErrorStatus = {
   RANGE_NOT_SATISFIABLE: 416,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
+  // A file whose bytes are missing from storage: answered, logged, never cached.
+  BLOB_MISSING: 500,
   INSUFFICIENT_STORAGE: 507,
 } as const;
 

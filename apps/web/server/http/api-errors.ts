@@ -4,6 +4,7 @@ import { type ApiErrorBody, type ApiErrorCode, apiErrorStatus } from "@packyard/
 import { ZodError } from "zod";
 import { DomainError } from "../domain/errors.ts";
 import type { Logger } from "../logger.ts";
+import { BlobMissingError } from "../storage/blob-store.ts";
 
 export function apiErrorResponse(
   code: ApiErrorCode,
@@ -11,7 +12,11 @@ export function apiErrorResponse(
   details?: Record<string, string>,
 ): Response {
   const body: ApiErrorBody = { error: { code, message, ...(details ? { details } : {}) } };
-  const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8" };
+  // An error is about this request at this moment: never stored by a cache.
+  const headers: Record<string, string> = {
+    "content-type": "application/json; charset=utf-8",
+    "cache-control": "no-store",
+  };
   if (code === "UNAUTHENTICATED") headers["www-authenticate"] = 'Bearer realm="Packyard"';
   return new Response(JSON.stringify(body), { status: apiErrorStatus[code], headers });
 }
@@ -33,6 +38,11 @@ export function toApiErrorResponse(error: unknown, logger: Logger): Response {
     for (const issue of error.issues) details[issue.path.join(".") || "body"] ??= issue.message;
     const first = error.issues[0];
     return apiErrorResponse("VALIDATION_FAILED", first ? first.message : "Invalid request", details);
+  }
+  if (error instanceof BlobMissingError) {
+    // Storage lost bytes a row refers to: the operator must know; the client must not cache it.
+    logger.error(`stored file missing: ${error.sha256}`, error);
+    return apiErrorResponse("BLOB_MISSING", "This file is missing from storage. Please try again later.");
   }
   if (error instanceof SyntaxError)
     return apiErrorResponse("VALIDATION_FAILED", "The request body is not valid JSON");

@@ -1,7 +1,6 @@
 // What apt fetches from a project's repository: /dl/{u}/{p}/deb/dists/… (current indexes and
 // by-hash files of every still-served generation), /dl/{u}/{p}/deb/pool/… (the packages),
 // and the project's public keys at /dl/{u}/{p}/gpg.key (armored) and keyring.gpg (binary).
-import { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
 import { buildArmoredKeyring, buildBinaryKeyring } from "@packyard/formats/openpgp/index.ts";
 import { type Context, Hono } from "hono";
@@ -13,7 +12,7 @@ import type { IndexFileRef } from "../repos/publisher.ts";
 import type { Services } from "../services.ts";
 import { resolveActor } from "./actor.ts";
 import { toApiErrorResponse } from "./api-errors.ts";
-import { streamBlob } from "./stream-blob.ts";
+import { pullStream, streamBlob } from "./stream-blob.ts";
 
 function contentTypeOf(path: string): string {
   if (path.endsWith(".gz")) return "application/gzip";
@@ -44,8 +43,13 @@ export function createAptRoutes(services: Services) {
     if (!gz) throw notFound("Index file not found");
     const all = { ...headers, "content-length": String(file.size) };
     if (method === "HEAD") return new Response(null, { status: 200, headers: all });
-    const source = repos.store.read(gz.sha256).pipe(createGunzip());
-    return new Response(Readable.toWeb(source) as ReadableStream<Uint8Array>, { status: 200, headers: all });
+    const compressed = await repos.store.open(gz.sha256);
+    const source = compressed.pipe(createGunzip());
+    compressed.once("error", (error) => source.destroy(error));
+    return new Response(
+      pullStream(source, () => compressed.destroy()),
+      { status: 200, headers: all },
+    );
   };
 
   routes.on(["GET", "HEAD"], "/:username/:slug/gpg.key", async (c) => {

@@ -1,8 +1,7 @@
 // GET/HEAD /dl/{username}/{projectSlug}/releases/{version|latest}/{filename}: stable download
 // URLs with a strong ETag (the sha256), Last-Modified, Range (206/416) and If-None-Match (304).
-// A GET that delivers the file's last byte counts as one download. Each release also serves a
+// A GET whose response delivers the file's last byte to the client counts as one download. Each release also serves a
 // generated SHA256SUMS.
-import type { Readable } from "node:stream";
 import { Hono } from "hono";
 import { recordDownload } from "../domain/downloads.ts";
 import { notFound } from "../domain/errors.ts";
@@ -11,6 +10,7 @@ import { findVisibleProject } from "../domain/visibility.ts";
 import type { Services } from "../services.ts";
 import { resolveActor } from "./actor.ts";
 import { apiErrorResponse, toApiErrorResponse } from "./api-errors.ts";
+import { streamBlob, whenDelivered } from "./stream-blob.ts";
 
 /** Parses a single `bytes=` range against a size; undefined for none or several, null if unsatisfiable. */
 export function parseRange(
@@ -104,34 +104,20 @@ export function createDownloads(services: Services) {
     headers["content-length"] = String(size === 0 ? 0 : end - start + 1);
     if (range) headers["content-range"] = `bytes ${start}-${end}/${size}`;
     if (c.req.method === "HEAD") return c.body(null, status, headers);
+    const count = () =>
+      recordDownload(db, { id: file.id, ownerId: project.owner_id, bytes: end - start + 1 }).catch((error) =>
+        logger.error("recording a download failed", error),
+      );
     if (size === 0) {
-      await recordDownload(db, { id: file.id, ownerId: project.owner_id, bytes: 0 });
+      await count();
       return c.body(null, status, headers);
     }
-
-    const source = blobs.read(file.sha256, { start, end });
-    const countsAsDownload = end === size - 1;
-    const body = new ReadableStream<Uint8Array>({
-      async start(controller) {
-        try {
-          for await (const chunk of source as Readable) controller.enqueue(chunk as Uint8Array);
-          controller.close();
-          if (countsAsDownload) {
-            await recordDownload(db, {
-              id: file.id,
-              ownerId: project.owner_id,
-              bytes: end - start + 1,
-            }).catch((error) => logger.error("recording a download failed", error));
-          }
-        } catch (error) {
-          controller.error(error);
-        }
-      },
-      cancel() {
-        source.destroy();
-      },
+    // A download counts when the file's last byte reached the client's connection.
+    return streamBlob(blobs, file.sha256, end - start + 1, headers, c.req.method, {
+      status,
+      range: { start, end },
+      onEnd: end === size - 1 ? whenDelivered(c, count) : undefined,
     });
-    return new Response(body, { status, headers });
   });
 
   return dl;
