@@ -10,6 +10,7 @@ import { RESET_REQUESTED_MESSAGE } from "../../app/lib/messages.ts";
 import type { Config } from "../config.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { resetPasswordMail, verificationMail } from "../mail/templates.ts";
+import { clearSignInAttemptsOnPasswordReset, signInLockout } from "./lockout.ts";
 
 /** Every Packyard API key starts with this, so secret scanners and people can recognize it. */
 export const API_KEY_PREFIX = "pky_";
@@ -41,6 +42,8 @@ export function authOptions(deps: {
       async sendResetPassword({ user, url }) {
         await mailer.send(resetPasswordMail(user.email, user.name, url));
       },
+      // A reset clears the failed sign-ins counted against the email (signInLockout).
+      onPasswordReset: clearSignInAttemptsOnPasswordReset,
     },
     emailVerification: {
       sendOnSignUp: true,
@@ -62,6 +65,8 @@ export function authOptions(deps: {
       updateAge: 60 * 60 * 24,
       cookieCache: { enabled: false },
     },
+    // Per client address (AUTH_RATE_LIMIT). The per-account limit on password sign-in is the
+    // signInLockout plugin below, always on.
     rateLimit: {
       enabled: config.authRateLimit,
       window: 60,
@@ -85,6 +90,8 @@ export function authOptions(deps: {
       useSecureCookies: config.baseUrl.startsWith("https://"),
     },
     plugins: [
+      // Failed password sign-ins per email: 429 TOO_MANY_SIGN_IN_ATTEMPTS after too many.
+      signInLockout(),
       apiKey({
         defaultPrefix: API_KEY_PREFIX,
         // Scopes live in permissions and are set only by Packyard's server, never the client.
