@@ -90,7 +90,9 @@ export async function ownProjectOr404(db: Db, actor: Actor, slug: string): Promi
   try {
     return await requireOwnProject(db, actor, slug, "read");
   } catch (error) {
-    if (error instanceof DomainError && error.code === "NOT_FOUND") throw data(null, { status: 404 });
+    // A slug no project could have names no page either.
+    if (error instanceof DomainError && (error.code === "NOT_FOUND" || error.code === "INVALID_SLUG"))
+      throw data(null, { status: 404 });
     throw error;
   }
 }

@@ -2,7 +2,7 @@
 // before a byte is read, streamed into a staged blob, and only then recorded; any failure —
 // a bad name, a duplicate, a size over the limit, a dropped connection, a full disk — leaves
 // no file, no row and no blob behind.
-import { filenameProblem, releaseVersion } from "@packyard/contract";
+import { filenameProblem, normalizeFilename, releaseVersion } from "@packyard/contract";
 import type { SigningKey } from "@packyard/formats/openpgp/index.ts";
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema.ts";
@@ -70,7 +70,9 @@ export async function uploadFile(
   blobs: BlobStore,
   input: UploadInput,
 ): Promise<{ release: ReleaseRow; file: ReleaseFileRow }> {
-  assertValidFilename(input.filename);
+  // Names are kept in NFC, so two names that look the same are one name.
+  const filename = normalizeFilename(input.filename);
+  assertValidFilename(filename);
   assertValidVersion(input.version);
   if (input.declaredSize !== undefined && input.declaredSize > input.maxBytes) {
     throw new DomainError(
@@ -81,8 +83,8 @@ export async function uploadFile(
   // Cheap checks first, so a duplicate is refused before the body is read.
   let release = await findRelease(db, input.project.id, input.version);
   if (!release && !input.createRelease) throw notFound("Release not found");
-  if (release && (await fileExists(db, release.id, input.filename))) {
-    throw new DomainError("FILE_EXISTS", `${input.filename} already exists in release ${input.version}`);
+  if (release && (await fileExists(db, release.id, filename))) {
+    throw new DomainError("FILE_EXISTS", `${filename} already exists in release ${input.version}`);
   }
 
   let staged: Awaited<ReturnType<BlobStore["stage"]>>;
@@ -98,7 +100,7 @@ export async function uploadFile(
   let stored: StagedBlob = staged;
   let placing = false;
   try {
-    const { kind, contentType } = classifyFile(input.filename);
+    const { kind, contentType } = classifyFile(filename);
     // Packages are read once, now, from the staged bytes; a bad one is refused before anything
     // is recorded or placed.
     let parsedDeb: ParsedDeb | undefined;
@@ -114,21 +116,17 @@ export async function uploadFile(
     const deb = parsedDeb
       ? debRecord(
           parsedDeb,
-          { ...stored, filename: input.filename, releaseId: release.id },
+          { ...stored, filename, releaseId: release.id },
           input.apt ?? { suite: "stable", component: "main" },
         )
       : undefined;
     const yum = signedRpm
-      ? yumRecord(
-          signedRpm,
-          { filename: input.filename, releaseId: release.id, createdAt },
-          input.yumGroup ?? "",
-        )
+      ? yumRecord(signedRpm, { filename, releaseId: release.id, createdAt }, input.yumGroup ?? "")
       : undefined;
     const row: ReleaseFileRow = {
       id: newRowId(),
       release_id: release.id,
-      filename: input.filename,
+      filename,
       size: stored.size,
       sha256: stored.sha256,
       sha512: stored.sha512,
@@ -169,7 +167,7 @@ export async function uploadFile(
     // Bytes placed by a transaction that rolled back may have no row of their own.
     if (placing) await deleteOrphanBytes(db, blobs, stored.sha256).catch(() => {});
     if (isUniqueViolation(error)) {
-      throw new DomainError("FILE_EXISTS", `${input.filename} already exists in release ${input.version}`);
+      throw new DomainError("FILE_EXISTS", `${filename} already exists in release ${input.version}`);
     }
     if (error instanceof StorageFullError) throw new DomainError("INSUFFICIENT_STORAGE", error.message);
     throw error;
@@ -189,7 +187,7 @@ export async function deleteFile(
     .selectFrom("release_file")
     .selectAll()
     .where("release_id", "=", release.id)
-    .where("filename", "=", filename)
+    .where("filename", "=", normalizeFilename(filename))
     .executeTakeFirst();
   if (!file) throw notFound("File not found");
   const packaged = file.kind === "deb" || file.kind === "rpm";

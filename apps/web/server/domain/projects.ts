@@ -1,6 +1,11 @@
 // Projects: create, read, update, delete, with per-owner slugs and the plan's private-project
 // limit enforced here, on the server.
-import type { CreateProjectInput, Project, UpdateProjectInput } from "@packyard/contract";
+import {
+  type CreateProjectInput,
+  type Project,
+  projectSlug,
+  type UpdateProjectInput,
+} from "@packyard/contract";
 import type { Kysely, Selectable } from "kysely";
 import { plans } from "../../app/lib/plans.ts";
 import type { Database, ProjectTable } from "../db/schema.ts";
@@ -23,6 +28,9 @@ export async function findProject(db: Db, ownerId: string, slug: string): Promis
 
 /** The actor's own project, or NOT_FOUND; then the key's scope is checked. */
 export async function requireOwnProject(db: Db, actor: Actor, slug: string, needed: "read" | "publish") {
+  // A slug in a URL that no project could have is a malformed request, not a missing project.
+  const valid = projectSlug.safeParse(slug);
+  if (!valid.success) throw new DomainError("INVALID_SLUG", valid.error.issues[0]?.message ?? "Invalid slug");
   const project = await findProject(db, actor.userId, slug);
   if (!project) throw notFound("Project not found");
   assertProjectAccess(actor, project.id, needed);

@@ -9,7 +9,6 @@ import {
   updateReleaseInput,
   yankInput,
 } from "@packyard/contract";
-import Busboy from "busboy";
 import { type Context, Hono } from "hono";
 import { assertAccountAccess } from "../domain/access.ts";
 import { createUserApiKey, deleteUserApiKey, type KeySummary, listUserApiKeys } from "../domain/api-keys.ts";
@@ -41,16 +40,13 @@ import { parseYumGroup } from "../repos/yum/ingest.ts";
 import type { Services } from "../services.ts";
 import { requireActor } from "./actor.ts";
 import { toApiErrorResponse } from "./api-errors.ts";
+import { receiveMultipart } from "./multipart-upload.ts";
 
 export function releaseUrls(baseUrl: string, owner: string, slug: string): ReleaseUrls {
   return {
     fileUrl: (version, filename) =>
       `${baseUrl}/dl/${owner}/${slug}/releases/${encodeURIComponent(version)}/${encodeURIComponent(filename)}`,
   };
-}
-
-async function* nodeStreamChunks(stream: NodeJS.ReadableStream): AsyncIterable<Uint8Array> {
-  for await (const chunk of stream) yield chunk as Uint8Array;
 }
 
 export function createApiV1(services: Services) {
@@ -66,9 +62,6 @@ export function createApiV1(services: Services) {
     releaseUrls(config.baseUrl, await usernameOf(db, ownerId), slug);
 
   api.onError((error) => toApiErrorResponse(error, logger));
-  api.notFound((c) =>
-    c.json({ error: { code: "NOT_FOUND", message: `No API route ${c.req.method} ${c.req.path}` } }, 404),
-  );
 
   api.get("/projects", async (c) => c.json({ projects: await listProjects(db, await actorOf(c)) }));
 
@@ -180,79 +173,40 @@ export function createApiV1(services: Services) {
     return c.json({ file: dto.files.find((f) => f.filename === file.filename) }, 201);
   });
 
-  // Browser upload: multipart/form-data with one or more `file` parts, streamed part by part.
+  // Browser upload: multipart/form-data with one or more `file` parts, streamed part by part;
+  // stored whole or not at all.
   api.post("/projects/:slug/releases/:version/files", async (c) => {
     const project = await requireOwnProject(db, await actorOf(c), c.req.param("slug"), "publish");
     const version = c.req.param("version");
-    await requireRelease(db, project.id, version);
-    const contentType = c.req.header("content-type") ?? "";
-    if (!contentType.startsWith("multipart/form-data")) {
-      throw new DomainError(
-        "VALIDATION_FAILED",
-        "Send multipart/form-data with one or more file parts, or PUT the file",
-      );
-    }
-    const uploaded: string[] = [];
-    // Form fields before the file parts may choose where packages go.
-    const fields: Record<string, string> = {};
-    await new Promise<void>((resolve, reject) => {
-      let parser: Busboy.Busboy;
-      try {
-        parser = Busboy({
-          headers: { "content-type": contentType },
-          limits: { fileSize: config.maxUploadBytes + 1, files: 100 },
-        });
-      } catch {
-        reject(new DomainError("VALIDATION_FAILED", "Malformed multipart body"));
-        return;
-      }
-      let chain = Promise.resolve();
-      let failed = false;
-      parser.on("field", (name, value) => {
-        fields[name] = value;
-      });
-      parser.on("file", (_field, stream, info) => {
-        chain = chain.then(async () => {
-          if (failed) {
-            stream.resume();
-            return;
-          }
-          try {
-            const { file } = await uploadFile(db, blobs, {
-              project,
-              version,
-              filename: info.filename ?? "",
-              body: nodeStreamChunks(stream),
-              maxBytes: config.maxUploadBytes,
-              createRelease: false,
-              apt: parseAptTarget(
-                fields.distribution ?? c.req.query("distribution"),
-                fields.component ?? c.req.query("component"),
-              ),
-              yumGroup: parseYumGroup(fields.group ?? c.req.query("group")),
-              rpmSigningKey: () => services.keys.newest(project),
-            });
-            uploaded.push(file.filename);
-          } catch (error) {
-            failed = true;
-            stream.resume();
-            throw error;
-          }
-        });
-        chain.catch(() => {});
-      });
-      parser.on("error", () => reject(new DomainError("VALIDATION_FAILED", "Malformed multipart body")));
-      parser.on("close", () => chain.then(resolve, reject));
-      const body = c.req.raw.body;
-      if (!body) return reject(new DomainError("VALIDATION_FAILED", "The request has no body"));
-      (async () => {
-        for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-          if (!parser.write(chunk)) await new Promise((r) => parser.once("drain", r));
-        }
-        parser.end();
-      })().catch(reject);
-    });
     const release = await requireRelease(db, project.id, version);
+    const uploaded: string[] = [];
+    try {
+      await receiveMultipart(c.req.raw, { maxBytes: config.maxUploadBytes, maxFiles: 100 }, async (part) => {
+        // Form fields before the file parts may choose where packages go.
+        const { file } = await uploadFile(db, blobs, {
+          project,
+          version,
+          filename: part.filename,
+          body: part.body,
+          maxBytes: config.maxUploadBytes,
+          createRelease: false,
+          apt: parseAptTarget(
+            part.fields.distribution ?? c.req.query("distribution"),
+            part.fields.component ?? c.req.query("component"),
+          ),
+          yumGroup: parseYumGroup(part.fields.group ?? c.req.query("group")),
+          rpmSigningKey: () => services.keys.newest(project),
+        });
+        uploaded.push(file.filename);
+      });
+    } catch (error) {
+      for (const filename of uploaded) {
+        await deleteFile(db, blobs, release, filename).catch((cause) =>
+          logger.error(`undoing the upload of ${filename} failed`, cause),
+        );
+      }
+      throw error;
+    }
     const dto = await describeRelease(db, release, await urlsFor(project.owner_id, project.slug));
     return c.json({ files: dto.files.filter((f) => uploaded.includes(f.filename)) }, 201);
   });

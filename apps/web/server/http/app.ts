@@ -7,6 +7,7 @@ import { createRequestHandler, RouterContextProvider, type ServerBuild } from "r
 import { requestContext } from "../../app/context.ts";
 import { CLIENT_IP_HEADER } from "../auth/auth.ts";
 import type { Services } from "../services.ts";
+import { apiRouteFallback, jsonBodyLimit, sameOriginCookieWrites } from "./api-guards.ts";
 import { createApiV1 } from "./api-v1.ts";
 import { createAptRoutes } from "./apt.ts";
 import { createDownloads } from "./downloads.ts";
@@ -36,6 +37,8 @@ export function createApp({ services, build, clientDir }: AppOptions) {
   app.get("/ok", (c) => c.json({ ok: true }));
   app.get("/error", (c) => c.html(renderErrorPage(c.req.query("error"))));
 
+  app.use("/api/*", jsonBodyLimit());
+  app.use("/api/v1/*", sameOriginCookieWrites(config.baseUrl));
   app.on(["GET", "POST"], "/api/auth/*", (c) => {
     const request = new Request(c.req.raw);
     request.headers.set(CLIENT_IP_HEADER, clientAddress(c, config.trustProxy));
@@ -46,6 +49,7 @@ export function createApp({ services, build, clientDir }: AppOptions) {
   app.get("/api/openapi.json", (c) => c.json(openApi));
   app.route("/api/v1", createApiV1(services));
   app.route("/api/p", createPublicApi(services));
+  app.all("/api/*", apiRouteFallback(app as unknown as Hono<never>));
   app.route("/dl", createDownloads(services));
   app.route("/dl", createAptRoutes(services));
   app.route("/dl", createYumRoutes(services));

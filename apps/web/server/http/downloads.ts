@@ -2,6 +2,7 @@
 // URLs with a strong ETag (the sha256), Last-Modified, Range (206/416) and If-None-Match (304).
 // A GET whose response delivers the file's last byte to the client counts as one download. Each release also serves a
 // generated SHA256SUMS.
+import { normalizeFilename } from "@packyard/contract";
 import { Hono } from "hono";
 import { recordDownload } from "../domain/downloads.ts";
 import { notFound } from "../domain/errors.ts";
@@ -45,7 +46,7 @@ export function createDownloads(services: Services) {
     const requested = c.req.param("version");
     const release = await requireRelease(db, project.id, requested);
     const files = await listFileRows(db, release.id);
-    const filename = c.req.param("filename");
+    const filename = normalizeFilename(c.req.param("filename"));
     const isLatest = requested === "latest";
     // Public files of a fixed version never change; "latest" moves, private files are personal.
     const cacheControl =
