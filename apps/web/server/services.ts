@@ -14,7 +14,7 @@ import { MemoryBudget } from "./repos/memory-budget.ts";
 import { RepositoryPublisher } from "./repos/publisher.ts";
 import { SigningKeyService } from "./repos/signing-keys.ts";
 import { createYumBuilder } from "./repos/yum/yum-builder.ts";
-import { type BlobStore, createLocalBlobStore, removeStaleTemporaryFiles } from "./storage/blob-store.ts";
+import { type BlobStore, createLocalBlobStore } from "./storage/blob-store.ts";
 
 export interface Services {
   config: Config;
@@ -43,11 +43,9 @@ export async function createServices(
     const options = authOptions({ config, dialect: database.dialect, dbType: database.kind, mailer });
     await migrateDatabase(database.db as never, options);
     const auth = createAuth(options);
-    // Uploads cut off by a crash leave their temporary files; nothing refers to them.
-    await removeStaleTemporaryFiles(config.blobDir, 60 * 60 * 1000);
+    // Leftovers of a crash are collected by the running server (maintenance.ts).
     const blobs = createLocalBlobStore(config.blobDir);
     const indexDir = join(config.dataDir, "indexes");
-    await removeStaleTemporaryFiles(indexDir, 60 * 60 * 1000);
     const keys = new SigningKeyService(database.db, config.secret);
     // One budget for what both formats remember between publishes.
     const indexMemory = new MemoryBudget(config.indexCacheBytes);

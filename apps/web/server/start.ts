@@ -9,6 +9,7 @@ import { serve } from "@hono/node-server";
 import type { ServerBuild } from "react-router";
 import type { Config } from "./config.ts";
 import { createApp } from "./http/app.ts";
+import { type Maintenance, startMaintenance } from "./maintenance.ts";
 import { createServices, type Services } from "./services.ts";
 
 /** How long in-flight requests get to finish after SIGTERM. */
@@ -29,6 +30,7 @@ export interface RunningServer {
   url: string;
   port: number;
   services: Services;
+  maintenance: Maintenance;
   stop(): Promise<void>;
 }
 
@@ -47,11 +49,14 @@ export async function startServer(
     s.once("error", reject);
   });
   const port = (server.address() as AddressInfo).port;
+  // Repositories left behind by a crash are published, leftovers collected, in the background.
+  const maintenance = startMaintenance(services);
   let stopping: Promise<void> | undefined;
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     services,
+    maintenance,
     stop() {
       stopping ??= (async () => {
         await new Promise<void>((done) => {
@@ -66,6 +71,7 @@ export async function startServer(
           });
           server.closeIdleConnections();
         });
+        await maintenance.stop();
         await services.close();
       })();
       return stopping;

@@ -60,6 +60,49 @@ export interface IndexFileRef {
   generationId: string;
 }
 
+/**
+ * Builds record index files (check stored, write if not, insert the rows that refer to them)
+ * under a shared hold; deleting unreferenced ones takes it exclusively. So a build never
+ * refers to a file a prune is deleting, and a prune never deletes a file a build just reused.
+ * One process: several processes on one database need a database lock instead (decision 007).
+ */
+export class IndexStoreLock {
+  #holders = 0;
+  #exclusive: Promise<void> | undefined;
+  #idle: (() => void) | undefined;
+
+  async shared<T>(work: () => Promise<T>): Promise<T> {
+    while (this.#exclusive) await this.#exclusive;
+    this.#holders++;
+    try {
+      return await work();
+    } finally {
+      this.#holders--;
+      if (this.#holders === 0) this.#idle?.();
+    }
+  }
+
+  async exclusive<T>(work: () => Promise<T>): Promise<T> {
+    while (this.#exclusive) await this.#exclusive;
+    let release!: () => void;
+    this.#exclusive = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    try {
+      while (this.#holders > 0) {
+        await new Promise<void>((resolve) => {
+          this.#idle = resolve;
+        });
+      }
+      return await work();
+    } finally {
+      this.#idle = undefined;
+      this.#exclusive = undefined;
+      release();
+    }
+  }
+}
+
 interface PublishState {
   running?: Promise<void>;
   queued?: Promise<void>;
@@ -73,6 +116,7 @@ export class RepositoryPublisher {
   readonly #options: PublisherOptions;
   readonly #builders: FormatBuilder[];
   readonly #state = new Map<string, PublishState>();
+  readonly #storeLock = new IndexStoreLock();
   /** Builds run so far, per project (tests check coalescing with it). */
   readonly builds = new Map<string, number>();
 
@@ -122,10 +166,12 @@ export class RepositoryPublisher {
     const project = await this.#db
       .selectFrom("project")
       .innerJoin("user", "user.id", "project.owner_id")
-      .select(["project.id", "project.name", "project.slug", "user.username"])
+      .select(["project.id", "project.name", "project.slug", "project.index_revision", "user.username"])
       .where("project.id", "=", projectId)
       .executeTakeFirst();
     if (!project) return;
+    // Everything committed up to this revision is in what this build reads.
+    const revision = Number(project.index_revision);
     const date = new Date();
     for (const builder of this.#builders) {
       const published = await this.#db
@@ -144,12 +190,25 @@ export class RepositoryPublisher {
       });
       for (const repository of repositories) await this.#commit(projectId, builder.format, repository, date);
     }
+    await this.#db
+      .updateTable("project")
+      .set({ published_revision: revision })
+      .where("id", "=", projectId)
+      .where("published_revision", "<", revision)
+      .execute();
     this.#logger.debug(
       `published ${project.username}/${project.slug} in ${Math.round(performance.now() - started)} ms`,
     );
   }
 
   async #commit(projectId: string, format: RepositoryFormat, repository: BuiltRepository, date: Date) {
+    // Index files are shared by content between generations and projects: from "is it stored?"
+    // to the rows that refer to it, no prune may remove it (see IndexStoreLock).
+    await this.#storeLock.shared(() => this.#record(projectId, format, repository, date));
+    await this.#prune(projectId, format, repository.name);
+  }
+
+  async #record(projectId: string, format: RepositoryFormat, repository: BuiltRepository, date: Date) {
     // Unchanged files are already stored under their hash; only new content is written, in
     // parallel, and each file is hashed once.
     const refs = await Promise.all(
@@ -189,7 +248,6 @@ export class RepositoryPublisher {
           .values(refs.map((r) => ({ generation_id: id, ...r })))
           .execute();
     });
-    await this.#prune(projectId, format, repository.name);
   }
 
   async #prune(projectId: string, format: RepositoryFormat, name: string) {
@@ -216,14 +274,53 @@ export class RepositoryPublisher {
       .execute();
     await this.#db.deleteFrom("repo_index_file").where("generation_id", "in", ids).execute();
     await this.#db.deleteFrom("repo_generation").where("id", "in", ids).execute();
-    for (const sha256 of new Set(files.map((f) => f.sha256))) {
-      const still = await this.#db
-        .selectFrom("repo_index_file")
-        .select("path")
-        .where("sha256", "=", sha256)
-        .executeTakeFirst();
-      if (!still) await this.#store.delete(sha256);
+    await this.#deleteUnreferenced(new Set(files.map((f) => f.sha256)));
+  }
+
+  /** Deletes index files no generation refers to, while no build is recording one. */
+  async #deleteUnreferenced(sha256s: Iterable<string>): Promise<number> {
+    return this.#storeLock.exclusive(async () => {
+      let deleted = 0;
+      for (const sha256 of sha256s) {
+        const still = await this.#db
+          .selectFrom("repo_index_file")
+          .select("path")
+          .where("sha256", "=", sha256)
+          .executeTakeFirst();
+        if (still) continue;
+        await this.#store.delete(sha256);
+        deleted++;
+      }
+      return deleted;
+    });
+  }
+
+  /**
+   * Index files on disk that no generation refers to (a build cut off between writing its files
+   * and recording its generation), not written to for `graceMs`.
+   */
+  async collectOrphanIndexFiles(graceMs: number): Promise<number> {
+    const cutoff = Date.now() - graceMs;
+    const candidates: string[] = [];
+    for await (const sha256 of this.#store.list()) {
+      const modified = await this.#store.modifiedAt(sha256);
+      if (modified !== undefined && modified <= cutoff) candidates.push(sha256);
     }
+    return this.#deleteUnreferenced(candidates);
+  }
+
+  /**
+   * Publishes every project whose packages changed after its repositories were last published:
+   * after a crash between a commit and its publish, at start-up.
+   */
+  async publishLagging(): Promise<string[]> {
+    const behind = await this.#db
+      .selectFrom("project")
+      .select("id")
+      .whereRef("index_revision", ">", "published_revision")
+      .execute();
+    for (const { id } of behind) await this.publish(id);
+    return behind.map((p) => p.id);
   }
 
   #files(projectId: string, format: RepositoryFormat, name: string) {

@@ -1,0 +1,173 @@
+// After a crash: a server process killed with SIGKILL, and what it leaves behind. Packages whose
+// upload committed but whose publish never ran reach the repositories at the next start; partial
+// uploads, half-written index files and bytes whose row never committed are collected, and
+// nothing in use is touched.
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { buildTestDeb } from "@packyard/formats/deb/test-deb-builder.ts";
+import { afterAll, describe, expect, it } from "vitest";
+import { type ServerProcess, startServerProcess } from "../test/server-process.ts";
+import { makeTempDir, removeTempDirs } from "../test/temp-dirs.ts";
+import { loadConfig } from "./config.ts";
+import { openDatabase } from "./db/database.ts";
+import { uploadFile } from "./domain/files.ts";
+import { createLocalBlobStore } from "./storage/blob-store.ts";
+
+const SECRET = "process-test-secret-process-test-secret";
+const servers: ServerProcess[] = [];
+afterAll(async () => {
+  for (const server of servers) await server.stop();
+  removeTempDirs();
+});
+
+async function start(dataDir: string) {
+  const server = await startServerProcess({ DATA_DIR: dataDir });
+  servers.push(server);
+  return server;
+}
+
+/** Kills the process as a crash would: no shutdown, no flush. */
+async function crash(server: ServerProcess) {
+  const exited = new Promise((r) => server.child.once("exit", r));
+  server.child.kill("SIGKILL");
+  await exited;
+}
+
+async function signedIn(server: ServerProcess, username: string) {
+  execFileSync(
+    process.execPath,
+    [
+      "server/cli.ts",
+      "users",
+      "create",
+      "--email",
+      `${username}@example.com`,
+      "--username",
+      username,
+      "--password",
+      "a long test password",
+    ],
+    {
+      cwd: join(import.meta.dirname, ".."),
+      env: { ...process.env, DATA_DIR: server.dataDir, SECRET, BASE_URL: "", LOG_LEVEL: "silent" },
+    },
+  );
+  const res = await fetch(`${server.url}/api/auth/sign-in/email`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: server.url },
+    body: JSON.stringify({ email: `${username}@example.com`, password: "a long test password" }),
+  });
+  const cookie = res.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
+  return { cookie, origin: server.url };
+}
+
+const deb = (name: string, version: string) =>
+  buildTestDeb({
+    control: `Package: ${name}\nVersion: ${version}\nArchitecture: amd64\nMaintainer: T <t@example.com>\nDescription: ${name}\n`,
+    dataFiles: [{ name: `./usr/bin/${name}`, data: `#!/bin/sh\necho ${name}\n` }],
+  });
+
+async function packagesIndex(server: ServerProcess, owner: string, slug: string) {
+  const res = await fetch(`${server.url}/dl/${owner}/${slug}/deb/dists/stable/main/binary-amd64/Packages`);
+  return res.ok ? res.text() : "";
+}
+
+async function eventually(check: () => Promise<boolean>, what: string) {
+  for (let i = 0; i < 200; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe("after a crash (SIGKILL)", () => {
+  it("publishes at the next start the packages committed just before the crash", async () => {
+    const dataDir = makeTempDir("packyard-crash-");
+    const first = await start(dataDir);
+    const auth = await signedIn(first, "crashy");
+    const created = await fetch(`${first.url}/api/v1/projects`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ slug: "tool", name: "Tool" }),
+    });
+    expect(created.status).toBe(201);
+    const put = await fetch(`${first.url}/api/v1/projects/tool/releases/1.0.0/files/before_1.0.0_amd64.deb`, {
+      method: "PUT",
+      headers: auth,
+      body: Buffer.from(deb("before", "1.0.0")),
+    });
+    expect(put.status).toBe(201);
+    expect(await packagesIndex(first, "crashy", "tool")).toContain("Package: before");
+    await crash(first);
+
+    // The state a crash between an upload's commit and its publish leaves: the upload's own
+    // code committed it (rows, change log, bytes), and no process published it.
+    const config = loadConfig({ DATA_DIR: dataDir, SECRET, LOG_LEVEL: "silent" });
+    const database = openDatabase(config.database);
+    try {
+      const project = await database.db
+        .selectFrom("project")
+        .selectAll()
+        .where("slug", "=", "tool")
+        .executeTakeFirstOrThrow();
+      const bytes = deb("after", "2.0.0");
+      await uploadFile(database.db, createLocalBlobStore(config.blobDir), {
+        project,
+        version: "2.0.0",
+        filename: "after_2.0.0_amd64.deb",
+        body: [bytes],
+        maxBytes: config.maxUploadBytes,
+        createRelease: true,
+      });
+    } finally {
+      await database.close();
+    }
+
+    const second = await start(dataDir);
+    await eventually(
+      async () => (await packagesIndex(second, "crashy", "tool")).includes("Package: after"),
+      "the committed package to be published",
+    );
+    const index = await packagesIndex(second, "crashy", "tool");
+    expect(index).toContain("Package: before");
+    expect(index).toContain("Package: after");
+  });
+
+  it("collects partial uploads, half-written indexes and bytes no row claims, and keeps what is fresh or stored", async () => {
+    const dataDir = makeTempDir("packyard-leftovers-");
+    const first = await start(dataDir);
+    await crash(first);
+
+    const old = new Date(Date.now() - 60 * 60 * 1000);
+    const write = (path: string, content: string, mtime?: Date) => {
+      mkdirSync(join(path, ".."), { recursive: true });
+      writeFileSync(path, content);
+      if (mtime) utimesSync(path, mtime, mtime);
+      return path;
+    };
+    const sha = (s: string) => createHash("sha256").update(s).digest("hex");
+    const blobPath = (root: string, hex: string) =>
+      join(root, "sha256", hex.slice(0, 2), hex.slice(2, 4), hex);
+    const blobs = join(dataDir, "blobs");
+    const indexes = join(dataDir, "indexes");
+    const stale = [
+      write(join(blobs, "tmp", "crashed-upload.part"), "partial", old),
+      write(join(indexes, "tmp", "crashed-index.part"), "partial", old),
+      write(blobPath(blobs, sha("never committed")), "never committed", old),
+      write(blobPath(indexes, sha("no generation")), "no generation", old),
+    ];
+    const fresh = [
+      write(join(blobs, "tmp", "upload-in-flight.part"), "still being written"),
+      write(blobPath(blobs, sha("being placed")), "being placed"),
+    ];
+
+    await start(dataDir);
+    await eventually(async () => stale.every((path) => !existsSync(path)), "leftovers to be removed");
+    for (const path of fresh) expect(existsSync(path)).toBe(true);
+  });
+});
