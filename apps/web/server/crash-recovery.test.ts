@@ -120,7 +120,9 @@ describe("after a crash (SIGKILL)", () => {
         project,
         version: "2.0.0",
         filename: "after_2.0.0_amd64.deb",
-        body: [bytes],
+        body: (async function* () {
+          yield bytes;
+        })(),
         maxBytes: config.maxUploadBytes,
         createRelease: true,
       });
