@@ -2,6 +2,8 @@
 // nothing — no file, no row, no blob (not even the unsigned original), no index.
 import { parseRpmPackage } from "@packyard/formats/rpm/read-rpm.ts";
 import { RpmFormatError } from "@packyard/formats/rpm/rpm-format-error.ts";
+import { stringArrayEntry } from "@packyard/formats/rpm/rpm-header-writer.ts";
+import { RpmType, Tag } from "@packyard/formats/rpm/rpm-tags.ts";
 import { basicHeaderEntries, syntheticRpm } from "@packyard/formats/rpm/testing/synthetic-rpm.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -69,6 +71,31 @@ describe(`bad .rpm uploads (${databaseKind})`, () => {
     const { error } = await res.json();
     expect(error.code).toBe(expected);
     expect(error.code).toMatch(/^RPM_/);
+    expect(await state()).toEqual(before);
+  });
+
+  it("refuses a 60 MB .rpm naming 60 million empty files with RPM_TOO_MANY_ENTRIES, storing nothing", async () => {
+    // The crafted package of issue 10: it used to block the server for 15-24 s and take a
+    // gigabyte before the 400. The count is refused from the header index, before decoding.
+    const names = 60_000_000;
+    const crafted = syntheticRpm({
+      header: [
+        ...basicHeaderEntries(),
+        stringArrayEntry(Tag.DIRNAMES, ["/"]),
+        { tag: Tag.BASENAMES, type: RpmType.STRING_ARRAY, count: names, data: new Uint8Array(names) },
+      ],
+    });
+    const before = await state();
+    const rssBefore = process.memoryUsage().rss;
+    const res = await app.request("/api/v1/projects/brittle/releases/1.0/files/crafted-1-1.noarch.rpm", {
+      method: "PUT",
+      headers: auth,
+      body: Buffer.from(crafted.buffer, crafted.byteOffset, crafted.byteLength),
+    });
+    expect(res.status).toBe(400);
+    expect((await res.json()).error.code).toBe("RPM_TOO_MANY_ENTRIES");
+    // The upload itself is streamed to disk; nothing near the 1 GB of decoded names is allocated.
+    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(256 * 1024 * 1024);
     expect(await state()).toEqual(before);
   });
 
