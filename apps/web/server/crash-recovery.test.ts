@@ -1,21 +1,20 @@
-// After a crash: a server process killed with SIGKILL, and what it leaves behind. Packages whose
-// upload committed but whose publish never ran reach the repositories at the next start; partial
-// uploads, half-written index files and bytes whose row never committed are collected, and
-// nothing in use is touched.
-import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildTestDeb } from "@packyard/formats/deb/test-deb-builder.ts";
 import { afterAll, describe, expect, it } from "vitest";
-import { type ServerProcess, startServerProcess } from "../test/server-process.ts";
+import {
+  PROCESS_TEST_SECRET,
+  type ServerProcess,
+  signedInCliUser,
+  startServerProcess,
+} from "../test/server-process.ts";
 import { makeTempDir, removeTempDirs } from "../test/temp-dirs.ts";
 import { loadConfig } from "./config.ts";
 import { openDatabase } from "./db/database.ts";
 import { uploadFile } from "./domain/files.ts";
 import { createLocalBlobStore } from "./storage/blob-store.ts";
 
-const SECRET = "process-test-secret-process-test-secret";
 const servers: ServerProcess[] = [];
 afterAll(async () => {
   for (const server of servers) await server.stop();
@@ -33,37 +32,6 @@ async function crash(server: ServerProcess) {
   const exited = new Promise((r) => server.child.once("exit", r));
   server.child.kill("SIGKILL");
   await exited;
-}
-
-async function signedIn(server: ServerProcess, username: string) {
-  execFileSync(
-    process.execPath,
-    [
-      "server/cli.ts",
-      "users",
-      "create",
-      "--email",
-      `${username}@example.com`,
-      "--username",
-      username,
-      "--password",
-      "a long test password",
-    ],
-    {
-      cwd: join(import.meta.dirname, ".."),
-      env: { ...process.env, DATA_DIR: server.dataDir, SECRET, BASE_URL: "", LOG_LEVEL: "silent" },
-    },
-  );
-  const res = await fetch(`${server.url}/api/auth/sign-in/email`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: server.url },
-    body: JSON.stringify({ email: `${username}@example.com`, password: "a long test password" }),
-  });
-  const cookie = res.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0])
-    .join("; ");
-  return { cookie, origin: server.url };
 }
 
 const deb = (name: string, version: string) =>
@@ -89,7 +57,7 @@ describe("after a crash (SIGKILL)", () => {
   it("publishes at the next start the packages committed just before the crash", async () => {
     const dataDir = makeTempDir("packyard-crash-");
     const first = await start(dataDir);
-    const auth = await signedIn(first, "crashy");
+    const auth = await signedInCliUser(first, "crashy");
     const created = await fetch(`${first.url}/api/v1/projects`, {
       method: "POST",
       headers: { ...auth, "content-type": "application/json" },
@@ -107,7 +75,7 @@ describe("after a crash (SIGKILL)", () => {
 
     // The state a crash between an upload's commit and its publish leaves: the upload's own
     // code committed it (rows, change log, bytes), and no process published it.
-    const config = loadConfig({ DATA_DIR: dataDir, SECRET, LOG_LEVEL: "silent" });
+    const config = loadConfig({ DATA_DIR: dataDir, SECRET: PROCESS_TEST_SECRET, LOG_LEVEL: "silent" });
     const database = openDatabase(config.database);
     try {
       const project = await database.db

@@ -1,6 +1,6 @@
 // Starts Packyard's production entry point as a child process on a free loopback port, for
 // tests that need a real socket (streamed uploads, dropped connections, memory, signals).
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
@@ -34,6 +34,46 @@ function statusField(pid: number, field: string): number {
   return Number(line?.match(/(\d+)/)?.[1] ?? 0) * 1024;
 }
 
+/** The SECRET every server process of the tests runs with (the CLI must use the same). */
+export const PROCESS_TEST_SECRET = "process-test-secret-process-test-secret";
+
+/**
+ * A verified user made with the self-hoster CLI on the server's data directory, signed in
+ * through the API: the session cookie and the origin its writes must name.
+ */
+export async function signedInCliUser(
+  server: { url: string; dataDir: string },
+  username: string,
+): Promise<{ cookie: string; origin: string }> {
+  const email = `${username}@example.com`;
+  const password = "a long test password";
+  execFileSync(
+    process.execPath,
+    ["server/cli.ts", "users", "create", "--email", email, "--username", username, "--password", password],
+    {
+      cwd: join(import.meta.dirname, ".."),
+      env: {
+        ...process.env,
+        DATA_DIR: server.dataDir,
+        SECRET: PROCESS_TEST_SECRET,
+        BASE_URL: "",
+        LOG_LEVEL: "silent",
+      },
+    },
+  );
+  const signIn = await fetch(`${server.url}/api/auth/sign-in/email`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: server.url },
+    body: JSON.stringify({ email, password }),
+  });
+  if (!signIn.ok) throw new Error(`sign-in failed: ${signIn.status}`);
+  const cookie = signIn.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
+  return { cookie, origin: server.url };
+}
+
 export async function startServerProcess(env: Record<string, string> = {}): Promise<ServerProcess> {
   const port = await freePort();
   const dataDir = env.DATA_DIR ?? makeTempDir("packyard-proc-");
@@ -47,7 +87,7 @@ export async function startServerProcess(env: Record<string, string> = {}): Prom
       PORT: String(port),
       BASE_URL: url,
       DATA_DIR: dataDir,
-      SECRET: "process-test-secret-process-test-secret",
+      SECRET: PROCESS_TEST_SECRET,
       AUTH_RATE_LIMIT: "false",
       LOG_LEVEL: "warn",
       ...env,

@@ -8,6 +8,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { buildTestDeb } from "@packyard/formats/deb/test-deb-builder.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { gate, settlesWithin } from "../../test/gate.ts";
 import { createTestApp, databaseKind, publishingProject, type TestApp } from "../../test/harness.ts";
 import type { BlobStore } from "../storage/blob-store.ts";
 import { collectOrphanBytes, collectUnreferencedBlobs } from "./blobs.ts";
@@ -24,19 +25,6 @@ afterAll(async () => {
   await app?.close();
 });
 
-/** A gate a patched store method waits at: `reached` resolves when a caller arrives. */
-function gate() {
-  let arrive!: () => void;
-  let open!: () => void;
-  const reached = new Promise<void>((r) => {
-    arrive = r;
-  });
-  const opened = new Promise<void>((r) => {
-    open = r;
-  });
-  return { reached, arrive, open, opened };
-}
-
 /** Holds the store's next delete at the gate; later calls pass straight through. */
 function holdNextDelete(store: BlobStore, g: ReturnType<typeof gate>) {
   const original = store.delete;
@@ -44,8 +32,7 @@ function holdNextDelete(store: BlobStore, g: ReturnType<typeof gate>) {
   store.delete = async (sha256) => {
     if (!held) {
       held = true;
-      g.arrive();
-      await g.opened;
+      await g.wait();
     }
     return original(sha256);
   };
@@ -66,8 +53,7 @@ function holdNextPlacement(store: BlobStore, g: ReturnType<typeof gate>) {
     return {
       ...staged,
       async commit() {
-        g.arrive();
-        await g.opened;
+        await g.wait();
         return commit();
       },
     };
@@ -87,10 +73,6 @@ const del = (version: string) =>
   app.request(`/api/v1/projects/race/releases/${version}`, { method: "DELETE", headers: auth });
 const download = (version: string, filename: string) =>
   app.request(`/dl/racer/race/releases/${version}/${filename}`);
-
-/** Waits for the promise or `ms`, whichever is first; true when the promise settled. */
-const settlesWithin = (promise: Promise<unknown>, ms: number) =>
-  Promise.race([promise.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms))]);
 
 describe(`shared blobs under concurrent upload and delete (${databaseKind})`, () => {
   it("keeps an upload's bytes when a release with the same bytes is deleted while it is stored", async () => {

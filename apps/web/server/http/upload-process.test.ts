@@ -1,12 +1,9 @@
-// Uploads against a real server process: a 200 MB streamed upload keeps the server's memory
-// flat, and a connection dropped midway leaves no file, no row and no blob.
-import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readdirSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ServerProcess, startServerProcess } from "../../test/server-process.ts";
+import { type ServerProcess, signedInCliUser, startServerProcess } from "../../test/server-process.ts";
 import { removeTempDirs } from "../../test/temp-dirs.ts";
 
 let server: ServerProcess;
@@ -16,42 +13,7 @@ const MB = 1024 * 1024;
 beforeAll(async () => {
   server = await startServerProcess();
   // A verified user from the self-hoster CLI, signed in through the API.
-  execFileSync(
-    process.execPath,
-    [
-      "server/cli.ts",
-      "users",
-      "create",
-      "--email",
-      "big@example.com",
-      "--username",
-      "big",
-      "--password",
-      "a long test password",
-    ],
-    {
-      cwd: join(import.meta.dirname, "..", ".."),
-      env: {
-        ...process.env,
-        DATA_DIR: server.dataDir,
-        SECRET: "process-test-secret-process-test-secret",
-        BASE_URL: "",
-        LOG_LEVEL: "silent",
-      },
-    },
-  );
-  const signIn = await fetch(`${server.url}/api/auth/sign-in/email`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: server.url },
-    body: JSON.stringify({ email: "big@example.com", password: "a long test password" }),
-  });
-  auth = {
-    cookie: signIn.headers
-      .getSetCookie()
-      .map((c) => c.split(";")[0])
-      .join("; "),
-    origin: server.url,
-  };
+  auth = await signedInCliUser(server, "big");
   const created = await fetch(`${server.url}/api/v1/projects`, {
     method: "POST",
     headers: { ...auth, "content-type": "application/json" },

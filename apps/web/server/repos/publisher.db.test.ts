@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { gate, settlesWithin } from "../../test/gate.ts";
 import { createTestApp, databaseKind, onboardedUser, postJson, type TestApp } from "../../test/harness.ts";
 import { createLocalBlobStore } from "../storage/blob-store.ts";
 import { type FormatBuilder, RepositoryPublisher } from "./publisher.ts";
@@ -65,30 +66,20 @@ describe(`index files shared between projects (${databaseKind})`, () => {
     // The first project moves on; its publish prunes the generation holding the shared file and
     // is held just as it deletes it...
     const original = store.delete;
-    let arrive!: () => void;
-    let open!: () => void;
-    const reached = new Promise<void>((r) => {
-      arrive = r;
-    });
-    const opened = new Promise<void>((r) => {
-      open = r;
-    });
+    const atDelete = gate();
     store.delete = async (hex) => {
-      if (hex === sha256("shared index")) {
-        arrive();
-        await opened;
-      }
+      if (hex === sha256("shared index")) await atDelete.wait();
       return original(hex);
     };
     try {
       content.set(first, "first moved on");
       const pruning = publisher.publish(first);
-      await reached;
+      await atDelete.reached;
       // ...while the second project publishes the very same file.
       content.set(second, "shared index");
       const reusing = publisher.publish(second);
-      await Promise.race([reusing, new Promise((r) => setTimeout(r, 500))]);
-      open();
+      await settlesWithin(reusing, 500);
+      atDelete.open();
       await pruning;
       await reusing;
     } finally {

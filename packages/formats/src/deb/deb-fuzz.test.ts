@@ -4,10 +4,9 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { gunzipSync, gzipSync, zstdCompressSync, zstdDecompressSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { collectGarbage, memoryInUse, prng, type Random } from "../test-support/fuzzing.ts";
 import { requireTools } from "../test-support/system-tools.ts";
 import { DebFormatError } from "./deb-format-error.ts";
 import { type ReadDebOptions, readDeb } from "./read-deb.ts";
@@ -27,35 +26,11 @@ const DEADLINE_MS = 5000;
 const MiB = 1024 * 1024;
 
 const hasTools = requireTools(["dpkg-deb", "xz"]);
-setFlagsFromString("--expose-gc");
-const collectGarbage = runInNewContext("gc") as () => void;
-
-/** JS heap plus ArrayBuffers (decompressed members, and the xz decoder's WebAssembly memory). */
-function memoryInUse(): number {
-  const usage = process.memoryUsage();
-  return usage.heapUsed + usage.arrayBuffers;
-}
-
-/** mulberry32: small, seedable, good enough to spread mutations. */
-function prng(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (below: number) => Math.floor(next() * below);
-  return { next, int, pick: <T>(items: readonly T[]): T => items[int(items.length)]! };
-}
-type Random = ReturnType<typeof prng>;
 
 interface Member {
   name: string;
   data: Uint8Array;
 }
-
 interface Sample {
   label: string;
   bytes: Uint8Array;

@@ -1,8 +1,7 @@
 import { readFileSync } from "node:fs";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import * as openpgp from "openpgp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { collectGarbage, memoryInUse, prng, type Random } from "../test-support/fuzzing.ts";
 import { requireTools } from "../test-support/system-tools.ts";
 import { parseRpmPackage, readRpmPackage } from "./read-rpm.ts";
 import { RpmFormatError } from "./rpm-format-error.ts";
@@ -14,35 +13,14 @@ import { syntheticRpm } from "./testing/synthetic-rpm.ts";
 const ITERATIONS = Number(process.env.FUZZ_ITERATIONS ?? 2000);
 const SEED = Number(process.env.FUZZ_SEED ?? 0x5eed);
 const hasTools = requireTools(["rpmbuild"]);
-setFlagsFromString("--expose-gc");
-const collectGarbage = runInNewContext("gc") as () => void;
 const MiB = 1024 * 1024;
-
-/** JS heap plus ArrayBuffers: decoded values show in the first, copied bytes in the second. */
-function memoryInUse(): number {
-  const usage = process.memoryUsage();
-  return usage.heapUsed + usage.arrayBuffers;
-}
-
-/** mulberry32: small, seedable, good enough to spread mutations. */
-function prng(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return { next, int: (below: number) => Math.floor(next() * below) };
-}
 
 const EXTREMES = [
   0, 1, 2, 7, 8, 15, 16, 17, 0xff, 0xffff, 0x10000, 1_000_000, 1_000_001, 0x7fffffff, 0x80000000, 0xfffffff0,
   0xffffffff,
 ];
 
-function mutate(original: Uint8Array, random: ReturnType<typeof prng>): Uint8Array {
+function mutate(original: Uint8Array, random: Random): Uint8Array {
   const { file } = parseRpmPackage(original);
   const bytes = Uint8Array.from(original);
   const view = new DataView(bytes.buffer);

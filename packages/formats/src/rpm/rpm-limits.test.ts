@@ -1,8 +1,8 @@
 // Issue 10, item 5: counts no real package has are refused from the header index, before a value
 // is decoded or the data store buffered, so a crafted .rpm can no longer block the server.
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
+
 import { describe, expect, it } from "vitest";
+import { collectGarbage, memoryInUse } from "../test-support/fuzzing.ts";
 import { parseRpmPackage, readRpmPackage } from "./read-rpm.ts";
 import { RpmFormatError } from "./rpm-format-error.ts";
 import { MAX_ENTRY_COUNT, parseRpmHeader } from "./rpm-header.ts";
@@ -17,20 +17,12 @@ import { MAX_CHANGELOG_ENTRIES, MAX_DEPENDENCIES } from "./rpm-package-metadata.
 import { REGION_IMMUTABLE, RpmType, Tag } from "./rpm-tags.ts";
 import { basicHeaderEntries, syntheticRpm } from "./testing/synthetic-rpm.ts";
 
-setFlagsFromString("--expose-gc");
-const collectGarbage = runInNewContext("gc") as () => void;
 const MiB = 1024 * 1024;
 
 /** `count` values of `type`, all zero: for strings, `count` empty strings (one NUL each). */
 function zeros(tag: number, count: number, type: number = RpmType.STRING_ARRAY): NewHeaderEntry {
   const size = { [RpmType.INT16]: 2, [RpmType.INT32]: 4, [RpmType.INT64]: 8 }[type] ?? 1;
   return { tag, type, count, data: new Uint8Array(count * size) };
-}
-
-/** JS heap plus ArrayBuffers: a decoded string array shows in the first, a copied store in the second. */
-function memoryInUse(): number {
-  const usage = process.memoryUsage();
-  return usage.heapUsed + usage.arrayBuffers;
 }
 
 function codeOf(action: () => unknown): string {

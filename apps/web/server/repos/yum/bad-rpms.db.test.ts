@@ -90,7 +90,7 @@ describe(`bad .rpm uploads (${databaseKind})`, () => {
     const res = await app.request("/api/v1/projects/brittle/releases/1.0/files/crafted-1-1.noarch.rpm", {
       method: "PUT",
       headers: auth,
-      body: Buffer.from(crafted.buffer, crafted.byteOffset, crafted.byteLength),
+      body: new Uint8Array(crafted.buffer as ArrayBuffer, crafted.byteOffset, crafted.byteLength),
     });
     expect(res.status).toBe(400);
     expect((await res.json()).error.code).toBe("RPM_TOO_MANY_ENTRIES");
