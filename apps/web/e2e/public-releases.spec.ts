@@ -2,7 +2,7 @@
 // and file created through the API with the browser's session, then seen as a visitor would.
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { expect, signUpAndOnboard, test, uniqueEmail } from "./support.ts";
+import { appOrigin, expect, signUpAndOnboard, test, uniqueEmail } from "./support.ts";
 
 const NOTES = [
   "## What's new",
@@ -22,8 +22,9 @@ test("a release page shows Markdown notes (never running HTML), the file with si
   const username = `pub-${Date.now().toString(36)}`;
   await signUpAndOnboard(page, { email: uniqueEmail("pub"), name: "Pub Lisher", username });
 
-  // The API with the browser's session.
+  // The API with the browser's session, naming the app's origin as the browser's fetch does.
   const project = await page.request.post("/api/v1/projects", {
+    headers: appOrigin(),
     data: {
       slug: "widget",
       name: "Widget",
@@ -35,12 +36,14 @@ test("a release page shows Markdown notes (never running HTML), the file with si
   });
   expect(project.status()).toBe(201);
   const release = await page.request.post("/api/v1/projects/widget/releases", {
+    headers: appOrigin(),
     data: { version: "1.2.3", title: "Spring cleaning", notes: NOTES },
   });
   expect(release.status()).toBe(201);
   const bytes = Buffer.alloc(2048, "w");
   const sha256 = createHash("sha256").update(bytes).digest("hex");
   const put = await page.request.put("/api/v1/projects/widget/releases/1.2.3/files/widget-1.2.3.tar.gz", {
+    headers: appOrigin(),
     data: bytes,
   });
   expect(put.status()).toBe(201);
@@ -116,6 +119,7 @@ test("the release page and search fit a 375 px screen", async ({ page, consoleEr
   expect(
     (
       await page.request.post("/api/v1/projects", {
+        headers: appOrigin(),
         data: { slug: "a-project-with-a-rather-long-name", name: "A project with a rather long name" },
       })
     ).status(),
@@ -124,7 +128,7 @@ test("the release page and search fit a 375 px screen", async ({ page, consoleEr
     (
       await page.request.put(
         "/api/v1/projects/a-project-with-a-rather-long-name/releases/10.20.30-beta.1/files/a-rather-long-file-name-for-a-narrow-screen-x86_64.tar.gz",
-        { data: Buffer.from("bytes") },
+        { headers: appOrigin(), data: Buffer.from("bytes") },
       )
     ).status(),
   ).toBe(201);

@@ -26,6 +26,14 @@ export { expect };
 
 export const PASSWORD = "correct horse battery";
 
+/**
+ * The Origin header a page's own fetch sends: API writes made with the session cookie must name
+ * the app's origin (page.request sends none by itself).
+ */
+export function appOrigin(): Record<string, string> {
+  return { origin: new URL(process.env.PACKYARD_E2E_URL!).origin };
+}
+
 export function outboxDir() {
   return join(process.env.PACKYARD_E2E_DATA_DIR!, "outbox");
 }
