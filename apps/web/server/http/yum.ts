@@ -1,6 +1,7 @@
 // What dnf fetches from a project's YUM repository: /dl/{u}/{p}/rpm[/{group}]/repodata/… (the
-// newest repomd.xml, and checksum-named files of every still-served generation), the signed
-// packages under …/packages/, the .repo file, and /dl/{u}/{p}/setup.rpm.sh.
+// newest repomd.xml, its signature from the same generation, and checksum-named files of every
+// still-served generation), the signed packages under …/packages/, the .repo file, and
+// /dl/{u}/{p}/setup.rpm.sh.
 import { type Context, Hono } from "hono";
 import { notFound } from "../domain/errors.ts";
 import { findVisibleProject } from "../domain/visibility.ts";
@@ -10,12 +11,24 @@ import type { Services } from "../services.ts";
 import { resolveActor } from "./actor.ts";
 import { toApiErrorResponse } from "./api-errors.ts";
 import { streamBlob } from "./stream-blob.ts";
+import { EntryPins, requesterOf } from "./yum-entry-pins.ts";
+
+const REPOMD = "repodata/repomd.xml";
+const SIGNATURE = "repodata/repomd.xml.asc";
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/** The entity tags of an If-Match or If-None-Match list: "*" → "*", W/ kept as a prefix. */
+function entityTags(header: string): string[] {
+  if (header.trim() === "*") return ["*"];
+  return [...header.matchAll(/(W\/)?"([^"]*)"/g)].map((m) => `${m[1] ?? ""}${m[2]}`);
+}
 
 export function createYumRoutes(services: Services) {
   const { database, repos, blobs, logger, config } = services;
   const db = database.db;
   const routes = new Hono();
   routes.onError((error) => toApiErrorResponse(error, logger));
+  const pins = new EntryPins();
 
   const projectFor = async (c: Context) => {
     const viewer = await resolveActor(services, c.req.raw.headers);
@@ -76,33 +89,105 @@ export function createYumRoutes(services: Services) {
         c.req.method,
       );
     }
+    if (path === REPOMD) {
+      // The newest generation's; the requester is remembered so that its signature comes from
+      // the same generation even if a publish happens before it is asked for (decision 010).
+      const repomd = await repos.servedFile(project.id, "yum", group, REPOMD);
+      if (!repomd) throw notFound("Repository file not found");
+      pins.remember(requesterOf(c.env, c.req.raw.headers), `${project.id}/${group}`, repomd);
+      const headers = {
+        "content-type": "application/xml",
+        etag: `"${repomd.sha256}"`,
+        "cache-control": shared ? "public, max-age=30, must-revalidate" : "private, no-store",
+      };
+      const ifNoneMatch = c.req.header("if-none-match");
+      if (
+        ifNoneMatch !== undefined &&
+        entityTags(ifNoneMatch).some((tag) => tag === "*" || tag.replace(/^W\//, "") === repomd.sha256)
+      )
+        return new Response(null, { status: 304, headers });
+      return streamBlob(repos.store, repomd.sha256, repomd.size, headers, c.req.method);
+    }
+    if (path === SIGNATURE) return signature(c, project.id, group, shared);
     if (path.startsWith("repodata/")) {
-      // repomd.xml and its signature: the newest generation. Every other repodata file is named
-      // by its checksum, so any still-served generation may answer for it.
+      // Every other repodata file is named by its checksum, so any still-served generation may
+      // answer for it.
       const file = await repos.currentFile(project.id, "yum", group, path);
       if (!file) throw notFound("Repository file not found");
-      const entry = path === "repodata/repomd.xml" || path === "repodata/repomd.xml.asc";
       return streamBlob(
         repos.store,
         file.sha256,
         file.size,
         {
-          "content-type": path.endsWith(".gz")
-            ? "application/gzip"
-            : path.endsWith(".asc")
-              ? "application/pgp-signature"
-              : "application/xml",
-          "cache-control": !shared
-            ? "private, no-store"
-            : entry
-              ? "public, max-age=30, must-revalidate"
-              : "public, max-age=31536000, immutable",
+          "content-type": path.endsWith(".gz") ? "application/gzip" : "application/xml",
+          "cache-control": shared ? "public, max-age=31536000, immutable" : "private, no-store",
         },
         c.req.method,
       );
     }
     throw notFound();
   });
+
+  /**
+   * repomd.xml.asc of one generation, with the ETag of the repomd.xml it signs. Which one: the
+   * generation whose repomd.xml has the sha256 given by `?repomd=` (404 once no longer served)
+   * or by If-Match (412), else the one whose repomd.xml this requester was last served (on this
+   * connection, then from this address) if still served, else the newest.
+   */
+  async function signature(c: Context, projectId: string, group: string, shared: boolean) {
+    const named = c.req.query("repomd");
+    const ifMatch = c.req.header("if-match");
+    // If-Match compares strongly: weak tags never match.
+    const wanted = ifMatch === undefined ? undefined : entityTags(ifMatch).filter((t) => !t.startsWith("W/"));
+    const listed = wanted && !wanted.includes("*") ? wanted.filter((t) => SHA256_HEX.test(t)) : undefined;
+    const preconditionFailed = () =>
+      new Response("No repomd.xml with that ETag is served any more: fetch repomd.xml again.\n", {
+        status: 412,
+        headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
+      });
+
+    const pair = async (of: { generationId?: string; sha256?: readonly string[] }) => {
+      const repomd = await repos.servedFile(projectId, "yum", group, REPOMD, of);
+      const file = repomd && (await repos.fileInGeneration(repomd.generationId, SIGNATURE));
+      return repomd && file ? { repomd, file } : undefined;
+    };
+    let found: Awaited<ReturnType<typeof pair>>;
+    if (named !== undefined) {
+      if (!SHA256_HEX.test(named)) throw notFound("Repository file not found");
+      found = await pair({ sha256: [named] });
+      if (!found) throw notFound("That repomd.xml is no longer served");
+    } else if (listed) {
+      found = await pair({ sha256: listed });
+      if (!found) return preconditionFailed();
+    } else {
+      for (const generationId of pins.generations(
+        requesterOf(c.env, c.req.raw.headers),
+        `${projectId}/${group}`,
+      )) {
+        found = await pair({ generationId });
+        if (found) break;
+      }
+      found ??= await pair({});
+      if (!found) throw notFound("Repository file not found");
+    }
+    if (listed && !listed.includes(found.repomd.sha256)) return preconditionFailed();
+    return streamBlob(
+      repos.store,
+      found.file.sha256,
+      found.file.size,
+      {
+        "content-type": "application/pgp-signature",
+        etag: `"${found.repomd.sha256}"`,
+        // Named by the document it signs, it never changes; otherwise it follows repomd.xml.
+        "cache-control": !shared
+          ? "private, no-store"
+          : named !== undefined
+            ? "public, max-age=31536000, immutable"
+            : "public, max-age=30, must-revalidate",
+      },
+      c.req.method,
+    );
+  }
 
   return routes;
 }

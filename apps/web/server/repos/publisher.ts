@@ -378,4 +378,30 @@ export class RepositoryPublisher {
       .executeTakeFirst();
     return row ? { ...row, size: Number(row.size) } : undefined;
   }
+
+  /**
+   * A file of one still-served generation of a repository, with that generation's number: of
+   * the newest generation holding `path`, or of the given generation, or of the newest one in
+   * which the file at `path` has one of the given sha256s. Undefined once the generation is no
+   * longer served. YUM answers repomd.xml.asc from the generation of the repomd.xml a client
+   * holds with it (decision 010).
+   */
+  async servedFile(
+    projectId: string,
+    format: RepositoryFormat,
+    name: string,
+    path: string,
+    of: { generationId?: string; sha256?: readonly string[] } = {},
+  ): Promise<(IndexFileRef & { generationNumber: number }) | undefined> {
+    if (of.sha256?.length === 0) return undefined;
+    let query = this.#files(projectId, format, name)
+      .select("repo_generation.number as generationNumber")
+      .where("repo_index_file.path", "=", path);
+    if (of.generationId !== undefined) query = query.where("repo_generation.id", "=", of.generationId);
+    if (of.sha256) query = query.where("repo_index_file.sha256", "in", [...of.sha256]);
+    const row = await query.orderBy("repo_generation.number", "desc").executeTakeFirst();
+    return row
+      ? { ...row, size: Number(row.size), generationNumber: Number(row.generationNumber) }
+      : undefined;
+  }
 }
