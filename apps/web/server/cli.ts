@@ -2,8 +2,8 @@
 // Runs against the same configuration (environment) as the server.
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
+import { emailSchema, onboardingSchema } from "@packyard/contract/account.ts";
 import { z } from "zod";
-import { emailSchema, onboardingSchema } from "../app/lib/validation.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { createLogger } from "./logger.ts";
 import { createServices, type Services } from "./services.ts";

@@ -1,8 +1,9 @@
-// The three plans side by side, read from lib/plans.ts.
+// The three plans side by side, read from the contract's plans.ts.
+
+import { type PlanId, planIds, plans } from "@packyard/contract/plans.ts";
 import { Check } from "lucide-react";
 import type { ReactNode } from "react";
 import { formatCurrency, formatFileSize } from "../lib/format.ts";
-import { type PlanId, planIds, plans } from "../lib/plans.ts";
 import { cn } from "../lib/utils.ts";
 import { Card } from "./ui/card.tsx";
 

@@ -1,7 +1,8 @@
 // Session lookups for loaders and actions. Guards throw a redirect Response.
+
+import { planParams } from "@packyard/contract/plans.ts";
 import { type RouterContextProvider, redirect } from "react-router";
-import { requestContext } from "../context.ts";
-import { planParams } from "./plans.ts";
+import { requestContext } from "../../server/http/request-context.ts";
 import { signInUrl } from "./redirects.ts";
 
 export interface SessionUser {

@@ -2,11 +2,11 @@
 // password reset, and the username Packyard adds to each user. Mounted at /api/auth.
 
 import { apiKey } from "@better-auth/api-key";
+import { RESET_REQUESTED_MESSAGE } from "@packyard/contract/messages.ts";
 import type { BetterAuthOptions } from "better-auth";
 import { betterAuth } from "better-auth";
 import { createAuthMiddleware } from "better-auth/api";
 import type { Dialect } from "kysely";
-import { RESET_REQUESTED_MESSAGE } from "../../app/lib/messages.ts";
 import type { Config } from "../config.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { resetPasswordMail, verificationMail } from "../mail/templates.ts";

@@ -1,8 +1,9 @@
 // The per-account sign-in lockout through the HTTP API, with better-auth's per-address rate limit
 // on as in production and every request from its own client address (a distributed guesser).
 // SQLite, and PostgreSQL when TEST_DATABASE_URL is set.
+
+import { SIGN_IN_LOCKED_MESSAGE } from "@packyard/contract/messages.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SIGN_IN_LOCKED_MESSAGE } from "../../app/lib/messages.ts";
 import { cookiesFrom, createTestApp, databaseKind, TEST_PASSWORD, type TestApp } from "../../test/harness.ts";
 import { admitSignInAttempt, lockoutKey, SIGN_IN_LOCKED_CODE, SIGN_IN_LOCKOUT } from "./lockout.ts";
 

@@ -12,8 +12,8 @@
 import { createHash } from "node:crypto";
 import type { AuthContext, BetterAuthPlugin } from "@better-auth/core";
 import { getCurrentAuthEndpointContext } from "@better-auth/core/context";
+import { SIGN_IN_LOCKED_MESSAGE } from "@packyard/contract/messages.ts";
 import { APIError, createAuthMiddleware, isAPIError } from "better-auth/api";
-import { SIGN_IN_LOCKED_MESSAGE } from "../../app/lib/messages.ts";
 
 export const SIGN_IN_LOCKOUT = {
   maxFailures: 10,

@@ -6,8 +6,8 @@ import {
   projectSlug,
   type UpdateProjectInput,
 } from "@packyard/contract";
+import { plans } from "@packyard/contract/plans.ts";
 import type { Kysely, Selectable } from "kysely";
-import { plans } from "../../app/lib/plans.ts";
 import type { Database, ProjectTable } from "../db/schema.ts";
 import { type Actor, assertAccountAccess, assertProjectAccess } from "./access.ts";
 import { emitProjectEvent } from "./changes.ts";

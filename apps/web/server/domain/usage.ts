@@ -1,7 +1,7 @@
 // An account's usage against its plan: storage, downloads this month, projects, releases.
 import type { Usage } from "@packyard/contract";
+import { plans } from "@packyard/contract/plans.ts";
 import type { Kysely } from "kysely";
-import { plans } from "../../app/lib/plans.ts";
 import type { Database } from "../db/schema.ts";
 import { currentMonth } from "./downloads.ts";
 

@@ -4,7 +4,6 @@ import { getConnInfo } from "@hono/node-server/conninfo";
 import { serveStatic } from "@hono/node-server/serve-static";
 import { type Context, Hono } from "hono";
 import { createRequestHandler, RouterContextProvider, type ServerBuild } from "react-router";
-import { requestContext } from "../../app/context.ts";
 import { CLIENT_IP_HEADER } from "../auth/auth.ts";
 import type { Services } from "../services.ts";
 import { apiRouteFallback, jsonBodyLimit, sameOriginCookieWrites } from "./api-guards.ts";
@@ -14,6 +13,7 @@ import { createDownloads } from "./downloads.ts";
 import { renderErrorPage } from "./error-page.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { createPublicApi } from "./public-api.ts";
+import { requestContext } from "./request-context.ts";
 import { type NonceEnv, securityHeaders } from "./security-headers.ts";
 import { createYumRoutes } from "./yum.ts";
 

@@ -1,11 +1,12 @@
 // /billing: payment details and invoices for paid plans.
+
+import { parseAnnual, parsePlan } from "@packyard/contract/plans.ts";
 import { Receipt } from "lucide-react";
 import { useSearchParams } from "react-router";
 import { EmptyState } from "../../components/empty-state.tsx";
 import { PageHeader } from "../../components/page-header.tsx";
 import { PlanCards } from "../../components/plan-cards.tsx";
 import { pageMeta } from "../../lib/meta.ts";
-import { parseAnnual, parsePlan } from "../../lib/plans.ts";
 import type { Route } from "./+types/billing";
 
 export const meta: Route.MetaFunction = ({ matches, location }) =>

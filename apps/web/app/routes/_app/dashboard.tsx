@@ -1,5 +1,7 @@
 // /dashboard: the publisher's overview — account totals and the most recent releases across
 // every project.
+
+import { parseAnnual, parsePlan, plans } from "@packyard/contract/plans.ts";
 import { ArrowRight, Download, FolderGit2, FolderPlus, HardDrive, Tag } from "lucide-react";
 import { useEffect } from "react";
 import { Link, useOutletContext, useSearchParams } from "react-router";
@@ -16,7 +18,6 @@ import { Progress } from "../../components/ui/progress.tsx";
 import { dashboardOverview } from "../../lib/dashboard.server.ts";
 import { formatCompactCount, formatFileSize } from "../../lib/format.ts";
 import { pageMeta } from "../../lib/meta.ts";
-import { parseAnnual, parsePlan, plans } from "../../lib/plans.ts";
 import { requireOnboardedUser, type SessionUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/dashboard";
 

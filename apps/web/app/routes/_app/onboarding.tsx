@@ -1,14 +1,16 @@
 // /onboarding: a signed-in user without a username picks one (spec §5), then goes to the
 // dashboard with the plan they chose carried along.
+
+import { onboardingSchema } from "@packyard/contract/account.ts";
+import { planParams } from "@packyard/contract/plans.ts";
 import { data, Form, redirect, useNavigation } from "react-router";
 import { AuthShell } from "../../components/auth-shell.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { FormField } from "../../components/ui/form-field.tsx";
 import { pageMeta } from "../../lib/meta.ts";
 import { completeOnboarding, UsernameTakenError } from "../../lib/onboarding.server.ts";
-import { planParams } from "../../lib/plans.ts";
 import { requireUser, services } from "../../lib/session.server.ts";
-import { fieldErrors, onboardingSchema } from "../../lib/validation.ts";
+import { fieldErrors } from "../../lib/validation.ts";
 import type { Route } from "./+types/onboarding";
 
 export const meta: Route.MetaFunction = ({ matches, location }) =>

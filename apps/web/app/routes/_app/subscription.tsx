@@ -1,9 +1,10 @@
 // /subscription: the account's plan and what each plan includes.
+
+import { parseAnnual } from "@packyard/contract/plans.ts";
 import { useSearchParams } from "react-router";
 import { PageHeader } from "../../components/page-header.tsx";
 import { PlanCards } from "../../components/plan-cards.tsx";
 import { pageMeta } from "../../lib/meta.ts";
-import { parseAnnual } from "../../lib/plans.ts";
 import type { Route } from "./+types/subscription";
 
 export const meta: Route.MetaFunction = ({ matches, location }) =>

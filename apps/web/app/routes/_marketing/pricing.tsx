@@ -1,10 +1,11 @@
-// /pricing: the three plans from lib/plans.ts, monthly or annual (?annual=true), with the chosen
+// /pricing: the three plans from the contract's plans.ts, monthly or annual (?annual=true), with the chosen
 // plan (?plan=) highlighted and carried into sign-up and onboarding.
+
+import { parseAnnual, parsePlan, plans } from "@packyard/contract/plans.ts";
 import { Link, useSearchParams } from "react-router";
 import { PlanCards } from "../../components/plan-cards.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { pageMeta } from "../../lib/meta.ts";
-import { parseAnnual, parsePlan, plans } from "../../lib/plans.ts";
 import { cn } from "../../lib/utils.ts";
 import type { Route } from "./+types/pricing";
 

@@ -1,4 +1,7 @@
 // Request a password reset link. The answer never says whether the email has an account.
+
+import { emailSchema } from "@packyard/contract/account.ts";
+import { RESET_REQUESTED_MESSAGE } from "@packyard/contract/messages.ts";
 import { useState } from "react";
 import { Link } from "react-router";
 import { AuthShell } from "../../components/auth-shell.tsx";
@@ -6,9 +9,7 @@ import { Alert } from "../../components/ui/alert.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { FormField } from "../../components/ui/form-field.tsx";
 import { authClient } from "../../lib/auth-client.ts";
-import { RESET_REQUESTED_MESSAGE } from "../../lib/messages.ts";
 import { pageMeta } from "../../lib/meta.ts";
-import { emailSchema } from "../../lib/validation.ts";
 import type { Route } from "./+types/forgot-password";
 
 export const meta: Route.MetaFunction = ({ matches, location }) =>

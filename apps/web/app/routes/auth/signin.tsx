@@ -1,5 +1,8 @@
 // /auth/signin: one page for signing in and creating an account. Honours `redirect` (same-site
 // paths only), and carries `plan` and `annual` through to onboarding.
+
+import { emailSchema } from "@packyard/contract/account.ts";
+import { planParams } from "@packyard/contract/plans.ts";
 import { useState } from "react";
 import { Link, redirect, useNavigate, useSearchParams } from "react-router";
 import { toast } from "sonner";
@@ -10,10 +13,9 @@ import { Button } from "../../components/ui/button.tsx";
 import { FormField } from "../../components/ui/form-field.tsx";
 import { authClient } from "../../lib/auth-client.ts";
 import { pageMeta } from "../../lib/meta.ts";
-import { planParams } from "../../lib/plans.ts";
 import { safeRedirectPath } from "../../lib/redirects.ts";
 import { getSessionUser } from "../../lib/session.server.ts";
-import { emailSchema, fieldErrors } from "../../lib/validation.ts";
+import { fieldErrors } from "../../lib/validation.ts";
 import type { Route } from "./+types/signin";
 
 export async function loader({ request, context, url }: Route.LoaderArgs) {

@@ -2,7 +2,7 @@
 // nonce to loaders and actions. The server and the route bundle are separate module graphs,
 // so the key is kept in one process-wide slot both of them resolve to.
 import { createContext, type RouterContext } from "react-router";
-import type { Services } from "../server/services.ts";
+import type { Services } from "../services.ts";
 
 export interface RequestContext {
   services: Services;

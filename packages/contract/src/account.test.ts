@@ -1,9 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { fieldErrors, onboardingSchema } from "./validation.ts";
+import { onboardingSchema } from "./account.ts";
 
+/** The first message per field, as the forms show them. */
 const errorsFor = (input: { name: string; username: string }) => {
   const result = onboardingSchema.safeParse(input);
-  return result.success ? {} : fieldErrors(result.error);
+  const errors: Record<string, string> = {};
+  if (!result.success)
+    for (const issue of result.error.issues) errors[String(issue.path[0])] ??= issue.message;
+  return errors;
 };
 
 describe("onboarding rules (spec §5)", () => {
