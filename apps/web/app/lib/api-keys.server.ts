@@ -4,7 +4,6 @@
 import type { Kysely } from "kysely";
 import { z } from "zod";
 import type { Database } from "../../server/db/schema.ts";
-import type { KeyScope } from "../../server/domain/access.ts";
 import {
   type CreatedKey,
   createUserApiKey,
@@ -14,6 +13,7 @@ import {
   listUserApiKeys,
   UnknownProjectError,
 } from "../../server/domain/api-keys.ts";
+import type { KeyScope } from "../../server/domain/authorization.ts";
 import type { Services } from "../../server/services.ts";
 import {
   EXPIRY_OPTIONS,

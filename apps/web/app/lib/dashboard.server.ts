@@ -13,7 +13,7 @@ import type { Kysely } from "kysely";
 import { data } from "react-router";
 import type { ZodError } from "zod";
 import type { Database } from "../../server/db/schema.ts";
-import type { Actor } from "../../server/domain/access.ts";
+import type { Actor } from "../../server/domain/authorization.ts";
 import { DomainError } from "../../server/domain/errors.ts";
 import { describeProjects, type ProjectRow, requireOwnProject } from "../../server/domain/projects.ts";
 import {

@@ -1,14 +1,13 @@
 // The public release pages' data, read on the server: the search over public projects, and one
-// project with one release (or the "latest" one). Visibility follows server/domain/visibility.ts:
+// project with one release (or the "latest" one). Visibility follows server/domain/authorization.ts:
 // another user's private project is "not found", never "forbidden".
 import type { Project, Release } from "@packyard/contract";
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../../server/db/schema.ts";
-import type { Actor } from "../../server/domain/access.ts";
+import { type Actor, isOwner } from "../../server/domain/authorization.ts";
 import { DomainError } from "../../server/domain/errors.ts";
-import { describeProjects } from "../../server/domain/projects.ts";
+import { describeProjects, findVisibleProject } from "../../server/domain/projects.ts";
 import { describeRelease, findRelease, listReleaseRows } from "../../server/domain/releases.ts";
-import { findVisibleProject } from "../../server/domain/visibility.ts";
 import { releaseUrls } from "../../server/http/api-v1.ts";
 
 type Db = Kysely<Database>;
@@ -123,11 +122,11 @@ export async function loadReleasePage(
     yanked: Number(r.yanked) === 1,
     createdAt: r.created_at,
   }));
-  const isOwner = viewer?.userId === row.owner_id;
+  const ownsIt = isOwner(viewer, row);
   const found = await findRelease(db, row.id, params.requested);
   if (!found) {
     const status = params.requested === "latest" ? "no-release" : "release-not-found";
-    return { ...base, status, project: project!, versions, isOwner };
+    return { ...base, status, project: project!, versions, isOwner: ownsIt };
   }
   const urls = releaseUrls(baseUrl, project!.owner, project!.slug);
   return {
@@ -135,7 +134,7 @@ export async function loadReleasePage(
     status: "ok",
     project: project!,
     versions,
-    isOwner,
+    isOwner: ownsIt,
     release: await describeRelease(db, found, urls),
     sumsUrl: urls.fileUrl(found.version, "SHA256SUMS"),
   };

@@ -3,7 +3,7 @@
 import type { Kysely } from "kysely";
 import type { Auth } from "../auth/auth.ts";
 import type { Database } from "../db/schema.ts";
-import { type KeyScope, scopeFromPermissions, scopeToPermissions } from "./access.ts";
+import { type KeyScope, scopeFromPermissions, scopeToPermissions } from "./authorization.ts";
 
 type Db = Kysely<Database>;
 

@@ -6,10 +6,16 @@ import {
   projectSlug,
   type UpdateProjectInput,
 } from "@packyard/contract";
-import { plans } from "@packyard/contract/plans.ts";
 import type { Kysely, Selectable } from "kysely";
 import type { Database, ProjectTable } from "../db/schema.ts";
-import { type Actor, assertAccountAccess, assertProjectAccess } from "./access.ts";
+import {
+  type Actor,
+  assertAccountAccess,
+  assertPrivateProjectAllowed,
+  assertProjectAccess,
+  canViewProject,
+  visibleProjectIds,
+} from "./authorization.ts";
 import { emitProjectEvent } from "./changes.ts";
 import { DomainError, isUniqueViolation, notFound } from "./errors.ts";
 import { newRowId, nowIso } from "./ids.ts";
@@ -33,7 +39,25 @@ export async function requireOwnProject(db: Db, actor: Actor, slug: string, need
   if (!valid.success) throw new DomainError("INVALID_SLUG", valid.error.issues[0]?.message ?? "Invalid slug");
   const project = await findProject(db, actor.userId, slug);
   if (!project) throw notFound("Project not found");
-  assertProjectAccess(actor, project.id, needed);
+  assertProjectAccess(actor, project, needed);
+  return project;
+}
+
+/** A project by its owner's username and slug, if the viewer may see it; else NOT_FOUND. */
+export async function findVisibleProject(
+  db: Db,
+  username: string,
+  slug: string,
+  viewer: Actor | null,
+): Promise<ProjectRow> {
+  const project = await db
+    .selectFrom("project")
+    .innerJoin("user", "user.id", "project.owner_id")
+    .selectAll("project")
+    .where("user.username", "=", username)
+    .where("project.slug", "=", slug)
+    .executeTakeFirst();
+  if (!project || !canViewProject(project, viewer)) throw notFound("Project not found");
   return project;
 }
 
@@ -110,16 +134,16 @@ export async function describeProjects(db: Db, rows: ProjectRow[]): Promise<Proj
 
 export async function listProjects(db: Db, actor: Actor): Promise<Project[]> {
   let query = db.selectFrom("project").selectAll().where("owner_id", "=", actor.userId);
-  if (actor.kind === "key" && actor.scope.projects !== "*") {
-    if (actor.scope.projects.length === 0) return [];
-    query = query.where("id", "in", actor.scope.projects);
+  const visible = visibleProjectIds(actor);
+  if (visible !== "*") {
+    if (visible.length === 0) return [];
+    query = query.where("id", "in", visible);
   }
   return describeProjects(db, await query.orderBy("updated_at", "desc").execute());
 }
 
-async function assertPrivateProjectAllowed(db: Db, ownerId: string, excludeProjectId?: string) {
-  const limit = plans.basic.privateProjects;
-  if (limit === "unlimited") return;
+/** Checks the owner's plan has room for one more private project (excluding one being changed). */
+async function checkPrivateProjectLimit(db: Db, ownerId: string, excludeProjectId?: string) {
   let query = db
     .selectFrom("project")
     .select((eb) => eb.fn.countAll<number | string>().as("n"))
@@ -127,17 +151,13 @@ async function assertPrivateProjectAllowed(db: Db, ownerId: string, excludeProje
     .where("visibility", "=", "private");
   if (excludeProjectId) query = query.where("id", "!=", excludeProjectId);
   const { n } = await query.executeTakeFirstOrThrow();
-  if (Number(n) >= limit) {
-    throw new DomainError(
-      "PLAN_LIMIT",
-      `Your plan includes ${limit} private project${limit === 1 ? "" : "s"}. Upgrade on /pricing for more, or make this project public.`,
-    );
-  }
+  // Every account is on Basic until billing decides otherwise.
+  assertPrivateProjectAllowed("basic", Number(n));
 }
 
 export async function createProject(db: Db, actor: Actor, input: CreateProjectInput): Promise<Project> {
   assertAccountAccess(actor, "publish");
-  if (input.visibility === "private") await assertPrivateProjectAllowed(db, actor.userId);
+  if (input.visibility === "private") await checkPrivateProjectLimit(db, actor.userId);
   const now = nowIso();
   const row: ProjectRow = {
     id: newRowId(),
@@ -178,7 +198,7 @@ export async function updateProject(
 ): Promise<Project> {
   const project = await requireOwnProject(db, actor, slug, "publish");
   if (input.visibility === "private" && project.visibility !== "private") {
-    await assertPrivateProjectAllowed(db, actor.userId, project.id);
+    await checkPrivateProjectLimit(db, actor.userId, project.id);
   }
   const changes: Partial<ProjectRow> = { updated_at: nowIso() };
   if (input.name !== undefined) changes.name = input.name;

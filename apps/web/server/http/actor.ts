@@ -1,7 +1,6 @@
 // Who is calling: an API key (`Authorization: Bearer pky_…`, or HTTP Basic with the key as the
 // password, which apt and dnf send), else the session cookie, else nobody.
-import type { Actor } from "../domain/access.ts";
-import { scopeFromPermissions } from "../domain/access.ts";
+import { type Actor, scopeFromPermissions } from "../domain/authorization.ts";
 import { DomainError } from "../domain/errors.ts";
 import type { Services } from "../services.ts";
 

@@ -10,8 +10,8 @@ import {
   yankInput,
 } from "@packyard/contract";
 import { type Context, Hono } from "hono";
-import { assertAccountAccess } from "../domain/access.ts";
 import { createUserApiKey, deleteUserApiKey, type KeySummary, listUserApiKeys } from "../domain/api-keys.ts";
+import { assertAccountAccess } from "../domain/authorization.ts";
 import { collectUnreferencedBlobs } from "../domain/blobs.ts";
 import { DomainError } from "../domain/errors.ts";
 import { deleteFile, uploadFile } from "../domain/files.ts";

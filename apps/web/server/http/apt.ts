@@ -5,7 +5,7 @@ import { createGunzip } from "node:zlib";
 import { buildArmoredKeyring, buildBinaryKeyring } from "@packyard/formats/openpgp/index.ts";
 import { type Context, Hono } from "hono";
 import { notFound } from "../domain/errors.ts";
-import { findVisibleProject } from "../domain/visibility.ts";
+import { findVisibleProject } from "../domain/projects.ts";
 import { findPoolFile } from "../repos/apt/apt-builder.ts";
 import { renderDebSetupScript } from "../repos/apt/setup-script.ts";
 import type { IndexFileRef } from "../repos/publisher.ts";

@@ -1,8 +1,7 @@
 // /api/p: spec §7's public project and release JSON. Another user's private project is 404.
 import { Hono } from "hono";
-import { describeProjects } from "../domain/projects.ts";
+import { describeProjects, findVisibleProject } from "../domain/projects.ts";
 import { describeRelease, listReleaseRows, requireRelease } from "../domain/releases.ts";
-import { findVisibleProject } from "../domain/visibility.ts";
 import type { Services } from "../services.ts";
 import { resolveActor } from "./actor.ts";
 import { toApiErrorResponse } from "./api-errors.ts";

@@ -4,7 +4,7 @@
 // /dl/{u}/{p}/setup.rpm.sh.
 import { type Context, Hono } from "hono";
 import { notFound } from "../domain/errors.ts";
-import { findVisibleProject } from "../domain/visibility.ts";
+import { findVisibleProject } from "../domain/projects.ts";
 import { renderRepoFile, renderRpmSetupScript } from "../repos/yum/setup-script.ts";
 import { findYumPackageFile } from "../repos/yum/yum-builder.ts";
 import type { Services } from "../services.ts";
