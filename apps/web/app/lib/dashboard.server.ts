@@ -1,6 +1,7 @@
-// Loaders and actions of the signed-in project pages: what they read, and one way to turn a
-// form post into either a result or field errors. The domain functions (server/domain) do the
-// work and enforce the rules; this file only adapts them to forms and pages.
+// Loaders and actions of the signed-in project pages: what they read, and how an action answers
+// a form (Conform's result, lib/forms.ts). The domain functions (server/domain) do the work and
+// enforce the rules; this file only adapts them to forms and pages.
+import type { Submission } from "@conform-to/react";
 import {
   type ApiErrorCode,
   apiErrorStatus,
@@ -11,7 +12,6 @@ import {
 } from "@packyard/contract";
 import type { Kysely } from "kysely";
 import { data } from "react-router";
-import type { ZodError } from "zod";
 import type { Database } from "../../server/db/schema.ts";
 import type { Actor } from "../../server/domain/authorization.ts";
 import { DomainError } from "../../server/domain/errors.ts";
@@ -23,8 +23,7 @@ import {
   requireRelease,
 } from "../../server/domain/releases.ts";
 import { accountUsage } from "../../server/domain/usage.ts";
-import type { ActionResult, FieldErrors } from "../components/dashboard/action-result.ts";
-import { fieldErrors } from "./validation.ts";
+import type { FormReply } from "./forms.ts";
 
 type Db = Kysely<Database>;
 
@@ -32,32 +31,31 @@ export function sessionActor(user: { id: string }): Actor {
   return { kind: "session", userId: user.id };
 }
 
-/** The text fields of a posted form. */
-export async function readForm(request: Request): Promise<Record<string, string>> {
-  const form = await request.formData();
-  const values: Record<string, string> = {};
-  for (const [key, value] of form) if (typeof value === "string") values[key] = value;
-  return values;
-}
-
 // ---------------------------------------------------------------------------------------------
-// Action results. Every action answers `{ ok, intent, ... }` so a page can tell which of its
-// forms the answer belongs to.
+// Answers. An action reads its form with parseForm (lib/forms.ts) and answers with the form's
+// submission, so the errors reach the fields they are about.
 
-export function succeeded(intent: string, message: string) {
-  return data<ActionResult>({ ok: true, intent, message });
+type Replying = Pick<Submission<unknown>, "reply">;
+
+export function succeeded(submission: Replying, message: string) {
+  return data<FormReply>({ result: submission.reply(), message });
 }
 
-export function failed(
-  intent: string,
+/** The form's schema refused it: 400, with the schema's messages by field. */
+export function invalid(submission: Replying) {
+  return data<FormReply>({ result: submission.reply(), code: "VALIDATION_FAILED" }, { status: 400 });
+}
+
+/** The server refused it: messages for fields, or for the whole form. */
+export function refused(
+  submission: Replying,
   status: number,
-  failure: { errors?: FieldErrors; formError?: string; code?: ApiErrorCode },
+  refusal: { fieldErrors?: Record<string, string[]>; formError?: string; code?: ApiErrorCode },
 ) {
-  return data<ActionResult>({ ok: false, intent, errors: failure.errors ?? {}, ...failure }, { status });
-}
-
-export function invalid(intent: string, error: ZodError) {
-  return failed(intent, 400, { errors: fieldErrors(error), code: "VALIDATION_FAILED" });
+  const result = refusal.fieldErrors
+    ? submission.reply({ fieldErrors: refusal.fieldErrors })
+    : submission.reply({ formErrors: [refusal.formError ?? "Something went wrong"] });
+  return data<FormReply>({ result, code: refusal.code }, { status });
 }
 
 export function isDomainError(error: unknown, code: ApiErrorCode): error is DomainError {
@@ -69,16 +67,16 @@ export function isDomainError(error: unknown, code: ApiErrorCode): error is Doma
  * anything else to the form's alert. NOT_FOUND becomes the 404 page; other errors are rethrown.
  */
 export function domainFailure(
-  intent: string,
+  submission: Replying,
   error: unknown,
   fields: Partial<Record<ApiErrorCode, string>> = {},
 ) {
   if (!(error instanceof DomainError)) throw error;
   if (error.code === "NOT_FOUND") throw data(null, { status: 404 });
   const field = fields[error.code];
-  return failed(intent, apiErrorStatus[error.code], {
+  return refused(submission, apiErrorStatus[error.code], {
     code: error.code,
-    ...(field ? { errors: { [field]: error.message } } : { formError: error.message }),
+    ...(field ? { fieldErrors: { [field]: [error.message] } } : { formError: error.message }),
   });
 }
 
@@ -208,4 +206,4 @@ export {
   updateRelease,
 } from "../../server/domain/releases.ts";
 
-export type { ActionResult, FieldErrors, Project, Release, ReleaseSummary };
+export type { Project, Release, ReleaseSummary };

@@ -5,6 +5,7 @@ import { Download, FileArchive, Trash2 } from "lucide-react";
 import { useState } from "react";
 import { useFetcher } from "react-router";
 import { formatCompactCount, formatFileSize } from "../../lib/format.ts";
+import type { FormReply } from "../../lib/forms.ts";
 import { EmptyState } from "../empty-state.tsx";
 import {
   AlertDialog,
@@ -17,8 +18,8 @@ import {
 import { Badge } from "../ui/badge.tsx";
 import { Button } from "../ui/button.tsx";
 import { CopyButton } from "../ui/copy-button.tsx";
-import { type ActionResult, useFetcherOutcome, useFetcherToasts } from "./action-result.ts";
 import { SubmitButton } from "./project-dialogs.tsx";
+import { useFetcherOutcome, useFetcherToasts } from "./use-fetcher-outcome.ts";
 
 const kindLabels: Record<ReleaseFile["kind"], string> = {
   deb: "deb",
@@ -161,7 +162,7 @@ function DeleteFileDialog({ filename }: { filename: string }) {
 }
 
 function DeleteFileForm({ filename, onDone }: { filename: string; onDone: () => void }) {
-  const fetcher = useFetcher<ActionResult>({ key: DELETE_FILE_FETCHER });
+  const fetcher = useFetcher<FormReply>({ key: DELETE_FILE_FETCHER });
   // FilesTable toasts the outcome: this form is gone once the file's row is.
   useFetcherOutcome(fetcher, { onSuccess: onDone, onFailure: onDone });
   return (

@@ -1,11 +1,13 @@
-// The New project, Edit project and Delete project dialogs. Each posts to its page's action
-// through a fetcher; the form is mounted only while the dialog is open, so every opening starts
-// clean.
-import type { Project } from "@packyard/contract";
+// The New project, Edit project and Delete project dialogs. Each is a Conform form (lib/forms.ts)
+// posted to its page's action through a fetcher; the form is mounted only while the dialog is
+// open, so every opening starts clean.
+import { useForm } from "@conform-to/react";
+import type { ApiErrorCode, Project } from "@packyard/contract";
 import { Loader2, Trash2 } from "lucide-react";
 import { type ReactNode, useState } from "react";
 import { Link, useFetcher } from "react-router";
 import { toast } from "sonner";
+import { type FormReply, parseForm } from "../../lib/forms.ts";
 import { Alert } from "../ui/alert.tsx";
 import {
   AlertDialog,
@@ -27,8 +29,9 @@ import {
   DialogTrigger,
 } from "../ui/dialog.tsx";
 import { FormField } from "../ui/form-field.tsx";
-import { type ActionResult, failureOf, useFetcherOutcome } from "./action-result.ts";
+import { deleteProjectForm, editProjectForm, newProjectForm } from "./forms.ts";
 import { ProjectFields } from "./project-fields.tsx";
+import { useFetcherOutcome } from "./use-fetcher-outcome.ts";
 
 /** Focus the first field marked data-autofocus rather than the close button. */
 export function focusFirstField(event: Event) {
@@ -40,12 +43,14 @@ export function focusFirstField(event: Event) {
   }
 }
 
-export function FormAlert({ failure }: { failure: ReturnType<typeof failureOf> }) {
-  if (!failure?.formError) return null;
+/** The form's own error (Conform's `form.errors`), with a way out when it is the plan's limit. */
+export function FormAlert({ errors, code }: { errors: string[] | undefined; code?: ApiErrorCode }) {
+  const message = errors?.[0];
+  if (!message) return null;
   return (
     <Alert variant="error" data-testid="form-error">
-      {failure.formError}
-      {failure.code === "PLAN_LIMIT" ? (
+      {message}
+      {code === "PLAN_LIMIT" ? (
         <>
           {" "}
           <Link to="/pricing" className="font-medium underline underline-offset-2">
@@ -89,11 +94,21 @@ export function NewProjectDialog({ trigger }: { trigger: ReactNode }) {
 }
 
 function NewProjectForm() {
-  const fetcher = useFetcher<ActionResult>();
-  const failure = failureOf(fetcher.data);
+  const fetcher = useFetcher<FormReply>();
+  const [form] = useForm({
+    lastResult: fetcher.data?.result,
+    onValidate: ({ formData }) => parseForm(formData, newProjectForm),
+  });
   const busy = fetcher.state !== "idle";
   return (
-    <fetcher.Form method="post" action="/projects" className="grid grid-cols-1 gap-5" noValidate>
+    <fetcher.Form
+      method="post"
+      action="/projects"
+      id={form.id}
+      onSubmit={form.onSubmit}
+      className="grid grid-cols-1 gap-5"
+      noValidate
+    >
       <DialogHeader>
         <DialogTitle>New project</DialogTitle>
         <DialogDescription>
@@ -101,8 +116,8 @@ function NewProjectForm() {
         </DialogDescription>
       </DialogHeader>
       <input type="hidden" name="intent" value="create" />
-      <FormAlert failure={failure} />
-      <ProjectFields withSlug errors={failure?.errors ?? {}} />
+      <FormAlert errors={form.errors} code={fetcher.data?.code} />
+      <ProjectFields withSlug errors={form.allErrors} />
       <DialogFooter>
         <DialogClose asChild>
           <Button type="button" variant="outline">
@@ -130,16 +145,25 @@ export function EditProjectDialog({ project }: { project: Project }) {
 }
 
 function EditProjectForm({ project, onDone }: { project: Project; onDone: () => void }) {
-  const fetcher = useFetcher<ActionResult>();
-  const failure = failureOf(fetcher.data);
+  const fetcher = useFetcher<FormReply>();
+  const [form] = useForm({
+    lastResult: fetcher.data?.result,
+    onValidate: ({ formData }) => parseForm(formData, editProjectForm),
+  });
   useFetcherOutcome(fetcher, {
-    onSuccess: (result) => {
-      toast.success(result.message);
+    onSuccess: (reply) => {
+      if (reply.message) toast.success(reply.message);
       onDone();
     },
   });
   return (
-    <fetcher.Form method="post" className="grid grid-cols-1 gap-5" noValidate>
+    <fetcher.Form
+      method="post"
+      id={form.id}
+      onSubmit={form.onSubmit}
+      className="grid grid-cols-1 gap-5"
+      noValidate
+    >
       <DialogHeader>
         <DialogTitle>Edit project</DialogTitle>
         <DialogDescription>
@@ -148,8 +172,8 @@ function EditProjectForm({ project, onDone }: { project: Project; onDone: () => 
         </DialogDescription>
       </DialogHeader>
       <input type="hidden" name="intent" value="update" />
-      <FormAlert failure={failure} />
-      <ProjectFields project={project} withSlug={false} errors={failure?.errors ?? {}} />
+      <FormAlert errors={form.errors} code={fetcher.data?.code} />
+      <ProjectFields project={project} withSlug={false} errors={form.allErrors} />
       <DialogFooter>
         <DialogClose asChild>
           <Button type="button" variant="outline">
@@ -179,12 +203,15 @@ export function DeleteProjectDialog({ project }: { project: Project }) {
 }
 
 function DeleteProjectForm({ project }: { project: Project }) {
-  const fetcher = useFetcher<ActionResult>();
-  const failure = failureOf(fetcher.data);
+  const fetcher = useFetcher<FormReply>();
+  const [form, fields] = useForm({
+    lastResult: fetcher.data?.result,
+    onValidate: ({ formData }) => parseForm(formData, deleteProjectForm(project.slug)),
+  });
   const [typed, setTyped] = useState("");
   const busy = fetcher.state !== "idle";
   return (
-    <fetcher.Form method="post" className="grid grid-cols-1 gap-5">
+    <fetcher.Form method="post" id={form.id} onSubmit={form.onSubmit} className="grid grid-cols-1 gap-5">
       <div className="grid grid-cols-1 gap-1.5">
         <AlertDialogTitle>Delete {project.name}?</AlertDialogTitle>
         <AlertDialogDescription>
@@ -194,17 +221,17 @@ function DeleteProjectForm({ project }: { project: Project }) {
         </AlertDialogDescription>
       </div>
       <input type="hidden" name="intent" value="delete" />
-      <FormAlert failure={failure} />
+      <FormAlert errors={form.errors} code={fetcher.data?.code} />
       <FormField
         label={`Type ${project.slug} to confirm`}
-        name="confirm"
+        name={fields.confirm.name}
         value={typed}
         onChange={(e) => setTyped(e.target.value)}
         autoComplete="off"
         autoCapitalize="none"
         spellCheck={false}
         className="font-mono"
-        error={failure?.errors.confirm}
+        error={fields.confirm.errors?.[0]}
         data-autofocus
       />
       <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">

@@ -5,7 +5,6 @@ import { useState } from "react";
 import { FormField } from "../ui/form-field.tsx";
 import { RadioCards } from "../ui/radio-cards.tsx";
 import { TextareaField } from "../ui/textarea.tsx";
-import type { FieldErrors } from "./action-result.ts";
 
 /** "My Tool 2" → "my-tool-2": a suggestion for the slug while the user types the name. */
 export function slugify(name: string): string {
@@ -40,7 +39,8 @@ export function ProjectFields({
   withSlug,
 }: {
   project?: Project;
-  errors: FieldErrors;
+  /** Messages by field name: Conform's `form.allErrors`. */
+  errors: Record<string, string[] | undefined>;
   withSlug: boolean;
 }) {
   const [name, setName] = useState(project?.name ?? "");
@@ -58,7 +58,7 @@ export function ProjectFields({
         }}
         maxLength={100}
         autoComplete="off"
-        error={errors.name}
+        error={errors.name?.[0]}
         data-autofocus
       />
       {withSlug ? (
@@ -75,7 +75,7 @@ export function ProjectFields({
           spellCheck={false}
           maxLength={64}
           className="font-mono"
-          error={errors.slug}
+          error={errors.slug?.[0]}
           hint="Lowercase letters, numbers and hyphens. Part of your repository and download URLs; it can't be changed later."
         />
       ) : null}
@@ -85,7 +85,7 @@ export function ProjectFields({
         defaultValue={project?.description ?? ""}
         rows={3}
         maxLength={2000}
-        error={errors.description}
+        error={errors.description?.[0]}
         hint="Optional. Shown on the project's public pages."
       />
       <RadioCards
@@ -93,7 +93,7 @@ export function ProjectFields({
         name="visibility"
         options={visibilityOptions}
         defaultValue={project?.visibility ?? "public"}
-        error={errors.visibility}
+        error={errors.visibility?.[0]}
       />
       <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
         <FormField
@@ -103,7 +103,7 @@ export function ProjectFields({
           inputMode="url"
           placeholder="https://example.com"
           defaultValue={project?.homepage ?? ""}
-          error={errors.homepage}
+          error={errors.homepage?.[0]}
         />
         <FormField
           label="Source URL"
@@ -112,7 +112,7 @@ export function ProjectFields({
           inputMode="url"
           placeholder="https://github.com/you/project"
           defaultValue={project?.sourceUrl ?? ""}
-          error={errors.sourceUrl}
+          error={errors.sourceUrl?.[0]}
         />
       </div>
       <FormField
@@ -121,7 +121,7 @@ export function ProjectFields({
         placeholder="MIT, Apache-2.0, GPL-3.0-or-later…"
         defaultValue={project?.license ?? ""}
         maxLength={100}
-        error={errors.license}
+        error={errors.license?.[0]}
       />
     </div>
   );

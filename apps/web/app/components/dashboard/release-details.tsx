@@ -1,13 +1,16 @@
-// A release's title and notes, edited in place; the yanked banner; the Unyank button.
+// A release's title and notes, edited in place (a Conform form, lib/forms.ts); the yanked banner;
+// the Unyank button.
+import { useForm } from "@conform-to/react";
 import type { Release } from "@packyard/contract";
 import { TriangleAlert, Undo2 } from "lucide-react";
 import { useState } from "react";
 import { useFetcher } from "react-router";
+import { type FormReply, parseForm } from "../../lib/forms.ts";
 import { Button } from "../ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../ui/card.tsx";
 import { FormField } from "../ui/form-field.tsx";
-import { type ActionResult, failureOf } from "./action-result.ts";
 import { FormattedDate } from "./formatted-date.tsx";
+import { releaseDetailsForm } from "./forms.ts";
 import { NotesEditor } from "./notes-editor.tsx";
 import { FormAlert, SubmitButton } from "./project-dialogs.tsx";
 
@@ -15,8 +18,11 @@ export const UPDATE_RELEASE_FETCHER = "update-release";
 export const UNYANK_FETCHER = "unyank-release";
 
 export function ReleaseDetailsForm({ release }: { release: Release }) {
-  const fetcher = useFetcher<ActionResult>({ key: UPDATE_RELEASE_FETCHER });
-  const failure = failureOf(fetcher.data);
+  const fetcher = useFetcher<FormReply>({ key: UPDATE_RELEASE_FETCHER });
+  const [form, fields] = useForm({
+    lastResult: fetcher.data?.result,
+    onValidate: ({ formData }) => parseForm(formData, releaseDetailsForm),
+  });
   const [title, setTitle] = useState(release.title ?? "");
   const [notes, setNotes] = useState(release.notes ?? "");
   const dirty = title !== (release.title ?? "") || notes !== (release.notes ?? "");
@@ -28,19 +34,30 @@ export function ReleaseDetailsForm({ release }: { release: Release }) {
         <CardDescription>Shown on the public release page, above the files.</CardDescription>
       </CardHeader>
       <CardContent>
-        <fetcher.Form method="post" className="grid grid-cols-1 gap-4" noValidate>
+        <fetcher.Form
+          method="post"
+          id={form.id}
+          onSubmit={form.onSubmit}
+          className="grid grid-cols-1 gap-4"
+          noValidate
+        >
           <input type="hidden" name="intent" value="update" />
-          <FormAlert failure={failure} />
+          <FormAlert errors={form.errors} code={fetcher.data?.code} />
           <FormField
             label="Title"
-            name="title"
+            name={fields.title.name}
             value={title}
             onChange={(e) => setTitle(e.target.value)}
             maxLength={200}
             placeholder="Optional"
-            error={failure?.errors.title}
+            error={fields.title.errors?.[0]}
           />
-          <NotesEditor value={notes} onChange={setNotes} error={failure?.errors.notes} />
+          <NotesEditor
+            name={fields.notes.name}
+            value={notes}
+            onChange={setNotes}
+            error={fields.notes.errors?.[0]}
+          />
           <div className="flex flex-wrap items-center justify-end gap-3">
             {dirty && !busy ? <span className="text-sm text-muted-foreground">Unsaved changes</span> : null}
             <Button
@@ -65,7 +82,7 @@ export function ReleaseDetailsForm({ release }: { release: Release }) {
 }
 
 export function UnyankButton({ variant = "outline" }: { variant?: "outline" | "default" }) {
-  const fetcher = useFetcher<ActionResult>({ key: UNYANK_FETCHER });
+  const fetcher = useFetcher<FormReply>({ key: UNYANK_FETCHER });
   return (
     <fetcher.Form method="post">
       <input type="hidden" name="intent" value="unyank" />

@@ -1,7 +1,10 @@
-// The New release dialog (on the releases list) and the Yank dialog (on a release).
+// The New release dialog (on the releases list) and the Yank dialog (on a release): Conform forms
+// (lib/forms.ts) posted through fetchers.
+import { useForm } from "@conform-to/react";
 import { Ban, Plus } from "lucide-react";
 import { type ReactNode, useRef, useState } from "react";
 import { useFetcher } from "react-router";
+import { type FormReply, parseForm } from "../../lib/forms.ts";
 import { Button } from "../ui/button.tsx";
 import {
   Dialog,
@@ -15,9 +18,10 @@ import {
 } from "../ui/dialog.tsx";
 import { FormField } from "../ui/form-field.tsx";
 import { TextareaField } from "../ui/textarea.tsx";
-import { type ActionResult, failureOf, useFetcherOutcome } from "./action-result.ts";
+import { newReleaseForm, yankForm } from "./forms.ts";
 import { NotesEditor } from "./notes-editor.tsx";
 import { FormAlert, focusFirstField, SubmitButton } from "./project-dialogs.tsx";
+import { useFetcherOutcome } from "./use-fetcher-outcome.ts";
 
 export function NewReleaseDialog({
   projectSlug,
@@ -50,13 +54,18 @@ export function NewReleaseButton() {
 }
 
 function NewReleaseForm({ projectSlug }: { projectSlug: string }) {
-  const fetcher = useFetcher<ActionResult>();
-  const failure = failureOf(fetcher.data);
+  const fetcher = useFetcher<FormReply>();
+  const [form, fields] = useForm({
+    lastResult: fetcher.data?.result,
+    onValidate: ({ formData }) => parseForm(formData, newReleaseForm),
+  });
   const [notes, setNotes] = useState("");
   return (
     <fetcher.Form
       method="post"
       action={`/projects/${projectSlug}/releases`}
+      id={form.id}
+      onSubmit={form.onSubmit}
       className="grid grid-cols-1 gap-5"
       noValidate
     >
@@ -67,30 +76,36 @@ function NewReleaseForm({ projectSlug }: { projectSlug: string }) {
         </DialogDescription>
       </DialogHeader>
       <input type="hidden" name="intent" value="create" />
-      <FormAlert failure={failure} />
+      <FormAlert errors={form.errors} code={fetcher.data?.code} />
       <div className="grid grid-cols-1 gap-4 sm:grid-cols-[minmax(0,14rem)_1fr]">
         <FormField
           label="Version"
-          name="version"
+          name={fields.version.name}
           placeholder="1.4.0"
           autoComplete="off"
           autoCapitalize="none"
           spellCheck={false}
           maxLength={128}
           className="font-mono"
-          error={failure?.errors.version}
+          error={fields.version.errors?.[0]}
           hint="Letters, digits and . + ~ _ -"
           data-autofocus
         />
         <FormField
           label="Title"
-          name="title"
+          name={fields.title.name}
           placeholder="Optional, e.g. “Spring update”"
           maxLength={200}
-          error={failure?.errors.title}
+          error={fields.title.errors?.[0]}
         />
       </div>
-      <NotesEditor value={notes} onChange={setNotes} rows={8} error={failure?.errors.notes} />
+      <NotesEditor
+        name={fields.notes.name}
+        value={notes}
+        onChange={setNotes}
+        rows={8}
+        error={fields.notes.errors?.[0]}
+      />
       <DialogFooter>
         <DialogClose asChild>
           <Button type="button" variant="outline">
@@ -124,19 +139,26 @@ export const YANK_FETCHER = "yank-release";
 
 function YankForm({ version, onDone }: { version: string; onDone: () => void }) {
   // The page toasts the outcome (useFetcherToasts): once yanked, this dialog is replaced.
-  const fetcher = useFetcher<ActionResult>({ key: YANK_FETCHER });
+  const fetcher = useFetcher<FormReply>({ key: YANK_FETCHER });
   const [reason, setReason] = useState("");
+  // The keyed fetcher keeps the answer of an earlier opening: show only this opening's.
   const submitted = useRef(false);
-  const failure = submitted.current ? failureOf(fetcher.data) : undefined;
+  const reply = submitted.current ? fetcher.data : undefined;
+  const [form, fields] = useForm({
+    lastResult: reply?.result,
+    onValidate: ({ formData }) => parseForm(formData, yankForm),
+    onSubmit: () => {
+      submitted.current = true;
+    },
+  });
   useFetcherOutcome(fetcher, { onSuccess: onDone });
   return (
     <fetcher.Form
       method="post"
+      id={form.id}
+      onSubmit={form.onSubmit}
       className="grid grid-cols-1 gap-5"
       noValidate
-      onSubmit={() => {
-        submitted.current = true;
-      }}
     >
       <DialogHeader>
         <DialogTitle>Yank {version}?</DialogTitle>
@@ -147,17 +169,17 @@ function YankForm({ version, onDone }: { version: string; onDone: () => void }) 
         </DialogDescription>
       </DialogHeader>
       <input type="hidden" name="intent" value="yank" />
-      <FormAlert failure={failure} />
+      <FormAlert errors={form.errors} code={reply?.code} />
       <TextareaField
         label="Reason"
-        name="reason"
+        name={fields.reason.name}
         value={reason}
         onChange={(e) => setReason(e.target.value)}
         rows={3}
         maxLength={500}
         required
         placeholder="e.g. Packages were built against the wrong OpenSSL; use 1.4.1."
-        error={failure?.errors.reason}
+        error={fields.reason.errors?.[0]}
         hint="Required. Shown on the release page."
         data-autofocus
       />

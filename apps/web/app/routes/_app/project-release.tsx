@@ -1,14 +1,18 @@
 // /projects/{projectSlug}/releases/{releaseVersion}: one release — upload and manage its files,
 // edit its title and notes, yank or unyank it.
-import { updateReleaseInput, yankInput } from "@packyard/contract";
 import { Calendar, Download, ExternalLink, FileArchive, HardDrive } from "lucide-react";
 import { Link, redirect } from "react-router";
-import { useFetcherToasts } from "../../components/dashboard/action-result.ts";
 import { YankedBadge } from "../../components/dashboard/badges.tsx";
 import { Breadcrumbs } from "../../components/dashboard/breadcrumbs.tsx";
 import { FileUploader } from "../../components/dashboard/file-uploader.tsx";
 import { FilesTable } from "../../components/dashboard/files-table.tsx";
 import { FormattedDate } from "../../components/dashboard/formatted-date.tsx";
+import {
+  buttonForm,
+  deleteFileForm,
+  releaseDetailsForm,
+  yankForm,
+} from "../../components/dashboard/forms.ts";
 import {
   ReleaseDetailsForm,
   UNYANK_FETCHER,
@@ -17,18 +21,18 @@ import {
 } from "../../components/dashboard/release-details.tsx";
 import { YANK_FETCHER, YankDialog } from "../../components/dashboard/release-dialogs.tsx";
 import { StatGrid } from "../../components/dashboard/stats.tsx";
+import { useFetcherToasts } from "../../components/dashboard/use-fetcher-outcome.ts";
 import { useFlashToast } from "../../components/dashboard/use-flash-toast.ts";
 import { Button } from "../../components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
 import {
   deleteFile,
   domainFailure,
-  failed,
   invalid,
   isDomainError,
   ownProjectOr404,
   projectDto,
-  readForm,
+  refused,
   releaseDto,
   releaseOr404,
   sessionActor,
@@ -37,6 +41,7 @@ import {
   updateRelease,
 } from "../../lib/dashboard.server.ts";
 import { formatCompactCount, formatFileSize } from "../../lib/format.ts";
+import { parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import { requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/project-release";
@@ -78,40 +83,43 @@ export async function action({ request, context, url, params }: Route.ActionArgs
   const db = database.db;
   const project = await ownProjectOr404(db, sessionActor(user), params.projectSlug);
   const release = await releaseOr404(db, project.id, params.releaseVersion);
-  const form = await readForm(request);
-  const intent = form.intent ?? "";
+  const formData = await request.formData();
 
-  switch (intent) {
+  switch (formData.get("intent") ?? "") {
     case "update": {
-      const parsed = updateReleaseInput.safeParse({ title: form.title ?? "", notes: form.notes ?? "" });
-      if (!parsed.success) return invalid(intent, parsed.error);
-      await updateRelease(db, release, parsed.data);
-      return succeeded(intent, "Release saved");
+      const submission = parseForm(formData, releaseDetailsForm);
+      if (submission.status !== "success") return invalid(submission);
+      await updateRelease(db, release, submission.value);
+      return succeeded(submission, "Release saved");
     }
     case "yank": {
-      const parsed = yankInput.safeParse({ reason: form.reason ?? "" });
-      if (!parsed.success) return invalid(intent, parsed.error);
-      await setYanked(db, release, parsed.data);
-      return succeeded(intent, `Release ${release.version} yanked`);
+      const submission = parseForm(formData, yankForm);
+      if (submission.status !== "success") return invalid(submission);
+      await setYanked(db, release, submission.value);
+      return succeeded(submission, `Release ${release.version} yanked`);
     }
     case "unyank": {
       await setYanked(db, release, null);
-      return succeeded(intent, `Release ${release.version} is no longer yanked`);
+      return succeeded(parseForm(formData, buttonForm), `Release ${release.version} is no longer yanked`);
     }
     case "delete-file": {
-      const filename = form.filename ?? "";
+      const submission = parseForm(formData, deleteFileForm);
+      const filename = submission.status === "success" ? submission.value.filename : "";
       try {
         await deleteFile(db, blobs, release, filename);
       } catch (error) {
         if (isDomainError(error, "NOT_FOUND")) {
-          return failed(intent, 404, { formError: `${filename} was already deleted`, code: "NOT_FOUND" });
+          return refused(submission, 404, {
+            formError: `${filename} was already deleted`,
+            code: "NOT_FOUND",
+          });
         }
-        return domainFailure(intent, error);
+        return domainFailure(submission, error);
       }
-      return succeeded(intent, `Deleted ${filename}`);
+      return succeeded(submission, `Deleted ${filename}`);
     }
     default:
-      return failed(intent, 400, { formError: "Unknown action" });
+      return refused(parseForm(formData, buttonForm), 400, { formError: "Unknown action" });
   }
 }
 

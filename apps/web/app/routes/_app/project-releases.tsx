@@ -1,12 +1,12 @@
 // /projects/{projectSlug}/releases: every release of a project, newest first, and the New
 // release dialog (opened directly with ?new=1).
-import { createReleaseInput } from "@packyard/contract";
 import { Tag } from "lucide-react";
 import { useEffect, useState } from "react";
 import { Link, redirect, type ShouldRevalidateFunction, useSearchParams } from "react-router";
 import { YankedBadge } from "../../components/dashboard/badges.tsx";
 import { Breadcrumbs } from "../../components/dashboard/breadcrumbs.tsx";
 import { FormattedDate } from "../../components/dashboard/formatted-date.tsx";
+import { buttonForm, newReleaseForm } from "../../components/dashboard/forms.ts";
 import { NewReleaseButton, NewReleaseDialog } from "../../components/dashboard/release-dialogs.tsx";
 import { EmptyState } from "../../components/empty-state.tsx";
 import { PageHeader } from "../../components/page-header.tsx";
@@ -14,14 +14,14 @@ import { Card } from "../../components/ui/card.tsx";
 import {
   createRelease,
   domainFailure,
-  failed,
   invalid,
   listReleaseSummaries,
   ownProjectOr404,
-  readForm,
+  refused,
   sessionActor,
 } from "../../lib/dashboard.server.ts";
 import { formatCompactCount } from "../../lib/format.ts";
+import { parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import { requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/project-releases";
@@ -48,21 +48,19 @@ export async function action({ request, context, url, params }: Route.ActionArgs
   const user = await requireOnboardedUser(request, context, url);
   const db = services(context).database.db;
   const project = await ownProjectOr404(db, sessionActor(user), params.projectSlug);
-  const form = await readForm(request);
-  const intent = form.intent ?? "create";
-  if (intent !== "create") return failed(intent, 400, { formError: "Unknown action" });
-  const parsed = createReleaseInput.safeParse({
-    version: form.version?.trim() ?? "",
-    title: form.title,
-    notes: form.notes,
-  });
-  if (!parsed.success) return invalid(intent, parsed.error);
-  try {
-    await createRelease(db, project.id, parsed.data);
-  } catch (error) {
-    return domainFailure(intent, error, { VERSION_EXISTS: "version", INVALID_VERSION: "version" });
+  const formData = await request.formData();
+  if ((formData.get("intent") ?? "create") !== "create") {
+    return refused(parseForm(formData, buttonForm), 400, { formError: "Unknown action" });
   }
-  throw redirect(`/projects/${project.slug}/releases/${encodeURIComponent(parsed.data.version)}?created=1`);
+  const submission = parseForm(formData, newReleaseForm);
+  if (submission.status !== "success") return invalid(submission);
+  const { version } = submission.value;
+  try {
+    await createRelease(db, project.id, submission.value);
+  } catch (error) {
+    return domainFailure(submission, error, { VERSION_EXISTS: "version", INVALID_VERSION: "version" });
+  }
+  throw redirect(`/projects/${project.slug}/releases/${encodeURIComponent(version)}?created=1`);
 }
 
 // Opening the dialog from a link (?new=1) and dropping the param again needs no new data.

@@ -1,6 +1,5 @@
 // /projects/{projectSlug}: a project's home — what it is, its numbers, its latest release —
 // with the Edit project and Delete project dialogs.
-import { updateProjectInput } from "@packyard/contract";
 import {
   ArrowRight,
   Calendar,
@@ -17,6 +16,7 @@ import { Link, redirect } from "react-router";
 import { VisibilityBadge, YankedBadge } from "../../components/dashboard/badges.tsx";
 import { Breadcrumbs } from "../../components/dashboard/breadcrumbs.tsx";
 import { FormattedDate } from "../../components/dashboard/formatted-date.tsx";
+import { buttonForm, deleteProjectForm, editProjectForm } from "../../components/dashboard/forms.ts";
 import { DeleteProjectDialog, EditProjectDialog } from "../../components/dashboard/project-dialogs.tsx";
 import { StatGrid } from "../../components/dashboard/stats.tsx";
 import { useFlashToast } from "../../components/dashboard/use-flash-toast.ts";
@@ -29,17 +29,17 @@ import {
   collectUnreferencedBlobs,
   deleteProject,
   domainFailure,
-  failed,
   invalid,
   listReleaseSummaries,
   ownProjectOr404,
   projectDto,
-  readForm,
+  refused,
   sessionActor,
   succeeded,
   updateProject,
 } from "../../lib/dashboard.server.ts";
 import { formatCompactCount } from "../../lib/format.ts";
+import { parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import { repositorySetup } from "../../lib/repository-setup.server.ts";
 import { requireOnboardedUser, services } from "../../lib/session.server.ts";
@@ -75,43 +75,34 @@ export async function action({ request, context, url, params }: Route.ActionArgs
   const db = database.db;
   const actor = sessionActor(user);
   const slug = params.projectSlug;
-  const form = await readForm(request);
-  const intent = form.intent ?? "";
+  const formData = await request.formData();
+  const intent = formData.get("intent") ?? "";
 
   if (intent === "update") {
-    // Only the fields the form sent: a missing field is left as it is, an empty one is cleared.
-    const input: Record<string, string> = {};
-    for (const key of ["name", "description", "visibility", "homepage", "sourceUrl", "license"]) {
-      const value = form[key];
-      if (value !== undefined) input[key] = key === "homepage" || key === "sourceUrl" ? value.trim() : value;
-    }
-    const parsed = updateProjectInput.safeParse(input);
-    if (!parsed.success) return invalid(intent, parsed.error);
+    const submission = parseForm(formData, editProjectForm);
+    if (submission.status !== "success") return invalid(submission);
     try {
-      await updateProject(db, actor, slug, parsed.data);
+      await updateProject(db, actor, slug, submission.value);
     } catch (error) {
-      return domainFailure(intent, error);
+      return domainFailure(submission, error);
     }
-    return succeeded(intent, "Project updated");
+    return succeeded(submission, "Project updated");
   }
 
   if (intent === "delete") {
     await ownProjectOr404(db, actor, slug);
-    if ((form.confirm ?? "").trim() !== slug) {
-      return failed(intent, 400, {
-        errors: { confirm: `Type ${slug} to confirm that you want to delete this project` },
-      });
-    }
+    const submission = parseForm(formData, deleteProjectForm(slug));
+    if (submission.status !== "success") return invalid(submission);
     try {
       await deleteProject(db, actor, slug);
     } catch (error) {
-      return domainFailure(intent, error);
+      return domainFailure(submission, error);
     }
     await collectUnreferencedBlobs(db, blobs);
     throw redirect(`/projects?deleted=${encodeURIComponent(slug)}`);
   }
 
-  return failed(intent, 400, { formError: "Unknown action" });
+  return refused(parseForm(formData, buttonForm), 400, { formError: "Unknown action" });
 }
 
 function ExternalLinkItem({ href, icon: Icon, label }: { href: string; icon: typeof Globe; label: string }) {

@@ -1,9 +1,9 @@
 // /projects: the publisher's projects, and the New project dialog.
-import { createProjectInput } from "@packyard/contract";
 import { FolderGit2, Plus } from "lucide-react";
 import { Link, redirect } from "react-router";
 import { VisibilityBadge } from "../../components/dashboard/badges.tsx";
 import { FormattedDate } from "../../components/dashboard/formatted-date.tsx";
+import { buttonForm, newProjectForm } from "../../components/dashboard/forms.ts";
 import { NewProjectDialog } from "../../components/dashboard/project-dialogs.tsx";
 import { useFlashToast } from "../../components/dashboard/use-flash-toast.ts";
 import { EmptyState } from "../../components/empty-state.tsx";
@@ -13,13 +13,13 @@ import { Card } from "../../components/ui/card.tsx";
 import {
   createProject,
   domainFailure,
-  failed,
   invalid,
   listProjects,
-  readForm,
+  refused,
   sessionActor,
 } from "../../lib/dashboard.server.ts";
 import { formatCompactCount } from "../../lib/format.ts";
+import { parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import { requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/projects";
@@ -40,24 +40,17 @@ export async function loader({ request, context, url }: Route.LoaderArgs) {
 
 export async function action({ request, context, url }: Route.ActionArgs) {
   const user = await requireOnboardedUser(request, context, url);
-  const form = await readForm(request);
-  const intent = form.intent ?? "create";
-  if (intent !== "create") return failed(intent, 400, { formError: "Unknown action" });
-  const parsed = createProjectInput.safeParse({
-    slug: form.slug?.trim() ?? "",
-    name: form.name ?? "",
-    description: form.description,
-    visibility: form.visibility || undefined,
-    homepage: form.homepage?.trim(),
-    sourceUrl: form.sourceUrl?.trim(),
-    license: form.license,
-  });
-  if (!parsed.success) return invalid(intent, parsed.error);
+  const formData = await request.formData();
+  if ((formData.get("intent") ?? "create") !== "create") {
+    return refused(parseForm(formData, buttonForm), 400, { formError: "Unknown action" });
+  }
+  const submission = parseForm(formData, newProjectForm);
+  if (submission.status !== "success") return invalid(submission);
   let slug: string;
   try {
-    ({ slug } = await createProject(services(context).database.db, sessionActor(user), parsed.data));
+    ({ slug } = await createProject(services(context).database.db, sessionActor(user), submission.value));
   } catch (error) {
-    return domainFailure(intent, error, { PROJECT_EXISTS: "slug", INVALID_SLUG: "slug" });
+    return domainFailure(submission, error, { PROJECT_EXISTS: "slug", INVALID_SLUG: "slug" });
   }
   throw redirect(`/projects/${slug}?created=1`);
 }
