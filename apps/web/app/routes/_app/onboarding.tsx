@@ -1,17 +1,24 @@
 // /onboarding: a signed-in user without a username picks one (spec §5), then goes to the
 // dashboard with the plan they chose carried along.
 
+import { useForm } from "@conform-to/react";
 import { onboardingSchema } from "@packyard/contract/account.ts";
 import { planParams } from "@packyard/contract/plans.ts";
 import { data, Form, redirect, useNavigation } from "react-router";
+import { z } from "zod";
 import { AuthShell } from "../../components/auth-shell.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { FormField } from "../../components/ui/form-field.tsx";
+import { parseForm, text } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import { completeOnboarding, UsernameTakenError } from "../../lib/onboarding.server.ts";
 import { requireUser, services } from "../../lib/session.server.ts";
-import { fieldErrors } from "../../lib/validation.ts";
 import type { Route } from "./+types/onboarding";
+
+const onboardingForm = z.object({
+  name: text(onboardingSchema.shape.name),
+  username: text(onboardingSchema.shape.username),
+});
 
 export const meta: Route.MetaFunction = ({ matches, location }) =>
   pageMeta({
@@ -35,15 +42,16 @@ export async function loader({ request, context, url }: Route.LoaderArgs) {
 
 export async function action({ request, context, url }: Route.ActionArgs) {
   const user = await requireUser(request, context, url);
-  const form = await request.formData();
-  const values = { name: String(form.get("name") ?? ""), username: String(form.get("username") ?? "") };
-  const parsed = onboardingSchema.safeParse(values);
-  if (!parsed.success) return data({ errors: fieldErrors(parsed.error), values }, { status: 400 });
+  const submission = parseForm(await request.formData(), onboardingForm);
+  if (submission.status !== "success") return data({ result: submission.reply() }, { status: 400 });
   try {
-    await completeOnboarding(services(context).database.db, user.id, parsed.data);
+    await completeOnboarding(services(context).database.db, user.id, submission.value);
   } catch (error) {
     if (error instanceof UsernameTakenError) {
-      return data({ errors: { username: error.message }, values }, { status: 409 });
+      return data(
+        { result: submission.reply({ fieldErrors: { username: [error.message] } }) },
+        { status: 409 },
+      );
     }
     throw error;
   }
@@ -52,28 +60,32 @@ export async function action({ request, context, url }: Route.ActionArgs) {
 
 export default function Onboarding({ loaderData, actionData }: Route.ComponentProps) {
   const navigation = useNavigation();
-  const errors: Record<string, string | undefined> = actionData?.errors ?? {};
+  const [form, fields] = useForm({
+    lastResult: actionData?.result,
+    defaultValue: { name: loaderData.name },
+    onValidate: ({ formData }) => parseForm(formData, onboardingForm),
+  });
   return (
     <AuthShell
       title="Set up your account"
       description="Your username appears in your public release pages and repository URLs."
     >
-      <Form method="post" className="grid gap-4" noValidate>
+      <Form method="post" id={form.id} onSubmit={form.onSubmit} className="grid gap-4" noValidate>
         <FormField
           label="Full name"
-          name="name"
+          name={fields.name.name}
           autoComplete="name"
-          defaultValue={actionData?.values.name ?? loaderData.name}
-          error={errors.name}
+          defaultValue={fields.name.defaultValue}
+          error={fields.name.errors?.[0]}
         />
         <FormField
           label="Username"
-          name="username"
+          name={fields.username.name}
           autoComplete="username"
           autoCapitalize="none"
           spellCheck={false}
-          defaultValue={actionData?.values.username}
-          error={errors.username}
+          defaultValue={fields.username.defaultValue}
+          error={fields.username.errors?.[0]}
           hint="3 to 30 lowercase letters, numbers and hyphens."
         />
         <Button type="submit" disabled={navigation.state !== "idle"}>

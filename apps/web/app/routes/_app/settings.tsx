@@ -1,11 +1,14 @@
 // /settings: password and sessions.
+import { type SubmissionResult, useForm } from "@conform-to/react";
 import { useState } from "react";
 import { toast } from "sonner";
+import { z } from "zod";
 import { PageHeader } from "../../components/page-header.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
 import { FormField } from "../../components/ui/form-field.tsx";
 import { authClient } from "../../lib/auth-client.ts";
+import { parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import type { Route } from "./+types/settings";
 
@@ -17,39 +20,41 @@ export const meta: Route.MetaFunction = ({ matches, location }) =>
     noindex: true,
   });
 
-export default function Settings() {
-  const [errors, setErrors] = useState<{ currentPassword?: string; newPassword?: string }>({});
-  const [busy, setBusy] = useState(false);
+const changePasswordForm = z.object({
+  currentPassword: z.string().min(1, "Enter your current password"),
+  newPassword: z.string().min(1, "Choose a new password"),
+});
 
-  async function changePassword(event: React.FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const formElement = event.currentTarget;
-    const form = new FormData(formElement);
-    const currentPassword = String(form.get("currentPassword") ?? "");
-    const newPassword = String(form.get("newPassword") ?? "");
-    const next: typeof errors = {};
-    if (!currentPassword) next.currentPassword = "Enter your current password";
-    if (!newPassword) next.newPassword = "Choose a new password";
-    setErrors(next);
-    if (Object.keys(next).length) return;
-    setBusy(true);
-    const { error } = await authClient.changePassword({
-      currentPassword,
-      newPassword,
-      revokeOtherSessions: true,
-    });
-    setBusy(false);
-    if (error) {
-      if (error.code === "INVALID_PASSWORD")
-        setErrors({ currentPassword: "The current password is not correct" });
-      else if (error.code === "PASSWORD_TOO_SHORT" || error.code === "PASSWORD_TOO_LONG")
-        setErrors({ newPassword: error.message });
-      else toast.error(error.message ?? "Could not change the password");
-      return;
-    }
-    formElement.reset();
-    toast.success("Password changed. Other sessions were signed out.");
-  }
+export default function Settings() {
+  const [lastResult, setLastResult] = useState<SubmissionResult>();
+  const [busy, setBusy] = useState(false);
+  const [form, fields] = useForm({
+    lastResult,
+    onValidate: ({ formData }) => parseForm(formData, changePasswordForm),
+    onSubmit: async (event, { submission }) => {
+      event.preventDefault();
+      if (submission?.status !== "success") return;
+      const formElement = event.currentTarget;
+      setBusy(true);
+      const { error } = await authClient.changePassword({
+        ...submission.value,
+        revokeOtherSessions: true,
+      });
+      setBusy(false);
+      if (error) {
+        if (error.code === "INVALID_PASSWORD")
+          setLastResult(
+            submission.reply({ fieldErrors: { currentPassword: ["The current password is not correct"] } }),
+          );
+        else if (error.code === "PASSWORD_TOO_SHORT" || error.code === "PASSWORD_TOO_LONG")
+          setLastResult(submission.reply({ fieldErrors: { newPassword: [error.message ?? ""] } }));
+        else toast.error(error.message ?? "Could not change the password");
+        return;
+      }
+      formElement.reset();
+      toast.success("Password changed. Other sessions were signed out.");
+    },
+  });
 
   async function revokeOthers() {
     const { error } = await authClient.revokeOtherSessions();
@@ -67,20 +72,20 @@ export default function Settings() {
             <CardDescription>Changing your password signs out every other session.</CardDescription>
           </CardHeader>
           <CardContent>
-            <form className="grid gap-4" onSubmit={changePassword} noValidate>
+            <form id={form.id} className="grid gap-4" onSubmit={form.onSubmit} noValidate>
               <FormField
                 label="Current password"
-                name="currentPassword"
+                name={fields.currentPassword.name}
                 type="password"
                 autoComplete="current-password"
-                error={errors.currentPassword}
+                error={fields.currentPassword.errors?.[0]}
               />
               <FormField
                 label="New password"
-                name="newPassword"
+                name={fields.newPassword.name}
                 type="password"
                 autoComplete="new-password"
-                error={errors.newPassword}
+                error={fields.newPassword.errors?.[0]}
               />
               <Button type="submit" className="justify-self-start" disabled={busy}>
                 Change password

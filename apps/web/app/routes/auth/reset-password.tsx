@@ -1,13 +1,16 @@
 // Choose a new password from the emailed link (better-auth redirects here with ?token=…, or
 // with ?error=INVALID_TOKEN when the link is expired or already used).
+import { type SubmissionResult, useForm } from "@conform-to/react";
 import { useState } from "react";
 import { Link, useNavigate, useSearchParams } from "react-router";
 import { toast } from "sonner";
+import { z } from "zod";
 import { AuthShell } from "../../components/auth-shell.tsx";
 import { Alert } from "../../components/ui/alert.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { FormField } from "../../components/ui/form-field.tsx";
 import { authClient } from "../../lib/auth-client.ts";
+import { parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import type { Route } from "./+types/reset-password";
 
@@ -19,12 +22,52 @@ export const meta: Route.MetaFunction = ({ matches, location }) =>
     noindex: true,
   });
 
+const resetPasswordForm = z
+  .object({
+    password: z.string().min(1, "Please choose a password"),
+    confirm: z.string(),
+  })
+  .refine((values) => values.password === values.confirm, {
+    path: ["confirm"],
+    message: "Passwords do not match",
+  });
+
 export default function ResetPassword() {
   const [search] = useSearchParams();
   const navigate = useNavigate();
   const token = search.get("token");
-  const [errors, setErrors] = useState<{ password?: string; confirm?: string; form?: string }>({});
+  const [lastResult, setLastResult] = useState<SubmissionResult>();
   const [busy, setBusy] = useState(false);
+  const [form, fields] = useForm({
+    lastResult,
+    onValidate: ({ formData }) => parseForm(formData, resetPasswordForm),
+    onSubmit: async (event, { submission }) => {
+      event.preventDefault();
+      if (submission?.status !== "success") return;
+      setBusy(true);
+      const { error } = await authClient.resetPassword({
+        newPassword: submission.value.password,
+        token: token ?? undefined,
+      });
+      setBusy(false);
+      if (error) {
+        setLastResult(
+          error.code === "PASSWORD_TOO_SHORT" || error.code === "PASSWORD_TOO_LONG"
+            ? submission.reply({ fieldErrors: { password: [error.message ?? ""] } })
+            : submission.reply({
+                formErrors: [
+                  error.code === "INVALID_TOKEN"
+                    ? "The reset link is invalid or has expired."
+                    : (error.message ?? ""),
+                ],
+              }),
+        );
+        return;
+      }
+      toast.success("Password changed. Sign in with your new password.");
+      await navigate("/auth/signin", { replace: true });
+    },
+  });
 
   if (!token || search.get("error")) {
     return (
@@ -39,48 +82,23 @@ export default function ResetPassword() {
     );
   }
 
-  async function onSubmit(event: React.FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    const password = String(form.get("password") ?? "");
-    const confirm = String(form.get("confirm") ?? "");
-    if (!password) return setErrors({ password: "Please choose a password" });
-    if (password !== confirm) return setErrors({ confirm: "Passwords do not match" });
-    setErrors({});
-    setBusy(true);
-    const { error } = await authClient.resetPassword({ newPassword: password, token: token ?? undefined });
-    setBusy(false);
-    if (error) {
-      if (error.code === "PASSWORD_TOO_SHORT" || error.code === "PASSWORD_TOO_LONG") {
-        setErrors({ password: error.message });
-      } else {
-        setErrors({
-          form: error.code === "INVALID_TOKEN" ? "The reset link is invalid or has expired." : error.message,
-        });
-      }
-      return;
-    }
-    toast.success("Password changed. Sign in with your new password.");
-    await navigate("/auth/signin", { replace: true });
-  }
-
   return (
     <AuthShell title="Choose a new password">
-      <form className="grid gap-4" onSubmit={onSubmit} noValidate>
-        {errors.form ? <Alert variant="error">{errors.form}</Alert> : null}
+      <form id={form.id} className="grid gap-4" onSubmit={form.onSubmit} noValidate>
+        {form.errors?.[0] ? <Alert variant="error">{form.errors[0]}</Alert> : null}
         <FormField
           label="New password"
-          name="password"
+          name={fields.password.name}
           type="password"
           autoComplete="new-password"
-          error={errors.password}
+          error={fields.password.errors?.[0]}
         />
         <FormField
           label="Confirm new password"
-          name="confirm"
+          name={fields.confirm.name}
           type="password"
           autoComplete="new-password"
-          error={errors.confirm}
+          error={fields.confirm.errors?.[0]}
         />
         <Button type="submit" disabled={busy}>
           Change password

@@ -1,6 +1,7 @@
 // /auth/signin: one page for signing in and creating an account. Honours `redirect` (same-site
 // paths only), and carries `plan` and `annual` through to onboarding.
 
+import { type SubmissionResult, useForm } from "@conform-to/react";
 import { emailSchema } from "@packyard/contract/account.ts";
 import { planParams } from "@packyard/contract/plans.ts";
 import { useState } from "react";
@@ -12,10 +13,10 @@ import { Alert } from "../../components/ui/alert.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { FormField } from "../../components/ui/form-field.tsx";
 import { authClient } from "../../lib/auth-client.ts";
+import { parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import { safeRedirectPath } from "../../lib/redirects.ts";
 import { getSessionUser } from "../../lib/session.server.ts";
-import { fieldErrors } from "../../lib/validation.ts";
 import type { Route } from "./+types/signin";
 
 export async function loader({ request, context, url }: Route.LoaderArgs) {
@@ -39,6 +40,17 @@ function afterSignIn(search: URLSearchParams): string {
   return safeRedirectPath(search.get("redirect"), fallback);
 }
 
+const signInForm = z.object({
+  email: emailSchema,
+  password: z.string().min(1, "Please enter your password"),
+});
+
+const signUpForm = z.object({
+  name: z.string().trim().min(1, "Please enter your name").max(100, "Name must be at most 100 characters"),
+  email: emailSchema,
+  password: z.string().min(1, "Please choose a password"),
+});
+
 type Mode = "signin" | "signup";
 type Pending = { kind: "verify"; email: string } | null;
 
@@ -46,79 +58,70 @@ export default function SignIn() {
   const [search] = useSearchParams();
   const navigate = useNavigate();
   const [mode, setMode] = useState<Mode>(search.get("mode") === "signup" ? "signup" : "signin");
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [formError, setFormError] = useState<string | null>(null);
+  // What better-auth answered, as Conform's result: its errors show like the schema's.
+  const [lastResult, setLastResult] = useState<SubmissionResult>();
   const [pending, setPending] = useState<Pending>(null);
   const [busy, setBusy] = useState(false);
   const target = afterSignIn(search);
 
-  async function onSubmit(event: React.FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    const values = Object.fromEntries(form) as Record<string, string>;
-    const schema =
-      mode === "signin"
-        ? z.object({ email: emailSchema, password: z.string().min(1, "Please enter your password") })
-        : z.object({
-            name: z
-              .string()
-              .trim()
-              .min(1, "Please enter your name")
-              .max(100, "Name must be at most 100 characters"),
-            email: emailSchema,
-            password: z.string().min(1, "Please choose a password"),
+  const [form, fields] = useForm<z.output<typeof signInForm> | z.output<typeof signUpForm>>({
+    lastResult,
+    onValidate: ({ formData }) => parseForm(formData, mode === "signin" ? signInForm : signUpForm),
+    onSubmit: async (event, { submission }) => {
+      event.preventDefault();
+      if (submission?.status !== "success") return;
+      setBusy(true);
+      try {
+        const values = submission.value;
+        const email = values.email.trim().toLowerCase();
+        if (!("name" in values)) {
+          const { error } = await authClient.signIn.email({
+            email,
+            password: values.password,
+            callbackURL: target,
           });
-    const parsed = schema.safeParse(values);
-    setFormError(null);
-    if (!parsed.success) {
-      setErrors(fieldErrors(parsed.error));
-      return;
-    }
-    setErrors({});
-    setBusy(true);
-    try {
-      const email = values.email!.trim().toLowerCase();
-      if (mode === "signin") {
-        const { error } = await authClient.signIn.email({
-          email,
-          password: values.password!,
-          callbackURL: target,
-        });
-        if (error) {
-          if (error.code === "EMAIL_NOT_VERIFIED") {
-            setPending({ kind: "verify", email });
+          if (error) {
+            if (error.code === "EMAIL_NOT_VERIFIED") {
+              setPending({ kind: "verify", email });
+              return;
+            }
+            setLastResult(
+              submission.reply({
+                formErrors: [
+                  error.code === "INVALID_EMAIL_OR_PASSWORD"
+                    ? "Invalid email or password."
+                    : (error.message ?? "Sign-in failed."),
+                ],
+              }),
+            );
             return;
           }
-          setFormError(
-            error.code === "INVALID_EMAIL_OR_PASSWORD"
-              ? "Invalid email or password."
-              : (error.message ?? "Sign-in failed."),
-          );
-          return;
-        }
-        toast.success("Signed in");
-        await navigate(target, { replace: true });
-      } else {
-        const { error } = await authClient.signUp.email({
-          name: values.name!.trim(),
-          email,
-          password: values.password!,
-          callbackURL: target,
-        });
-        if (error) {
-          if (error.code === "PASSWORD_TOO_SHORT" || error.code === "PASSWORD_TOO_LONG") {
-            setErrors({ password: error.message ?? "Password length is not allowed." });
-          } else {
-            setFormError(error.message ?? "Could not create the account.");
+          toast.success("Signed in");
+          await navigate(target, { replace: true });
+        } else {
+          const { error } = await authClient.signUp.email({
+            name: values.name,
+            email,
+            password: values.password,
+            callbackURL: target,
+          });
+          if (error) {
+            setLastResult(
+              error.code === "PASSWORD_TOO_SHORT" || error.code === "PASSWORD_TOO_LONG"
+                ? submission.reply({
+                    fieldErrors: { password: [error.message ?? "Password length is not allowed."] },
+                  })
+                : submission.reply({ formErrors: [error.message ?? "Could not create the account."] }),
+            );
+            return;
           }
-          return;
+          setPending({ kind: "verify", email });
         }
-        setPending({ kind: "verify", email });
+      } finally {
+        setBusy(false);
       }
-    } finally {
-      setBusy(false);
-    }
-  }
+    },
+  });
 
   async function resend(email: string) {
     const { error } = await authClient.sendVerificationEmail({ email, callbackURL: target });
@@ -189,16 +192,29 @@ export default function SignIn() {
         )
       }
     >
-      <form className="grid gap-4" onSubmit={onSubmit} noValidate>
-        {formError ? <Alert variant="error">{formError}</Alert> : null}
-        {signingIn ? null : <FormField label="Name" name="name" autoComplete="name" error={errors.name} />}
-        <FormField label="Email" name="email" type="email" autoComplete="email" error={errors.email} />
+      <form id={form.id} className="grid gap-4" onSubmit={form.onSubmit} noValidate>
+        {form.errors?.[0] ? <Alert variant="error">{form.errors[0]}</Alert> : null}
+        {signingIn ? null : (
+          <FormField
+            label="Name"
+            name={fields.name.name}
+            autoComplete="name"
+            error={fields.name.errors?.[0]}
+          />
+        )}
+        <FormField
+          label="Email"
+          name={fields.email.name}
+          type="email"
+          autoComplete="email"
+          error={fields.email.errors?.[0]}
+        />
         <FormField
           label="Password"
-          name="password"
+          name={fields.password.name}
           type="password"
           autoComplete={signingIn ? "current-password" : "new-password"}
-          error={errors.password}
+          error={fields.password.errors?.[0]}
         />
         {signingIn ? (
           <Link
