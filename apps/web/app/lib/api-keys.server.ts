@@ -2,7 +2,6 @@
 // better-auth's api-key plugin (scopes live in the key's permissions, which only the server may
 // set), listed and deleted by owner — the same functions /api/v1/keys uses.
 import type { Kysely } from "kysely";
-import { z } from "zod";
 import type { Database } from "../../server/db/schema.ts";
 import {
   type CreatedKey,
@@ -15,12 +14,7 @@ import {
 } from "../../server/domain/api-keys.ts";
 import type { KeyScope } from "../../server/domain/authorization.ts";
 import type { Services } from "../../server/services.ts";
-import {
-  EXPIRY_OPTIONS,
-  EXPIRY_VALUES,
-  type ExpiryChoice,
-  KEY_NAME_MAX,
-} from "../components/api-keys/options.ts";
+import { EXPIRY_OPTIONS, type ExpiryChoice, KEY_NAME_MAX } from "../components/api-keys/options.ts";
 
 export { type CreatedKey, type ExpiryChoice, KEY_NAME_MAX, type KeySummary, UnknownProjectError };
 
@@ -29,34 +23,6 @@ const DAY_SECONDS = 24 * 60 * 60;
 export function expiresInSeconds(choice: ExpiryChoice): number | null {
   const days = EXPIRY_OPTIONS.find((c) => c.value === choice)?.days ?? null;
   return days === null ? null : days * DAY_SECONDS;
-}
-
-export const createKeySchema = z
-  .object({
-    name: z
-      .string()
-      .trim()
-      .min(1, "Give the key a name")
-      .max(KEY_NAME_MAX, `Name must be at most ${KEY_NAME_MAX} characters`),
-    expiry: z.enum(EXPIRY_VALUES, { message: "Choose when the key expires" }),
-    scope: z.enum(["all", "projects"], { message: "Choose which projects the key may use" }),
-    projectIds: z.array(z.string().min(1)).max(500),
-    access: z.enum(["read", "publish"], { message: "Choose read or publish access" }),
-  })
-  .refine((v) => v.scope === "all" || v.projectIds.length > 0, {
-    path: ["projectIds"],
-    message: "Choose at least one project",
-  });
-export type CreateKeyInput = z.infer<typeof createKeySchema>;
-
-export function createKeyValues(form: FormData) {
-  return {
-    name: String(form.get("name") ?? ""),
-    expiry: String(form.get("expiry") ?? ""),
-    scope: String(form.get("scope") ?? ""),
-    projectIds: [...new Set(form.getAll("projectIds").map(String))],
-    access: String(form.get("access") ?? ""),
-  };
 }
 
 export interface OwnProject {

@@ -1,54 +1,60 @@
 // The form that creates an API key: name, expiry, access and scope (all projects, or chosen
-// ones). Submitted to the /api-keys action, which validates everything again.
+// ones). A Conform form (lib/forms.ts) submitted to the /api-keys action, which validates
+// everything again; its answer (`lastResult`) brings back the errors and the values posted.
+import { type SubmissionResult, useForm } from "@conform-to/react";
 import { FolderGit2, Globe2, PenLine, ShieldCheck } from "lucide-react";
 import { useState } from "react";
 import { Form, Link, useNavigation } from "react-router";
+import { parseForm } from "../../lib/forms.ts";
 import { Button } from "../ui/button.tsx";
 import { FormField } from "../ui/form-field.tsx";
 import { Label } from "../ui/label.tsx";
 import { RadioCards } from "../ui/radio-cards.tsx";
-import { EXPIRY_OPTIONS, KEY_NAME_MAX } from "./options.ts";
-
-export interface CreateKeyValues {
-  name: string;
-  expiry: string;
-  scope: string;
-  projectIds: string[];
-  access: string;
-}
+import { createKeyForm, EXPIRY_OPTIONS, KEY_NAME_MAX } from "./options.ts";
 
 const selectClass =
   "flex h-10 w-full rounded-md border border-input bg-background px-3 py-2 text-sm focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-ring aria-invalid:border-destructive";
 
 export function CreateKeyForm({
   projects,
-  values,
-  errors = {},
+  lastResult,
 }: {
   projects: { id: string; slug: string; name: string }[];
-  values?: CreateKeyValues;
-  errors?: Record<string, string | undefined>;
+  lastResult?: SubmissionResult;
 }) {
   const navigation = useNavigation();
   const busy = navigation.state === "submitting" && navigation.formData?.get("intent") === "create";
-  const [scope, setScope] = useState(values?.scope === "projects" ? "projects" : "all");
-  const chosen = new Set(values?.projectIds ?? []);
+  const [form, fields] = useForm({
+    lastResult,
+    onValidate: ({ formData }) => parseForm(formData, createKeyForm),
+  });
+  const [scope, setScope] = useState(fields.scope.defaultValue === "projects" ? "projects" : "all");
+  const chosen = new Set(fields.projectIds.defaultOptions ?? []);
+  const errors = {
+    name: fields.name.errors?.[0],
+    expiry: fields.expiry.errors?.[0],
+    access: fields.access.errors?.[0],
+    scope: fields.scope.errors?.[0],
+    projectIds: fields.projectIds.errors?.[0],
+  };
   return (
     <Form
       method="post"
+      id={form.id}
+      onSubmit={form.onSubmit}
       noValidate
       className="grid gap-6"
       onChange={(event) => {
         const target: EventTarget = event.target;
-        if (target instanceof HTMLInputElement && target.name === "scope") setScope(target.value);
+        if (target instanceof HTMLInputElement && target.name === fields.scope.name) setScope(target.value);
       }}
     >
       <input type="hidden" name="intent" value="create" />
       <div className="grid gap-4 sm:grid-cols-2">
         <FormField
           label="Name"
-          name="name"
-          defaultValue={values?.name}
+          name={fields.name.name}
+          defaultValue={fields.name.defaultValue}
           maxLength={KEY_NAME_MAX}
           placeholder="e.g. GitHub Actions"
           autoComplete="off"
@@ -59,8 +65,8 @@ export function CreateKeyForm({
           <Label htmlFor="key-expiry">Expires</Label>
           <select
             id="key-expiry"
-            name="expiry"
-            defaultValue={values?.expiry ?? "90"}
+            name={fields.expiry.name}
+            defaultValue={fields.expiry.defaultValue ?? "90"}
             className={selectClass}
             aria-invalid={errors.expiry ? true : undefined}
             aria-describedby={errors.expiry ? "key-expiry-error" : undefined}
@@ -81,8 +87,8 @@ export function CreateKeyForm({
 
       <RadioCards
         legend="Access"
-        name="access"
-        defaultValue={values?.access === "read" ? "read" : "publish"}
+        name={fields.access.name}
+        defaultValue={fields.access.defaultValue === "read" ? "read" : "publish"}
         error={errors.access}
         options={[
           {
@@ -103,7 +109,7 @@ export function CreateKeyForm({
       <div className="grid gap-3">
         <RadioCards
           legend="Projects"
-          name="scope"
+          name={fields.scope.name}
           defaultValue={scope}
           error={errors.scope}
           options={[
@@ -145,7 +151,7 @@ export function CreateKeyForm({
                   >
                     <input
                       type="checkbox"
-                      name="projectIds"
+                      name={fields.projectIds.name}
                       value={p.id}
                       defaultChecked={chosen.has(p.id)}
                       className="size-4 accent-primary"

@@ -30,7 +30,14 @@ export interface KeyItem {
   expired: boolean;
 }
 
-type ActionResult = { intent?: string | null; ok?: boolean; deleted?: number; error?: string } | undefined;
+/** What the /api-keys action answers the list's buttons: a toast's worth. */
+export interface KeyListAnswer {
+  intent: "delete" | "delete-expired" | null;
+  ok: boolean;
+  /** How many expired keys were deleted. */
+  deleted?: number;
+  error?: string;
+}
 
 /** "Expires in 30 days", "Expired" … or "Never expires". */
 export function expiryText(expiresAt: string | null, now = new Date()): string {
@@ -42,7 +49,7 @@ function dateTime(iso: string): string {
 }
 
 export function KeyList({ keys, projects }: { keys: KeyItem[]; projects: { id: string; name: string }[] }) {
-  const cleanup = useFetcher<ActionResult>({ key: "delete-expired-keys" });
+  const cleanup = useFetcher<KeyListAnswer>({ key: "delete-expired-keys" });
   const expiredCount = keys.filter((k) => k.expired).length;
   const names = new Map(projects.map((p) => [p.id, p.name]));
 
@@ -90,7 +97,7 @@ export function KeyList({ keys, projects }: { keys: KeyItem[]; projects: { id: s
 }
 
 function KeyRow({ item, projectNames }: { item: KeyItem; projectNames: Map<string, string> }) {
-  const fetcher = useFetcher<ActionResult>();
+  const fetcher = useFetcher<KeyListAnswer>();
   const [open, setOpen] = useState(false);
   const deleting = fetcher.state !== "idle";
   const label = item.name || "Unnamed key";

@@ -1,18 +1,18 @@
 // /api-keys: keys for CI and the CLI. A key has a name, an expiry, access (read or publish) and a
 // scope (all projects or chosen ones). The secret is shown once, right after creation.
+import type { SubmissionResult } from "@conform-to/react";
 import { useState } from "react";
 import { data, useRouteLoaderData } from "react-router";
-import { CreateKeyForm, type CreateKeyValues } from "../../components/api-keys/create-key-form.tsx";
-import { KeyList } from "../../components/api-keys/key-list.tsx";
+import { CreateKeyForm } from "../../components/api-keys/create-key-form.tsx";
+import { KeyList, type KeyListAnswer } from "../../components/api-keys/key-list.tsx";
 import { NewSecret } from "../../components/api-keys/new-secret.tsx";
+import { createKeyForm } from "../../components/api-keys/options.ts";
 import { PageHeader } from "../../components/page-header.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
 import {
   type CreatedKey,
   createApiKey,
-  createKeySchema,
-  createKeyValues,
   deleteApiKey,
   deleteExpiredApiKeys,
   expiresInSeconds,
@@ -20,9 +20,9 @@ import {
   listOwnProjects,
   UnknownProjectError,
 } from "../../lib/api-keys.server.ts";
+import { parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import { requireOnboardedUser, services } from "../../lib/session.server.ts";
-import { fieldErrors } from "../../lib/validation.ts";
 import type { loader as rootLoader } from "../../root.tsx";
 import type { Route } from "./+types/api-keys";
 
@@ -47,12 +47,12 @@ export async function loader({ request, context, url }: Route.LoaderArgs) {
   return { keys, projects };
 }
 
-type ActionResult =
-  | { intent: "create"; ok: true; created: CreatedKey }
-  | { intent: "create"; ok: false; errors: Record<string, string>; values: CreateKeyValues }
-  | { intent: "delete"; ok: boolean; error?: string }
-  | { intent: "delete-expired"; ok: true; deleted: number }
-  | { intent: null; ok: false; error: string };
+/** The create form's answer: Conform's result, and the key once it is created. */
+interface CreateAnswer {
+  intent: "create";
+  result: SubmissionResult;
+  created?: CreatedKey;
+}
 
 export async function action({ request, context, url }: Route.ActionArgs) {
   const user = await requireOnboardedUser(request, context, url);
@@ -61,26 +61,22 @@ export async function action({ request, context, url }: Route.ActionArgs) {
   const intent = String(form.get("intent") ?? "");
 
   if (intent === "create") {
-    const values = createKeyValues(form);
-    const parsed = createKeySchema.safeParse(values);
-    if (!parsed.success) {
-      return data<ActionResult>(
-        { intent, ok: false, errors: fieldErrors(parsed.error), values },
-        { status: 400 },
-      );
+    const submission = parseForm(form, createKeyForm);
+    if (submission.status !== "success") {
+      return data<CreateAnswer>({ intent, result: submission.reply() }, { status: 400 });
     }
-    const input = parsed.data;
+    const input = submission.value;
     try {
       const created = await createApiKey(s, user.id, {
         name: input.name,
         expiresIn: expiresInSeconds(input.expiry),
         scope: { projects: input.scope === "all" ? "*" : input.projectIds, access: input.access },
       });
-      return data<ActionResult>({ intent, ok: true, created });
+      return data<CreateAnswer>({ intent, result: submission.reply(), created });
     } catch (error) {
       if (error instanceof UnknownProjectError) {
-        return data<ActionResult>(
-          { intent, ok: false, errors: { projectIds: error.message }, values },
+        return data<CreateAnswer>(
+          { intent, result: submission.reply({ fieldErrors: { projectIds: [error.message] } }) },
           { status: 400 },
         );
       }
@@ -88,27 +84,31 @@ export async function action({ request, context, url }: Route.ActionArgs) {
     }
   }
 
+  // The list's buttons: answered for a toast.
   if (intent === "delete") {
     const keyId = String(form.get("keyId") ?? "");
     const deleted = keyId ? await deleteApiKey(s, user.id, keyId) : false;
     return deleted
-      ? data<ActionResult>({ intent, ok: true })
-      : data<ActionResult>({ intent, ok: false, error: "This key does not exist any more" }, { status: 404 });
+      ? data<KeyListAnswer>({ intent, ok: true })
+      : data<KeyListAnswer>(
+          { intent, ok: false, error: "This key does not exist any more" },
+          { status: 404 },
+        );
   }
 
   if (intent === "delete-expired") {
     const deleted = await deleteExpiredApiKeys(s, user.id);
-    return data<ActionResult>({ intent, ok: true, deleted });
+    return data<KeyListAnswer>({ intent, ok: true, deleted });
   }
 
-  return data<ActionResult>({ intent: null, ok: false, error: "Unknown action" }, { status: 400 });
+  return data<KeyListAnswer>({ intent: null, ok: false, error: "Unknown action" }, { status: 400 });
 }
 
 export default function ApiKeys({ loaderData, actionData }: Route.ComponentProps) {
   const root = useRouteLoaderData<typeof rootLoader>("root");
   const [dismissed, setDismissed] = useState<string | null>(null);
-  const created = actionData?.intent === "create" && actionData.ok ? actionData.created : null;
-  const failed = actionData?.intent === "create" && !actionData.ok ? actionData : null;
+  const createAnswer = actionData?.intent === "create" ? actionData : undefined;
+  const created = createAnswer?.created ?? null;
   const showSecret = created && dismissed !== created.id;
   const baseUrl = root?.baseUrl ?? "";
 
@@ -150,8 +150,7 @@ export default function ApiKeys({ loaderData, actionData }: Route.ComponentProps
             <CreateKeyForm
               key={created?.id ?? "new"}
               projects={loaderData.projects}
-              values={failed?.values}
-              errors={failed?.errors}
+              lastResult={created ? undefined : createAnswer?.result}
             />
           </CardContent>
         </Card>

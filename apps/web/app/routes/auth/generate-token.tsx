@@ -4,16 +4,19 @@
 // 'Authorize' creates the token and sends the browser to callback?token=…&state=…, 'Cancel' to
 // callback?error=access_denied&state=…. Any other callback is refused and no token is made.
 // This route is outside the guarded layout, so it guards itself.
+import { type SubmissionResult, useForm } from "@conform-to/react";
 import { AlertTriangle, Check, KeyRound, Laptop } from "lucide-react";
 import { data, Form, Link, redirect, useNavigation } from "react-router";
+import { z } from "zod";
 import { NewSecret } from "../../components/api-keys/new-secret.tsx";
-import { EXPIRY_OPTIONS, KEY_NAME_MAX } from "../../components/api-keys/options.ts";
+import { EXPIRY_OPTIONS, EXPIRY_VALUES, KEY_NAME_MAX } from "../../components/api-keys/options.ts";
 import { AuthShell } from "../../components/auth-shell.tsx";
 import { Alert } from "../../components/ui/alert.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { FormField } from "../../components/ui/form-field.tsx";
 import { Label } from "../../components/ui/label.tsx";
 import type { CreatedKey } from "../../lib/api-keys.server.ts";
+import { parseForm, text } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import { requireOnboardedUser, services } from "../../lib/session.server.ts";
 import {
@@ -63,7 +66,19 @@ export async function loader({ request, context, url }: Route.LoaderArgs) {
   });
 }
 
-type ActionResult = { created: CreatedKey; error?: undefined } | { error: string; created?: undefined };
+/** A refusal (a bad callback, an unknown action), or the create form's answer and its token. */
+type ActionAnswer =
+  | { error: string; result?: undefined; created?: undefined }
+  | { result: SubmissionResult; created?: CreatedKey; error?: undefined };
+
+/** The token to paste: any name (an empty one gets the default), and when it expires. */
+const createTokenForm = z.object({
+  name: text(z.string()),
+  expiry: z.preprocess(
+    (value) => value ?? "never",
+    z.enum(EXPIRY_VALUES, { message: "Choose when the token expires" }),
+  ),
+});
 
 export async function action({ request, context, url }: Route.ActionArgs) {
   const user = await requireOnboardedUser(request, context, url);
@@ -77,7 +92,7 @@ export async function action({ request, context, url }: Route.ActionArgs) {
       form.get("state") === null ? null : String(form.get("state")),
     );
     if (!cli.ok) {
-      return data<ActionResult>(
+      return data<ActionAnswer>(
         { error: cli.ok === null ? "No callback address was given." : cli.error },
         { status: 400 },
       );
@@ -91,17 +106,14 @@ export async function action({ request, context, url }: Route.ActionArgs) {
   }
 
   if (intent === "create") {
-    const expiry = String(form.get("expiry") ?? "never");
-    const choice = EXPIRY_OPTIONS.find((o) => o.value === expiry);
-    if (!choice) return data<ActionResult>({ error: "Choose when the token expires" }, { status: 400 });
-    const created = await createCliToken(s, user.id, {
-      name: String(form.get("name") ?? ""),
-      expiry: choice.value,
-    });
-    return data<ActionResult>({ created });
+    const submission = parseForm(form, createTokenForm);
+    if (submission.status !== "success")
+      return data<ActionAnswer>({ result: submission.reply() }, { status: 400 });
+    const created = await createCliToken(s, user.id, submission.value);
+    return data<ActionAnswer>({ result: submission.reply(), created });
   }
 
-  return data<ActionResult>({ error: "Unknown action" }, { status: 400 });
+  return data<ActionAnswer>({ error: "Unknown action" }, { status: 400 });
 }
 
 const grants = [
@@ -114,9 +126,14 @@ export default function GenerateToken({ loaderData, actionData }: Route.Componen
   const navigation = useNavigation();
   const busy = navigation.state !== "idle";
   const pendingIntent = navigation.formData?.get("intent");
+  const refusal = actionData?.error;
+  const [form, fields] = useForm({
+    lastResult: actionData?.result,
+    onValidate: ({ formData }) => parseForm(formData, createTokenForm),
+  });
 
-  if (loaderData.mode === "refused" || (loaderData.mode === "authorize" && actionData?.error)) {
-    const error = loaderData.mode === "refused" ? loaderData.error : actionData?.error;
+  if (loaderData.mode === "refused" || (loaderData.mode === "authorize" && refusal)) {
+    const error = loaderData.mode === "refused" ? loaderData.error : refusal;
     return (
       <AuthShell title="This link can't be used" description="No token was created.">
         <div className="grid gap-5">
@@ -188,6 +205,7 @@ export default function GenerateToken({ loaderData, actionData }: Route.Componen
   }
 
   const created = actionData?.created;
+  const formError = refusal ?? fields.expiry.errors?.[0];
   return (
     <AuthShell
       title="Create a token for the CLI"
@@ -206,11 +224,11 @@ export default function GenerateToken({ loaderData, actionData }: Route.Componen
           </p>
         </NewSecret>
       ) : (
-        <Form method="post" className="grid gap-4">
+        <Form method="post" id={form.id} onSubmit={form.onSubmit} className="grid gap-4">
           <input type="hidden" name="intent" value="create" />
           <FormField
             label="Name"
-            name="name"
+            name={fields.name.name}
             defaultValue={loaderData.defaultName}
             maxLength={KEY_NAME_MAX}
             autoComplete="off"
@@ -220,7 +238,7 @@ export default function GenerateToken({ loaderData, actionData }: Route.Componen
             <Label htmlFor="token-expiry">Expires</Label>
             <select
               id="token-expiry"
-              name="expiry"
+              name={fields.expiry.name}
               defaultValue="never"
               className="flex h-10 w-full rounded-md border border-input bg-background px-3 py-2 text-sm focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-ring"
             >
@@ -231,7 +249,7 @@ export default function GenerateToken({ loaderData, actionData }: Route.Componen
               ))}
             </select>
           </div>
-          {actionData?.error ? <Alert variant="error">{actionData.error}</Alert> : null}
+          {formError ? <Alert variant="error">{formError}</Alert> : null}
           <Button type="submit" disabled={busy}>
             <KeyRound aria-hidden="true" />
             {busy ? "Generating…" : "Generate token"}
