@@ -3,9 +3,8 @@
 //
 //   export PATH=$PWD/node_modules/.bin:$PATH
 //   node bench/apt/run.ts [--sizes 1000,10000] [--runs 7] [--dir /tmp/packyard-bench-apt]
-//                         [--quiet-wait 2] [--no-profile] [--no-replica] [--keep]
+//                         [--quiet-wait 2] [--no-profile] [--keep]
 //                         [--out bench/apt/results/latest.json]
-import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -33,8 +32,6 @@ const { values: args } = parseArgs({
     out: { type: "string", default: join(import.meta.dirname, "results", "latest.json") },
     commit: { type: "string" },
     "no-profile": { type: "boolean", default: false },
-    // profile-publish.ts replicates the build as of 88853bd (before the block-cached Packages.gz).
-    "no-replica": { type: "boolean", default: false },
     "quiet-wait": { type: "string", default: "2" },
     keep: { type: "boolean", default: false },
   },
@@ -152,17 +149,6 @@ async function main() {
           await measure(runs, () => PackyardServer.coldBuild(dataDir, scratch)),
         ),
       );
-
-      if (profiling && !args["no-replica"]) {
-        log(`[${size}] Packyard: step-by-step replica of the build (profile-publish.ts)`);
-        const replica = spawnSync(
-          process.execPath,
-          [join(import.meta.dirname, "profile-publish.ts"), dataDir, seeded.projectId, String(runs)],
-          { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 16 * 1024 * 1024 },
-        );
-        if (replica.status !== 0) throw new Error("profile-publish.ts failed");
-        (results.profile as Record<string, unknown>).replica = JSON.parse(replica.stdout);
-      }
 
       // ---- apt-ftparchive ----
       log(`[${size}] apt-ftparchive: (a) cold/warm × ${runs}`);

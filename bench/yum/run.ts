@@ -6,7 +6,6 @@
 //   node bench/yum/run.ts [--sizes 1000,10000] [--runs 7] [--dir /tmp/packyard-bench-yum]
 //                         [--rpm-cache /tmp/packyard-bench-rpms] [--quiet-wait 2] [--no-profile]
 //                         [--keep] [--out bench/yum/results/latest.json]
-import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -156,23 +155,6 @@ async function main() {
           await measure(runs, () => PackyardServer.coldBuild(dataDir, scratch)),
         ),
       );
-
-      if (profiling && size === largest) {
-        log(`[${size}] Packyard: step-by-step replica of the build (profile-publish.ts)`);
-        const replica = spawnSync(
-          process.execPath,
-          [
-            join(import.meta.dirname, "profile-publish.ts"),
-            dataDir,
-            seeded.projectId,
-            String(runs),
-            fresh[2 * runs]!.path,
-          ],
-          { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 16 * 1024 * 1024 },
-        );
-        if (replica.status !== 0) throw new Error("profile-publish.ts failed");
-        (results.profile as Record<string, unknown>).replica = JSON.parse(replica.stdout);
-      }
 
       // ---- createrepo_c ----
       log(`[${size}] createrepo_c: set-up (hard links, first build)`);

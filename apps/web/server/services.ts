@@ -9,11 +9,11 @@ import { migrateDatabase } from "./db/migrate.ts";
 import { onProjectEvent } from "./domain/changes.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { createMailer, type Mailer } from "./mail/mailer.ts";
-import { createAptBuilder } from "./repos/apt/apt-builder.ts";
-import { MemoryBudget } from "./repos/memory-budget.ts";
-import { RepositoryPublisher } from "./repos/publisher.ts";
-import { SigningKeyService } from "./repos/signing-keys.ts";
-import { createYumBuilder } from "./repos/yum/yum-builder.ts";
+import { createAptBuilder } from "./publishing/apt/apt-builder.ts";
+import { MemoryBudget } from "./publishing/memory-budget.ts";
+import { RepositoryPublisher } from "./publishing/publisher.ts";
+import { SigningKeyService } from "./publishing/signing-keys.ts";
+import { createYumBuilder } from "./publishing/yum/yum-builder.ts";
 import { type BlobStore, createLocalBlobStore } from "./storage/blob-store.ts";
 
 export interface Services {

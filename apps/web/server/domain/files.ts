@@ -6,8 +6,8 @@ import { filenameProblem, normalizeFilename, releaseVersion } from "@packyard/co
 import type { SigningKey } from "@packyard/formats/openpgp/index.ts";
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema.ts";
-import { type AptTarget, debRecord, type ParsedDeb, parseDeb } from "../repos/apt/ingest.ts";
-import { type SignedRpm, signStagedRpm, yumRecord } from "../repos/yum/ingest.ts";
+import { type AptTarget, debRecord, type ParsedDeb, parseDeb } from "../publishing/apt/ingest.ts";
+import { type SignedRpm, signStagedRpm, yumRecord } from "../publishing/yum/ingest.ts";
 import {
   type BlobStore,
   BlobTooLargeError,

@@ -2,7 +2,7 @@
 // uploaded, a file or release deleted, a release yanked or unyanked — is recorded inside the
 // transaction that makes it: the project's index_revision goes up by one and the new revision
 // names the release touched. Publishers keep the package list in memory as of a revision and
-// re-read only the releases named since (repos/package-sets.ts).
+// re-read only the releases named since (publishing/package-sets.ts).
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../db/schema.ts";
 

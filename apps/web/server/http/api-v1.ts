@@ -35,8 +35,8 @@ import {
   updateRelease,
 } from "../domain/releases.ts";
 import { accountUsage } from "../domain/usage.ts";
-import { parseAptTarget } from "../repos/apt/ingest.ts";
-import { parseYumGroup } from "../repos/yum/ingest.ts";
+import { parseAptTarget } from "../publishing/apt/ingest.ts";
+import { parseYumGroup } from "../publishing/yum/ingest.ts";
 import type { Services } from "../services.ts";
 import { requireActor } from "./actor.ts";
 import { toApiErrorResponse } from "./api-errors.ts";

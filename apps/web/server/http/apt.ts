@@ -6,9 +6,9 @@ import { buildArmoredKeyring, buildBinaryKeyring } from "@packyard/formats/openp
 import { type Context, Hono } from "hono";
 import { notFound } from "../domain/errors.ts";
 import { findVisibleProject } from "../domain/projects.ts";
-import { findPoolFile } from "../repos/apt/apt-builder.ts";
-import { renderDebSetupScript } from "../repos/apt/setup-script.ts";
-import type { IndexFileRef } from "../repos/publisher.ts";
+import { findPoolFile } from "../publishing/apt/apt-builder.ts";
+import { renderDebSetupScript } from "../publishing/apt/setup-script.ts";
+import type { IndexFileRef } from "../publishing/publisher.ts";
 import type { Services } from "../services.ts";
 import { resolveActor } from "./actor.ts";
 import { toApiErrorResponse } from "./api-errors.ts";

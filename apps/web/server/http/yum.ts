@@ -5,8 +5,8 @@
 import { type Context, Hono } from "hono";
 import { notFound } from "../domain/errors.ts";
 import { findVisibleProject } from "../domain/projects.ts";
-import { renderRepoFile, renderRpmSetupScript } from "../repos/yum/setup-script.ts";
-import { findYumPackageFile } from "../repos/yum/yum-builder.ts";
+import { renderRepoFile, renderRpmSetupScript } from "../publishing/yum/setup-script.ts";
+import { findYumPackageFile } from "../publishing/yum/yum-builder.ts";
 import type { Services } from "../services.ts";
 import { resolveActor } from "./actor.ts";
 import { toApiErrorResponse } from "./api-errors.ts";
