@@ -1,5 +1,6 @@
 // Projects as the domain keeps them: slugs unique per owner, the private-project limit of the
 // plan, and who finds which project (owner, key scope, visibility), on SQLite and PostgreSQL.
+import { createProjectInput } from "@packyard/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, databaseKind, onboardedUser, type TestApp } from "../../test/harness.ts";
 import type { Actor } from "./authorization.ts";
@@ -15,12 +16,8 @@ import {
 let app: TestApp;
 let owner: Actor;
 let other: Actor;
-const input = (slug: string, visibility: "public" | "private" = "public") => ({
-  slug,
-  name: slug,
-  visibility,
-  keyAlgorithm: "rsa3072" as const,
-});
+const input = (slug: string, visibility: "public" | "private" = "public") =>
+  createProjectInput.parse({ slug, name: slug, visibility });
 
 beforeAll(async () => {
   app = await createTestApp();

@@ -1,5 +1,6 @@
 // Releases as the domain keeps them, on SQLite and PostgreSQL: unique versions, the "latest" rule
 // of spec §4, and every change to what the repositories list recorded in the change log.
+import { createProjectInput } from "@packyard/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, databaseKind, onboardedUser, type TestApp } from "../../test/harness.ts";
 import type { Actor } from "./authorization.ts";
@@ -22,12 +23,11 @@ beforeAll(async () => {
   app = await createTestApp();
   const { userId } = await onboardedUser(app, "releaser");
   const actor: Actor = { kind: "session", userId };
-  const project = await createProject(app.services.database.db, actor, {
-    slug: "kept",
-    name: "Kept",
-    visibility: "public",
-    keyAlgorithm: "rsa3072",
-  });
+  const project = await createProject(
+    app.services.database.db,
+    actor,
+    createProjectInput.parse({ slug: "kept", name: "Kept" }),
+  );
   projectId = project.id;
 });
 afterAll(async () => {
