@@ -19,7 +19,7 @@ import { describeProjects, type ProjectRow, requireOwnProject } from "../../serv
 import {
   describeRelease,
   type ReleaseRow,
-  type ReleaseUrls,
+  releaseUrls,
   requireRelease,
 } from "../../server/domain/releases.ts";
 import { accountUsage } from "../../server/domain/usage.ts";
@@ -110,21 +110,13 @@ export async function projectDto(db: Db, row: ProjectRow): Promise<Project> {
   return dto!;
 }
 
-/** Download URLs exactly as the API hands them out: {baseUrl}/dl/{owner}/{slug}/releases/{version}/{file}. */
-export function downloadUrls(baseUrl: string, owner: string, slug: string): ReleaseUrls {
-  return {
-    fileUrl: (version, filename) =>
-      `${baseUrl}/dl/${owner}/${slug}/releases/${encodeURIComponent(version)}/${encodeURIComponent(filename)}`,
-  };
-}
-
 export async function releaseDto(
   db: Db,
   baseUrl: string,
   project: Project,
   row: ReleaseRow,
 ): Promise<Release> {
-  return describeRelease(db, row, downloadUrls(baseUrl, project.owner, project.slug));
+  return describeRelease(db, row, releaseUrls(baseUrl, project.owner, project.slug));
 }
 
 export interface RecentRelease {

@@ -7,8 +7,7 @@ import type { Database } from "../../server/db/schema.ts";
 import { type Actor, isOwner } from "../../server/domain/authorization.ts";
 import { DomainError } from "../../server/domain/errors.ts";
 import { describeProjects, findVisibleProject } from "../../server/domain/projects.ts";
-import { describeRelease, findRelease, listReleaseRows } from "../../server/domain/releases.ts";
-import { releaseUrls } from "../../server/http/api-v1.ts";
+import { describeRelease, findRelease, listReleaseRows, releaseUrls } from "../../server/domain/releases.ts";
 
 type Db = Kysely<Database>;
 

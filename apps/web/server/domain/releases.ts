@@ -23,6 +23,14 @@ export interface ReleaseUrls {
   fileUrl(version: string, filename: string): string;
 }
 
+/** Download URLs as the API and the pages hand them out: {baseUrl}/dl/{owner}/{slug}/releases/{version}/{file}. */
+export function releaseUrls(baseUrl: string, owner: string, slug: string): ReleaseUrls {
+  return {
+    fileUrl: (version, filename) =>
+      `${baseUrl}/dl/${owner}/${slug}/releases/${encodeURIComponent(version)}/${encodeURIComponent(filename)}`,
+  };
+}
+
 export async function listReleaseRows(db: Db, projectId: string): Promise<ReleaseRow[]> {
   return db
     .selectFrom("release")

@@ -29,7 +29,7 @@ import {
   deleteRelease,
   describeRelease,
   listReleaseSummaries,
-  type ReleaseUrls,
+  releaseUrls,
   requireRelease,
   setYanked,
   updateRelease,
@@ -41,13 +41,6 @@ import type { Services } from "../services.ts";
 import { requireActor } from "./actor.ts";
 import { toApiErrorResponse } from "./api-errors.ts";
 import { receiveMultipart } from "./multipart-upload.ts";
-
-export function releaseUrls(baseUrl: string, owner: string, slug: string): ReleaseUrls {
-  return {
-    fileUrl: (version, filename) =>
-      `${baseUrl}/dl/${owner}/${slug}/releases/${encodeURIComponent(version)}/${encodeURIComponent(filename)}`,
-  };
-}
 
 export function createApiV1(services: Services) {
   const { database, blobs, config, logger } = services;

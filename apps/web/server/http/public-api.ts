@@ -1,11 +1,10 @@
 // /api/p: spec §7's public project and release JSON. Another user's private project is 404.
 import { Hono } from "hono";
 import { describeProjects, findVisibleProject } from "../domain/projects.ts";
-import { describeRelease, listReleaseRows, requireRelease } from "../domain/releases.ts";
+import { describeRelease, listReleaseRows, releaseUrls, requireRelease } from "../domain/releases.ts";
 import type { Services } from "../services.ts";
 import { resolveActor } from "./actor.ts";
 import { toApiErrorResponse } from "./api-errors.ts";
-import { releaseUrls } from "./api-v1.ts";
 
 export function createPublicApi(services: Services) {
   const db = services.database.db;
