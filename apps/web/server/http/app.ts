@@ -15,6 +15,7 @@ import { buildOpenApiDocument } from "./openapi.ts";
 import { createPublicApi } from "./public-api.ts";
 import { requestContext } from "./request-context.ts";
 import { type NonceEnv, securityHeaders } from "./security-headers.ts";
+import { createSigningKeyRoutes } from "./signing-keys.ts";
 import { createYumRoutes } from "./yum.ts";
 
 export interface AppOptions {
@@ -51,6 +52,7 @@ export function createApp({ services, build, clientDir }: AppOptions) {
   app.route("/api/p", createPublicApi(services));
   app.all("/api/*", apiRouteFallback(app as unknown as Hono<never>));
   app.route("/dl", createDownloads(services));
+  app.route("/dl", createSigningKeyRoutes(services));
   app.route("/dl", createAptRoutes(services));
   app.route("/dl", createYumRoutes(services));
 

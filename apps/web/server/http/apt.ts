@@ -1,18 +1,17 @@
 // What apt fetches from a project's repository: /dl/{u}/{p}/deb/dists/… (current indexes and
-// by-hash files of every still-served generation), /dl/{u}/{p}/deb/pool/… (the packages),
-// and the project's public keys at /dl/{u}/{p}/gpg.key (armored) and keyring.gpg (binary).
+// by-hash files of every still-served generation), /dl/{u}/{p}/deb/pool/… (the packages), and
+// /dl/{u}/{p}/setup.deb.sh. The project's public keys are served by signing-keys.ts.
 import { createGunzip } from "node:zlib";
-import { buildArmoredKeyring, buildBinaryKeyring } from "@packyard/formats/openpgp/index.ts";
 import { type Context, Hono } from "hono";
 import { notFound } from "../domain/errors.ts";
-import { findVisibleProject } from "../domain/projects.ts";
 import { findPoolFile } from "../publishing/apt/apt-builder.ts";
 import { renderDebSetupScript } from "../publishing/apt/setup-script.ts";
 import type { IndexFileRef } from "../publishing/publisher.ts";
 import type { Services } from "../services.ts";
-import { resolveActor } from "./actor.ts";
 import { toApiErrorResponse } from "./api-errors.ts";
+import { cacheControl } from "./cache-control.ts";
 import { pullStream, streamBlob } from "./stream-blob.ts";
+import { visibleProject } from "./visible-project.ts";
 
 function contentTypeOf(path: string): string {
   if (path.endsWith(".gz")) return "application/gzip";
@@ -22,14 +21,13 @@ function contentTypeOf(path: string): string {
 }
 
 export function createAptRoutes(services: Services) {
-  const { database, repos, blobs, keys, logger } = services;
+  const { database, repos, blobs, logger } = services;
   const db = database.db;
   const routes = new Hono();
   routes.onError((error) => toApiErrorResponse(error, logger));
 
   const projectFor = async (c: Context) => {
-    const viewer = await resolveActor(services, c.req.raw.headers);
-    const project = await findVisibleProject(db, c.req.param("username")!, c.req.param("slug")!, viewer);
+    const project = await visibleProject(services, c);
     // Private repositories are personal: never cached by shared caches.
     const shared = project.visibility === "public";
     return { project, shared };
@@ -52,28 +50,6 @@ export function createAptRoutes(services: Services) {
     );
   };
 
-  routes.on(["GET", "HEAD"], "/:username/:slug/gpg.key", async (c) => {
-    const { project } = await projectFor(c);
-    const { rows } = await keys.active(project);
-    const text = await buildArmoredKeyring(rows.map((r) => r.public_key));
-    return new Response(c.req.method === "HEAD" ? null : text, {
-      headers: { "content-type": "application/pgp-keys", "cache-control": "public, max-age=300" },
-    });
-  });
-
-  routes.on(["GET", "HEAD"], "/:username/:slug/keyring.gpg", async (c) => {
-    const { project } = await projectFor(c);
-    const { rows } = await keys.active(project);
-    const bytes = await buildBinaryKeyring(rows.map((r) => r.public_key));
-    return new Response(c.req.method === "HEAD" ? null : Buffer.from(bytes), {
-      headers: {
-        "content-type": "application/pgp-keys",
-        "content-length": String(bytes.byteLength),
-        "cache-control": "public, max-age=300",
-      },
-    });
-  });
-
   routes.on(["GET", "HEAD"], "/:username/:slug/setup.deb.sh", async (c) => {
     const { project } = await projectFor(c);
     const script = renderDebSetupScript({
@@ -85,7 +61,7 @@ export function createAptRoutes(services: Services) {
     return new Response(c.req.method === "HEAD" ? null : script, {
       headers: {
         "content-type": "text/x-shellscript; charset=utf-8",
-        "cache-control": "public, max-age=300",
+        "cache-control": cacheControl({ kind: "script" }),
       },
     });
   });
@@ -106,7 +82,7 @@ export function createAptRoutes(services: Services) {
         {
           "content-type": "application/vnd.debian.binary-package",
           etag: `"${file.sha256}"`,
-          "cache-control": shared ? "public, max-age=31536000, immutable" : "private, no-store",
+          "cache-control": cacheControl({ kind: "immutable", shared }),
         },
         c.req.method,
       );
@@ -129,7 +105,7 @@ export function createAptRoutes(services: Services) {
         file,
         {
           "content-type": contentTypeOf(file.path),
-          "cache-control": shared ? "public, max-age=31536000, immutable" : "private, no-store",
+          "cache-control": cacheControl({ kind: "immutable", shared }),
         },
         c.req.method,
       );
@@ -142,7 +118,7 @@ export function createAptRoutes(services: Services) {
         "content-type": contentTypeOf(path),
         etag: `"${file.sha256}"`,
         // The entry files change with every publish: revalidate, briefly.
-        "cache-control": shared ? "public, max-age=30, must-revalidate" : "private, no-store",
+        "cache-control": cacheControl({ kind: "entry", shared }),
       },
       c.req.method,
     );

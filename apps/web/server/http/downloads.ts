@@ -6,12 +6,12 @@ import { normalizeFilename } from "@packyard/contract";
 import { Hono } from "hono";
 import { recordDownload } from "../domain/downloads.ts";
 import { notFound } from "../domain/errors.ts";
-import { findVisibleProject } from "../domain/projects.ts";
 import { listFileRows, requireRelease } from "../domain/releases.ts";
 import type { Services } from "../services.ts";
-import { resolveActor } from "./actor.ts";
 import { apiErrorResponse, toApiErrorResponse } from "./api-errors.ts";
+import { cacheControl as cacheControlOf } from "./cache-control.ts";
 import { streamBlob, whenDelivered } from "./stream-blob.ts";
+import { visibleProject } from "./visible-project.ts";
 
 /** Parses a single `bytes=` range against a size; undefined for none or several, null if unsatisfiable. */
 export function parseRange(
@@ -41,20 +41,17 @@ export function createDownloads(services: Services) {
   dl.onError((error) => toApiErrorResponse(error, logger));
 
   dl.on(["GET", "HEAD"], "/:username/:slug/releases/:version/:filename", async (c) => {
-    const viewer = await resolveActor(services, c.req.raw.headers);
-    const project = await findVisibleProject(db, c.req.param("username"), c.req.param("slug"), viewer);
+    const project = await visibleProject(services, c);
     const requested = c.req.param("version");
     const release = await requireRelease(db, project.id, requested);
     const files = await listFileRows(db, release.id);
     const filename = normalizeFilename(c.req.param("filename"));
     const isLatest = requested === "latest";
     // Public files of a fixed version never change; "latest" moves, private files are personal.
-    const cacheControl =
-      project.visibility === "private"
-        ? "private, no-store"
-        : isLatest
-          ? "public, max-age=60"
-          : "public, max-age=31536000, immutable";
+    const cacheControl = cacheControlOf({
+      kind: isLatest ? "latest" : "immutable",
+      shared: project.visibility !== "private",
+    });
 
     if (filename === "SHA256SUMS") {
       const text = files.map((f) => `${f.sha256}  ${f.filename}\n`).join("");

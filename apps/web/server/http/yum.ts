@@ -4,13 +4,13 @@
 // /dl/{u}/{p}/setup.rpm.sh.
 import { type Context, Hono } from "hono";
 import { notFound } from "../domain/errors.ts";
-import { findVisibleProject } from "../domain/projects.ts";
 import { renderRepoFile, renderRpmSetupScript } from "../publishing/yum/setup-script.ts";
 import { findYumPackageFile } from "../publishing/yum/yum-builder.ts";
 import type { Services } from "../services.ts";
-import { resolveActor } from "./actor.ts";
 import { toApiErrorResponse } from "./api-errors.ts";
+import { cacheControl } from "./cache-control.ts";
 import { streamBlob } from "./stream-blob.ts";
+import { visibleProject } from "./visible-project.ts";
 import { EntryPins, requesterOf } from "./yum-entry-pins.ts";
 
 const REPOMD = "repodata/repomd.xml";
@@ -30,13 +30,8 @@ export function createYumRoutes(services: Services) {
   routes.onError((error) => toApiErrorResponse(error, logger));
   const pins = new EntryPins();
 
-  const projectFor = async (c: Context) => {
-    const viewer = await resolveActor(services, c.req.raw.headers);
-    return findVisibleProject(db, c.req.param("username")!, c.req.param("slug")!, viewer);
-  };
-
   routes.on(["GET", "HEAD"], "/:username/:slug/setup.rpm.sh", async (c) => {
-    const project = await projectFor(c);
+    const project = await visibleProject(services, c);
     const script = renderRpmSetupScript({
       baseUrl: config.baseUrl,
       owner: c.req.param("username"),
@@ -46,13 +41,13 @@ export function createYumRoutes(services: Services) {
     return new Response(c.req.method === "HEAD" ? null : script, {
       headers: {
         "content-type": "text/x-shellscript; charset=utf-8",
-        "cache-control": "public, max-age=300",
+        "cache-control": cacheControl({ kind: "script" }),
       },
     });
   });
 
   routes.on(["GET", "HEAD"], "/:username/:slug/rpm/*", async (c) => {
-    const project = await projectFor(c);
+    const project = await visibleProject(services, c);
     const shared = project.visibility === "public";
     const prefix = `/dl/${c.req.param("username")}/${c.req.param("slug")}/rpm/`;
     const rest = decodeURIComponent(c.req.path.slice(c.req.path.indexOf(prefix) + prefix.length));
@@ -84,7 +79,7 @@ export function createYumRoutes(services: Services) {
         {
           "content-type": "application/x-rpm",
           etag: `"${file.sha256}"`,
-          "cache-control": shared ? "public, max-age=31536000, immutable" : "private, no-store",
+          "cache-control": cacheControl({ kind: "immutable", shared }),
         },
         c.req.method,
       );
@@ -98,7 +93,7 @@ export function createYumRoutes(services: Services) {
       const headers = {
         "content-type": "application/xml",
         etag: `"${repomd.sha256}"`,
-        "cache-control": shared ? "public, max-age=30, must-revalidate" : "private, no-store",
+        "cache-control": cacheControl({ kind: "entry", shared }),
       };
       const ifNoneMatch = c.req.header("if-none-match");
       if (
@@ -120,7 +115,7 @@ export function createYumRoutes(services: Services) {
         file.size,
         {
           "content-type": path.endsWith(".gz") ? "application/gzip" : "application/xml",
-          "cache-control": shared ? "public, max-age=31536000, immutable" : "private, no-store",
+          "cache-control": cacheControl({ kind: "immutable", shared }),
         },
         c.req.method,
       );
@@ -179,11 +174,7 @@ export function createYumRoutes(services: Services) {
         "content-type": "application/pgp-signature",
         etag: `"${found.repomd.sha256}"`,
         // Named by the document it signs, it never changes; otherwise it follows repomd.xml.
-        "cache-control": !shared
-          ? "private, no-store"
-          : named !== undefined
-            ? "public, max-age=31536000, immutable"
-            : "public, max-age=30, must-revalidate",
+        "cache-control": cacheControl({ kind: named !== undefined ? "immutable" : "entry", shared }),
       },
       c.req.method,
     );

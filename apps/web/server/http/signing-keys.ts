@@ -1,0 +1,37 @@
+// A project's public repository keys, for apt and dnf alike: /dl/{u}/{p}/gpg.key (armored) and
+// /dl/{u}/{p}/keyring.gpg (binary). Every key that signs now, so machines keep trusting the
+// repository through a rotation's overlap.
+import { buildArmoredKeyring, buildBinaryKeyring } from "@packyard/formats/openpgp/index.ts";
+import { Hono } from "hono";
+import type { Services } from "../services.ts";
+import { toApiErrorResponse } from "./api-errors.ts";
+import { cacheControl } from "./cache-control.ts";
+import { visibleProject } from "./visible-project.ts";
+
+export function createSigningKeyRoutes(services: Services) {
+  const { keys, logger } = services;
+  const routes = new Hono();
+  routes.onError((error) => toApiErrorResponse(error, logger));
+
+  routes.on(["GET", "HEAD"], "/:username/:slug/gpg.key", async (c) => {
+    const { rows } = await keys.active(await visibleProject(services, c));
+    const text = await buildArmoredKeyring(rows.map((r) => r.public_key));
+    return new Response(c.req.method === "HEAD" ? null : text, {
+      headers: { "content-type": "application/pgp-keys", "cache-control": cacheControl({ kind: "script" }) },
+    });
+  });
+
+  routes.on(["GET", "HEAD"], "/:username/:slug/keyring.gpg", async (c) => {
+    const { rows } = await keys.active(await visibleProject(services, c));
+    const bytes = await buildBinaryKeyring(rows.map((r) => r.public_key));
+    return new Response(c.req.method === "HEAD" ? null : Buffer.from(bytes), {
+      headers: {
+        "content-type": "application/pgp-keys",
+        "content-length": String(bytes.byteLength),
+        "cache-control": cacheControl({ kind: "script" }),
+      },
+    });
+  });
+
+  return routes;
+}
