@@ -59,6 +59,19 @@ export const apiErrorStatus = {
 export type ApiErrorCode = keyof typeof apiErrorStatus;
 export const apiErrorCodes = Object.keys(apiErrorStatus) as ApiErrorCode[];
 
+/** True when `code` is one the API answers with (checked against the table, not assumed). */
+export function isApiErrorCode(code: string): code is ApiErrorCode {
+  return Object.hasOwn(apiErrorStatus, code);
+}
+
+/**
+ * `code` when the API knows it, else `fallback`: a code from elsewhere (a reader's error) that the
+ * contract lacks still answers with a known code and status, never with a status of undefined.
+ */
+export function apiErrorCodeOr(code: string, fallback: ApiErrorCode): ApiErrorCode {
+  return isApiErrorCode(code) ? code : fallback;
+}
+
 export const apiErrorBody = z.object({
   error: z.object({
     code: z.enum(apiErrorCodes as [ApiErrorCode, ...ApiErrorCode[]]),

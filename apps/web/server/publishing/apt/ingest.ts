@@ -2,7 +2,7 @@
 // Packages stanza rendered with the pool path and hashes, ready for every later index build.
 
 import type { Readable } from "node:stream";
-import type { ApiErrorCode } from "@packyard/contract";
+import { apiErrorCodeOr } from "@packyard/contract";
 import { poolPrefix, renderPackagesStanza } from "@packyard/formats/apt/index.ts";
 import { DebFormatError, readDeb } from "@packyard/formats/deb/index.ts";
 import { DomainError } from "../../domain/errors.ts";
@@ -45,7 +45,9 @@ export async function parseDeb(source: Readable): Promise<ParsedDeb> {
   try {
     return await readDeb(source, { stopAfterControl: true });
   } catch (error) {
-    if (error instanceof DebFormatError) throw new DomainError(error.code as ApiErrorCode, error.message);
+    // The reader's code when the contract has it (a test keeps them in step), else a plain 400.
+    if (error instanceof DebFormatError)
+      throw new DomainError(apiErrorCodeOr(error.code, "VALIDATION_FAILED"), error.message);
     throw error;
   } finally {
     source.destroy();

@@ -1,7 +1,7 @@
 // An .rpm uploaded to a release is signed with the project's key and read once, here: the
 // signed file is what Packyard stores and serves (`rpmkeys -K` passes with the project's key),
 // and its primary, filelists and other fragments are rendered for every later index build.
-import type { ApiErrorCode } from "@packyard/contract";
+import { apiErrorCodeOr } from "@packyard/contract";
 import type { SigningKey } from "@packyard/formats/openpgp/index.ts";
 import { readRpmPackage } from "@packyard/formats/rpm/read-rpm.ts";
 import { RpmFormatError } from "@packyard/formats/rpm/rpm-format-error.ts";
@@ -35,6 +35,10 @@ export interface SignedRpm {
   headerRange: { start: number; end: number };
 }
 
+/** The reader's or signer's code when the contract has it (a test keeps them in step), else a plain 400. */
+const packageError = (error: RpmFormatError) =>
+  new DomainError(apiErrorCodeOr(error.code, "VALIDATION_FAILED"), error.message);
+
 /** Reads the staged original, stages the signed file as a new blob, and returns what indexing needs. */
 export async function signStagedRpm(
   blobs: BlobStore,
@@ -48,14 +52,14 @@ export async function signStagedRpm(
     try {
       read = await readRpmPackage(source, { keepSourceOpen: true });
     } catch (error) {
-      if (error instanceof RpmFormatError) throw new DomainError(error.code as ApiErrorCode, error.message);
+      if (error instanceof RpmFormatError) throw packageError(error);
       throw error;
     }
     let signed: Awaited<ReturnType<typeof signRpm>>;
     try {
       signed = await signRpm(read.file, { signingKey: key.privateKey });
     } catch (error) {
-      if (error instanceof RpmFormatError) throw new DomainError(error.code as ApiErrorCode, error.message);
+      if (error instanceof RpmFormatError) throw packageError(error);
       throw error;
     }
     const rest = read.rest;
