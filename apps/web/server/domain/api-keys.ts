@@ -1,9 +1,11 @@
 // API keys of a user: created through better-auth's api-key plugin (only the server sets their
 // scope), listed and deleted by owner. Used by the /api-keys page and by /api/v1/keys.
+import type { ApiKeyInfo } from "@packyard/contract";
 import type { Kysely } from "kysely";
 import type { Auth } from "../auth/auth.ts";
 import type { Database } from "../db/schema.ts";
 import { type KeyScope, scopeFromPermissions, scopeToPermissions } from "./authorization.ts";
+import { DomainError } from "./errors.ts";
 
 type Db = Kysely<Database>;
 
@@ -106,4 +108,56 @@ export async function deleteExpiredUserApiKeys(db: Db, userId: string, now = new
     if (key.expired && (await deleteUserApiKey(db, userId, key.id))) deleted++;
   }
   return deleted;
+}
+
+/**
+ * A key scope's projects as the API names them: "*", or the slugs of the owner's chosen projects.
+ * A chosen project deleted since is shown by its id (`missing: "id"`) or left out (`"omit"`).
+ */
+export async function scopeSlugs(
+  db: Db,
+  ownerId: string,
+  projects: "*" | string[],
+  missing: "id" | "omit",
+): Promise<"*" | string[]> {
+  if (projects === "*") return "*";
+  const rows = projects.length
+    ? await db
+        .selectFrom("project")
+        .select(["id", "slug"])
+        .where("owner_id", "=", ownerId)
+        .where("id", "in", projects)
+        .execute()
+    : [];
+  const slugs = new Map(rows.map((r) => [r.id, r.slug]));
+  return missing === "id"
+    ? projects.map((id) => slugs.get(id) ?? id)
+    : projects.flatMap((id) => slugs.get(id) ?? []);
+}
+
+/** The ids of the owner's projects named by `slugs`; NOT_FOUND naming every slug that is not one. */
+export async function scopeProjectIds(db: Db, ownerId: string, slugs: string[]): Promise<string[]> {
+  const rows = await db
+    .selectFrom("project")
+    .select(["id", "slug"])
+    .where("owner_id", "=", ownerId)
+    .where("slug", "in", slugs)
+    .execute();
+  const missing = slugs.filter((slug) => !rows.some((r) => r.slug === slug));
+  if (missing.length) throw new DomainError("NOT_FOUND", `Project not found: ${missing.join(", ")}`);
+  return rows.map((r) => r.id);
+}
+
+/** A key as the API shows it: its scope names projects by slug; never its secret. */
+export async function describeApiKey(db: Db, ownerId: string, key: KeySummary): Promise<ApiKeyInfo> {
+  return {
+    id: key.id,
+    name: key.name,
+    start: key.start,
+    scope: { projects: await scopeSlugs(db, ownerId, key.scope.projects, "id"), access: key.scope.access },
+    lastRequest: key.lastRequest,
+    expiresAt: key.expiresAt,
+    createdAt: key.createdAt,
+    expired: key.expired,
+  };
 }

@@ -13,6 +13,7 @@ import { emitProjectEvent } from "./changes.ts";
 import { DomainError, isUniqueViolation, notFound } from "./errors.ts";
 import { newReleaseId, nowIso } from "./ids.ts";
 import { recordPackageIndexChange } from "./package-index-changes.ts";
+import { type ProjectRow, usernameOf } from "./projects.ts";
 
 export type ReleaseRow = Selectable<ReleaseTable>;
 export type ReleaseFileRow = Selectable<ReleaseFileTable>;
@@ -29,6 +30,15 @@ export function releaseUrls(baseUrl: string, owner: string, slug: string): Relea
     fileUrl: (version, filename) =>
       `${baseUrl}/dl/${owner}/${slug}/releases/${encodeURIComponent(version)}/${encodeURIComponent(filename)}`,
   };
+}
+
+/** releaseUrls of a project row, its owner looked up by id. */
+export async function projectReleaseUrls(
+  db: Db,
+  baseUrl: string,
+  project: Pick<ProjectRow, "owner_id" | "slug">,
+): Promise<ReleaseUrls> {
+  return releaseUrls(baseUrl, await usernameOf(db, project.owner_id), project.slug);
 }
 
 export async function listReleaseRows(db: Db, projectId: string): Promise<ReleaseRow[]> {

@@ -31,14 +31,17 @@ function isClientAbort(error: unknown): boolean {
   );
 }
 
+/** 400 VALIDATION_FAILED with the first issue's message and, per field, the first message about it. */
+export function validationFailedResponse(error: ZodError): Response {
+  const details: Record<string, string> = {};
+  for (const issue of error.issues) details[issue.path.join(".") || "body"] ??= issue.message;
+  const first = error.issues[0];
+  return apiErrorResponse("VALIDATION_FAILED", first ? first.message : "Invalid request", details);
+}
+
 export function toApiErrorResponse(error: unknown, logger: Logger): Response {
   if (error instanceof DomainError) return apiErrorResponse(error.code, error.message, error.details);
-  if (error instanceof ZodError) {
-    const details: Record<string, string> = {};
-    for (const issue of error.issues) details[issue.path.join(".") || "body"] ??= issue.message;
-    const first = error.issues[0];
-    return apiErrorResponse("VALIDATION_FAILED", first ? first.message : "Invalid request", details);
-  }
+  if (error instanceof ZodError) return validationFailedResponse(error);
   if (error instanceof BlobMissingError) {
     // Storage lost bytes a row refers to: the operator must know; the client must not cache it.
     logger.error(`stored file missing: ${error.sha256}`, error);

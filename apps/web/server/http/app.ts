@@ -6,13 +6,12 @@ import { type Context, Hono } from "hono";
 import { createRequestHandler, RouterContextProvider, type ServerBuild } from "react-router";
 import { CLIENT_IP_HEADER } from "../auth/auth.ts";
 import type { Services } from "../services.ts";
+import { createApi } from "./api/index.ts";
 import { apiRouteFallback, jsonBodyLimit, sameOriginCookieWrites } from "./api-guards.ts";
-import { createApiV1 } from "./api-v1.ts";
 import { createAptRoutes } from "./apt.ts";
 import { createDownloads } from "./downloads.ts";
 import { renderErrorPage } from "./error-page.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
-import { createPublicApi } from "./public-api.ts";
 import { requestContext } from "./request-context.ts";
 import { type NonceEnv, securityHeaders } from "./security-headers.ts";
 import { createSigningKeyRoutes } from "./signing-keys.ts";
@@ -46,10 +45,10 @@ export function createApp({ services, build, clientDir }: AppOptions) {
     return services.auth.handler(request);
   });
 
-  const openApi = buildOpenApiDocument(config.baseUrl);
+  const api = createApi(services);
+  const openApi = buildOpenApiDocument(api, config.baseUrl);
   app.get("/api/openapi.json", (c) => c.json(openApi));
-  app.route("/api/v1", createApiV1(services));
-  app.route("/api/p", createPublicApi(services));
+  app.route("/", api);
   app.all("/api/*", apiRouteFallback(app as unknown as Hono<never>));
   app.route("/dl", createDownloads(services));
   app.route("/dl", createSigningKeyRoutes(services));

@@ -1,0 +1,207 @@
+// /api/v1/projects/{slug}/releases/{version}/files: a release's files, uploaded by streaming the
+// body (PUT, `curl -T`) or as multipart/form-data (POST, the browser). Upload bodies are declared
+// for the document with plain schemas, never zod ones, so nothing buffers or parses them: the
+// handlers read them as streams.
+import { createRoute, z } from "@hono/zod-openapi";
+import { type ApiErrorCode, apiErrorCodes, releaseFile } from "@packyard/contract";
+import { DomainError } from "../../domain/errors.ts";
+import { deleteFile, uploadFile } from "../../domain/files.ts";
+import { describeRelease, projectReleaseUrls, requireRelease } from "../../domain/releases.ts";
+import { parseAptTarget } from "../../publishing/apt/ingest.ts";
+import { parseYumGroup } from "../../publishing/yum/ingest.ts";
+import type { Services } from "../../services.ts";
+import { receiveMultipart } from "../multipart-upload.ts";
+import {
+  createApiApp,
+  empty,
+  errors,
+  filePath,
+  json,
+  ownProject,
+  projectAccessErrors,
+  releasePath,
+  serve,
+} from "./route.ts";
+
+/** Where a package goes: the APT suite and component of a .deb, the YUM group of an .rpm. */
+const packageTarget = z.object({
+  distribution: z.string().optional().openapi({ description: "APT suite of a .deb (default `stable`)" }),
+  component: z.string().optional().openapi({ description: "APT component of a .deb (default `main`)" }),
+  group: z
+    .string()
+    .optional()
+    .openapi({ description: "YUM group of an .rpm (default: the repository root)" }),
+});
+
+/** A .deb or .rpm that cannot be read or signed: 400 with a code saying why (docs/rpm.md, docs/apt.md). */
+const packageErrors = apiErrorCodes.filter((code) => /^(DEB|RPM)_/.test(code)) as Extract<
+  ApiErrorCode,
+  `DEB_${string}` | `RPM_${string}`
+>[];
+
+const uploadErrors = [
+  "INVALID_FILENAME",
+  "INVALID_DISTRIBUTION",
+  "INVALID_GROUP",
+  ...packageErrors,
+  ...projectAccessErrors,
+  "FILE_EXISTS",
+  "PAYLOAD_TOO_LARGE",
+  "INSUFFICIENT_STORAGE",
+] as const;
+
+export const listFilesRoute = createRoute({
+  method: "get",
+  path: "/projects/{slug}/releases/{version}/files",
+  summary: "List a release's files",
+  request: { params: releasePath },
+  responses: {
+    200: json("Files", z.object({ files: z.array(releaseFile) })),
+    ...errors(...projectAccessErrors),
+  },
+});
+
+export const uploadFileRoute = createRoute({
+  method: "put",
+  path: "/projects/{slug}/releases/{version}/files/{filename}",
+  summary:
+    "Upload one file by streaming the body (`curl -T`); creates the release if needed. A .deb goes to the APT suite `?distribution=` (default stable) and `?component=` (default main); an .rpm is signed with the project key and goes to the YUM group `?group=` (default: the repository root)",
+  request: {
+    params: filePath,
+    query: packageTarget,
+    body: {
+      required: true,
+      description: "The file's bytes, streamed; any Content-Type",
+      content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } },
+    },
+  },
+  responses: {
+    201: json("Uploaded", z.object({ file: releaseFile })),
+    ...errors("VALIDATION_FAILED", "INVALID_VERSION", ...uploadErrors),
+  },
+});
+
+export const uploadFilesRoute = createRoute({
+  method: "post",
+  path: "/projects/{slug}/releases/{version}/files",
+  summary:
+    "Upload files (multipart/form-data, one or more `file` parts); stored whole or not at all. Fields `distribution`, `component` and `group` sent before a file part choose where it goes (else the query's)",
+  request: {
+    params: releasePath,
+    query: packageTarget,
+    body: {
+      required: true,
+      content: {
+        "multipart/form-data": {
+          schema: {
+            type: "object",
+            properties: {
+              file: { type: "array", items: { type: "string", format: "binary" } },
+              distribution: { type: "string" },
+              component: { type: "string" },
+              group: { type: "string" },
+            },
+          },
+        },
+      },
+    },
+  },
+  responses: {
+    201: json("Uploaded", z.object({ files: z.array(releaseFile) })),
+    ...errors("VALIDATION_FAILED", ...uploadErrors),
+  },
+});
+
+export const deleteFileRoute = createRoute({
+  method: "delete",
+  path: "/projects/{slug}/releases/{version}/files/{filename}",
+  summary: "Delete a file",
+  request: { params: filePath },
+  responses: { 204: empty("Deleted"), ...errors(...projectAccessErrors) },
+});
+
+export function fileRoutes(services: Services) {
+  const { database, blobs, config, logger } = services;
+  const db = database.db;
+  const api = createApiApp(services);
+
+  serve(api, listFilesRoute, async (c) => {
+    const { slug, version } = c.req.valid("param");
+    const project = await ownProject(services, c, slug, "read");
+    const release = await requireRelease(db, project.id, version);
+    const dto = await describeRelease(db, release, await projectReleaseUrls(db, config.baseUrl, project));
+    return c.json({ files: dto.files }, 200);
+  });
+
+  // Streaming upload: `curl -T file -H "Authorization: Bearer …" …/files/NAME`. Creates the
+  // release when the version has none yet.
+  serve(api, uploadFileRoute, async (c) => {
+    const { slug, version, filename } = c.req.valid("param");
+    const project = await ownProject(services, c, slug, "publish");
+    const body = c.req.raw.body;
+    if (!body) throw new DomainError("VALIDATION_FAILED", "The request has no body");
+    const length = c.req.header("content-length");
+    const { release, file } = await uploadFile(db, blobs, {
+      project,
+      version,
+      filename,
+      body: body as unknown as AsyncIterable<Uint8Array>,
+      declaredSize: length === undefined ? undefined : Number(length),
+      maxBytes: config.maxUploadBytes,
+      createRelease: true,
+      apt: parseAptTarget(c.req.query("distribution"), c.req.query("component")),
+      yumGroup: parseYumGroup(c.req.query("group")),
+      rpmSigningKey: () => services.keys.newest(project),
+    });
+    const dto = await describeRelease(db, release, await projectReleaseUrls(db, config.baseUrl, project));
+    return c.json({ file: dto.files.find((f) => f.filename === file.filename)! }, 201);
+  });
+
+  // Browser upload: multipart/form-data with one or more `file` parts, streamed part by part;
+  // stored whole or not at all.
+  serve(api, uploadFilesRoute, async (c) => {
+    const { slug, version } = c.req.valid("param");
+    const project = await ownProject(services, c, slug, "publish");
+    const release = await requireRelease(db, project.id, version);
+    const uploaded: string[] = [];
+    try {
+      await receiveMultipart(c.req.raw, { maxBytes: config.maxUploadBytes, maxFiles: 100 }, async (part) => {
+        // Form fields before the file parts may choose where packages go.
+        const { file } = await uploadFile(db, blobs, {
+          project,
+          version,
+          filename: part.filename,
+          body: part.body,
+          maxBytes: config.maxUploadBytes,
+          createRelease: false,
+          apt: parseAptTarget(
+            part.fields.distribution ?? c.req.query("distribution"),
+            part.fields.component ?? c.req.query("component"),
+          ),
+          yumGroup: parseYumGroup(part.fields.group ?? c.req.query("group")),
+          rpmSigningKey: () => services.keys.newest(project),
+        });
+        uploaded.push(file.filename);
+      });
+    } catch (error) {
+      for (const filename of uploaded) {
+        await deleteFile(db, blobs, release, filename).catch((cause) =>
+          logger.error(`undoing the upload of ${filename} failed`, cause),
+        );
+      }
+      throw error;
+    }
+    const dto = await describeRelease(db, release, await projectReleaseUrls(db, config.baseUrl, project));
+    return c.json({ files: dto.files.filter((f) => uploaded.includes(f.filename)) }, 201);
+  });
+
+  serve(api, deleteFileRoute, async (c) => {
+    const { slug, version, filename } = c.req.valid("param");
+    const project = await ownProject(services, c, slug, "publish");
+    const release = await requireRelease(db, project.id, version);
+    await deleteFile(db, blobs, release, filename);
+    return c.body(null, 204);
+  });
+
+  return api;
+}

@@ -1,0 +1,83 @@
+// /api/v1/keys: the caller's API keys. Managing them is account-wide, so a session or an
+// all-projects publish key.
+import { createRoute, z } from "@hono/zod-openapi";
+import { apiKeyInfo, createApiKeyInput, createdApiKey } from "@packyard/contract";
+import {
+  createUserApiKey,
+  deleteUserApiKey,
+  describeApiKey,
+  listUserApiKeys,
+  scopeProjectIds,
+} from "../../domain/api-keys.ts";
+import { assertAccountAccess } from "../../domain/authorization.ts";
+import { DomainError } from "../../domain/errors.ts";
+import type { Services } from "../../services.ts";
+import { requireActor } from "../actor.ts";
+import { createApiApp, empty, errors, json, jsonBody, readJson, serve } from "./route.ts";
+
+export const listKeysRoute = createRoute({
+  method: "get",
+  path: "/keys",
+  summary: "Your API keys (needs a session or an all-projects publish key)",
+  responses: {
+    200: json("Keys", z.object({ keys: z.array(apiKeyInfo) })),
+    ...errors("UNAUTHENTICATED", "KEY_SCOPE"),
+  },
+});
+
+export const createKeyRoute = createRoute({
+  method: "post",
+  path: "/keys",
+  summary: "Create an API key; its secret is in this response only",
+  request: { body: jsonBody(createApiKeyInput) },
+  responses: {
+    201: json("Created", z.object({ key: createdApiKey })),
+    ...errors("VALIDATION_FAILED", "UNAUTHENTICATED", "KEY_SCOPE", "NOT_FOUND"),
+  },
+});
+
+export const deleteKeyRoute = createRoute({
+  method: "delete",
+  path: "/keys/{id}",
+  summary: "Delete an API key",
+  request: { params: z.object({ id: z.string() }) },
+  responses: { 204: empty("Deleted"), ...errors("UNAUTHENTICATED", "KEY_SCOPE", "NOT_FOUND") },
+});
+
+export function keyRoutes(services: Services) {
+  const db = services.database.db;
+  const api = createApiApp(services);
+  const keyManager = async (c: { req: { raw: Request } }) => {
+    const actor = await requireActor(services, c.req.raw.headers);
+    assertAccountAccess(actor, "publish");
+    return actor;
+  };
+
+  serve(api, listKeysRoute, async (c) => {
+    const { userId } = await keyManager(c);
+    const keys = await listUserApiKeys(db, userId);
+    return c.json({ keys: await Promise.all(keys.map((k) => describeApiKey(db, userId, k))) }, 200);
+  });
+
+  serve(api, createKeyRoute, async (c) => {
+    const { userId } = await keyManager(c);
+    const input = await readJson(c, createKeyRoute);
+    const projectIds = input.projects === "*" ? "*" : await scopeProjectIds(db, userId, input.projects);
+    const created = await createUserApiKey(services.auth, db, userId, {
+      name: input.name,
+      expiresIn: input.expiresInDays === null ? null : input.expiresInDays * 24 * 60 * 60,
+      scope: { projects: projectIds, access: input.access },
+    });
+    const summary = (await listUserApiKeys(db, userId)).find((k) => k.id === created.id)!;
+    return c.json({ key: { ...(await describeApiKey(db, userId, summary)), key: created.key } }, 201);
+  });
+
+  serve(api, deleteKeyRoute, async (c) => {
+    const { userId } = await keyManager(c);
+    if (!(await deleteUserApiKey(db, userId, c.req.valid("param").id)))
+      throw new DomainError("NOT_FOUND", "API key not found");
+    return c.body(null, 204);
+  });
+
+  return api;
+}

@@ -1,0 +1,110 @@
+// /api/v1/projects: the caller's projects.
+import { createRoute, z } from "@hono/zod-openapi";
+import { createProjectInput, project, updateProjectInput } from "@packyard/contract";
+import { collectUnreferencedBlobs } from "../../domain/blobs.ts";
+import {
+  createProject,
+  deleteProject,
+  describeProjects,
+  listProjects,
+  requireOwnProject,
+  updateProject,
+} from "../../domain/projects.ts";
+import type { Services } from "../../services.ts";
+import { requireActor } from "../actor.ts";
+import {
+  createApiApp,
+  empty,
+  errors,
+  json,
+  jsonBody,
+  projectAccessErrors,
+  projectPath,
+  readJson,
+  serve,
+} from "./route.ts";
+
+export const listProjectsRoute = createRoute({
+  method: "get",
+  path: "/projects",
+  summary: "List your projects",
+  responses: {
+    200: json("Projects", z.object({ projects: z.array(project) })),
+    ...errors("UNAUTHENTICATED"),
+  },
+});
+
+export const createProjectRoute = createRoute({
+  method: "post",
+  path: "/projects",
+  summary: "Create a project",
+  request: { body: jsonBody(createProjectInput) },
+  responses: {
+    201: json("Created", z.object({ project })),
+    ...errors("VALIDATION_FAILED", "UNAUTHENTICATED", "KEY_SCOPE", "PLAN_LIMIT", "PROJECT_EXISTS"),
+  },
+});
+
+export const getProjectRoute = createRoute({
+  method: "get",
+  path: "/projects/{slug}",
+  summary: "Get a project",
+  request: { params: projectPath },
+  responses: { 200: json("Project", z.object({ project })), ...errors(...projectAccessErrors) },
+});
+
+export const updateProjectRoute = createRoute({
+  method: "patch",
+  path: "/projects/{slug}",
+  summary: "Update a project",
+  request: { params: projectPath, body: jsonBody(updateProjectInput) },
+  responses: {
+    200: json("Updated", z.object({ project })),
+    ...errors("VALIDATION_FAILED", ...projectAccessErrors, "PLAN_LIMIT"),
+  },
+});
+
+export const deleteProjectRoute = createRoute({
+  method: "delete",
+  path: "/projects/{slug}",
+  summary: "Delete a project, its releases and files",
+  request: { params: projectPath },
+  responses: { 204: empty("Deleted"), ...errors(...projectAccessErrors) },
+});
+
+export function projectRoutes(services: Services) {
+  const { database, blobs } = services;
+  const db = database.db;
+  const api = createApiApp(services);
+
+  serve(api, listProjectsRoute, async (c) =>
+    c.json({ projects: await listProjects(db, await requireActor(services, c.req.raw.headers)) }, 200),
+  );
+
+  serve(api, createProjectRoute, async (c) => {
+    const actor = await requireActor(services, c.req.raw.headers);
+    const input = await readJson(c, createProjectRoute);
+    return c.json({ project: await createProject(db, actor, input) }, 201);
+  });
+
+  serve(api, getProjectRoute, async (c) => {
+    const actor = await requireActor(services, c.req.raw.headers);
+    const project = await requireOwnProject(db, actor, c.req.valid("param").slug, "read");
+    const [dto] = await describeProjects(db, [project]);
+    return c.json({ project: dto! }, 200);
+  });
+
+  serve(api, updateProjectRoute, async (c) => {
+    const actor = await requireActor(services, c.req.raw.headers);
+    const input = await readJson(c, updateProjectRoute);
+    return c.json({ project: await updateProject(db, actor, c.req.valid("param").slug, input) }, 200);
+  });
+
+  serve(api, deleteProjectRoute, async (c) => {
+    await deleteProject(db, await requireActor(services, c.req.raw.headers), c.req.valid("param").slug);
+    await collectUnreferencedBlobs(db, blobs);
+    return c.body(null, 204);
+  });
+
+  return api;
+}

@@ -1,0 +1,67 @@
+// /api/p: spec §7's public project and release JSON, for anyone. Another user's private project
+// is 404, as if it did not exist.
+import { createRoute, z } from "@hono/zod-openapi";
+import { publicProjectResponse, publicReleaseResponse } from "@packyard/contract";
+import { describeProjects } from "../../domain/projects.ts";
+import { describeRelease, listReleaseRows, releaseUrls, requireRelease } from "../../domain/releases.ts";
+import type { Services } from "../../services.ts";
+import { visibleProject } from "../visible-project.ts";
+import { createApiApp, errors, json, projectPath, releasePath, serve } from "./route.ts";
+
+const publicProjectPath = z.object({
+  username: z.string().openapi({ description: "The owner's username" }),
+  ...projectPath.shape,
+});
+const publicReleasePath = publicProjectPath.extend({ version: releasePath.shape.version });
+
+export const publicProjectRoute = createRoute({
+  method: "get",
+  path: "/{username}/{slug}",
+  summary: "A public project and its releases",
+  security: [],
+  request: { params: publicProjectPath },
+  responses: { 200: json("Project", publicProjectResponse), ...errors("NOT_FOUND") },
+});
+
+export const publicReleaseRoute = createRoute({
+  method: "get",
+  path: "/{username}/{slug}/{version}",
+  summary: "A public project and one release (`latest`: the newest not yanked)",
+  security: [],
+  request: { params: publicReleasePath },
+  responses: { 200: json("Release", publicReleaseResponse), ...errors("NOT_FOUND") },
+});
+
+export function publicRoutes(services: Services) {
+  const db = services.database.db;
+  const api = createApiApp(services);
+
+  serve(api, publicProjectRoute, async (c) => {
+    const project = await visibleProject(services, c);
+    const [dto] = await describeProjects(db, [project]);
+    const releases = await listReleaseRows(db, project.id);
+    return c.json(
+      {
+        project: dto!,
+        releases: releases.map((r) => ({
+          version: r.version,
+          yanked: Number(r.yanked) === 1,
+          createdAt: r.created_at,
+          title: r.title,
+        })),
+      },
+      200,
+    );
+  });
+
+  serve(api, publicReleaseRoute, async (c) => {
+    const { username, version } = c.req.valid("param");
+    const project = await visibleProject(services, c);
+    const release = await requireRelease(db, project.id, version);
+    const [dto] = await describeProjects(db, [project]);
+    const urls = releaseUrls(services.config.baseUrl, username, project.slug);
+    return c.json({ project: dto!, release: await describeRelease(db, release, urls) }, 200);
+  });
+
+  return api;
+}

@@ -1,0 +1,165 @@
+// /api/v1/projects/{slug}/releases: a project's releases, and yanking them.
+import { createRoute, z } from "@hono/zod-openapi";
+import {
+  createReleaseInput,
+  release,
+  releaseSummary,
+  updateReleaseInput,
+  yankInput,
+} from "@packyard/contract";
+import { collectUnreferencedBlobs } from "../../domain/blobs.ts";
+import {
+  createRelease,
+  deleteRelease,
+  describeRelease,
+  listReleaseSummaries,
+  projectReleaseUrls,
+  requireRelease,
+  setYanked,
+  updateRelease,
+} from "../../domain/releases.ts";
+import type { Services } from "../../services.ts";
+import {
+  createApiApp,
+  empty,
+  errors,
+  json,
+  jsonBody,
+  ownProject,
+  projectAccessErrors,
+  projectPath,
+  readJson,
+  releasePath,
+  serve,
+} from "./route.ts";
+
+export const listReleasesRoute = createRoute({
+  method: "get",
+  path: "/projects/{slug}/releases",
+  summary: "List releases, newest first",
+  request: { params: projectPath },
+  responses: {
+    200: json("Releases", z.object({ releases: z.array(releaseSummary) })),
+    ...errors(...projectAccessErrors),
+  },
+});
+
+export const createReleaseRoute = createRoute({
+  method: "post",
+  path: "/projects/{slug}/releases",
+  summary: "Create a release",
+  request: { params: projectPath, body: jsonBody(createReleaseInput) },
+  responses: {
+    201: json("Created", z.object({ release })),
+    ...errors("VALIDATION_FAILED", "INVALID_VERSION", ...projectAccessErrors, "VERSION_EXISTS"),
+  },
+});
+
+export const getReleaseRoute = createRoute({
+  method: "get",
+  path: "/projects/{slug}/releases/{version}",
+  summary: "Get a release with its files",
+  request: { params: releasePath },
+  responses: { 200: json("Release", z.object({ release })), ...errors(...projectAccessErrors) },
+});
+
+export const updateReleaseRoute = createRoute({
+  method: "patch",
+  path: "/projects/{slug}/releases/{version}",
+  summary: "Update title and notes",
+  request: { params: releasePath, body: jsonBody(updateReleaseInput) },
+  responses: {
+    200: json("Updated", z.object({ release })),
+    ...errors("VALIDATION_FAILED", ...projectAccessErrors),
+  },
+});
+
+export const deleteReleaseRoute = createRoute({
+  method: "delete",
+  path: "/projects/{slug}/releases/{version}",
+  summary: "Delete a release and its files",
+  request: { params: releasePath },
+  responses: { 204: empty("Deleted"), ...errors(...projectAccessErrors) },
+});
+
+export const yankRoute = createRoute({
+  method: "post",
+  path: "/projects/{slug}/releases/{version}/yank",
+  summary: "Yank: hide from latest and repositories; files stay downloadable",
+  request: { params: releasePath, body: jsonBody(yankInput) },
+  responses: {
+    200: json("Yanked", z.object({ release })),
+    ...errors("VALIDATION_FAILED", ...projectAccessErrors),
+  },
+});
+
+export const unyankRoute = createRoute({
+  method: "post",
+  path: "/projects/{slug}/releases/{version}/unyank",
+  summary: "Undo a yank",
+  request: { params: releasePath },
+  responses: { 200: json("Restored", z.object({ release })), ...errors(...projectAccessErrors) },
+});
+
+export function releaseRoutes(services: Services) {
+  const { database, blobs, config } = services;
+  const db = database.db;
+  const api = createApiApp(services);
+
+  serve(api, listReleasesRoute, async (c) => {
+    const project = await ownProject(services, c, c.req.valid("param").slug, "read");
+    return c.json({ releases: await listReleaseSummaries(db, project.id) }, 200);
+  });
+
+  serve(api, createReleaseRoute, async (c) => {
+    const project = await ownProject(services, c, c.req.valid("param").slug, "publish");
+    const input = await readJson(c, createReleaseRoute);
+    const created = await createRelease(db, project.id, input);
+    const urls = await projectReleaseUrls(db, config.baseUrl, project);
+    return c.json({ release: await describeRelease(db, created, urls) }, 201);
+  });
+
+  serve(api, getReleaseRoute, async (c) => {
+    const { slug, version } = c.req.valid("param");
+    const project = await ownProject(services, c, slug, "read");
+    const found = await requireRelease(db, project.id, version);
+    const urls = await projectReleaseUrls(db, config.baseUrl, project);
+    return c.json({ release: await describeRelease(db, found, urls) }, 200);
+  });
+
+  serve(api, updateReleaseRoute, async (c) => {
+    const { slug, version } = c.req.valid("param");
+    const project = await ownProject(services, c, slug, "publish");
+    const input = await readJson(c, updateReleaseRoute);
+    const updated = await updateRelease(db, await requireRelease(db, project.id, version), input);
+    const urls = await projectReleaseUrls(db, config.baseUrl, project);
+    return c.json({ release: await describeRelease(db, updated, urls) }, 200);
+  });
+
+  serve(api, deleteReleaseRoute, async (c) => {
+    const { slug, version } = c.req.valid("param");
+    const project = await ownProject(services, c, slug, "publish");
+    await deleteRelease(db, await requireRelease(db, project.id, version));
+    await collectUnreferencedBlobs(db, blobs);
+    return c.body(null, 204);
+  });
+
+  serve(api, yankRoute, async (c) => {
+    const { slug, version } = c.req.valid("param");
+    const project = await ownProject(services, c, slug, "publish");
+    const found = await requireRelease(db, project.id, version);
+    const updated = await setYanked(db, found, await readJson(c, yankRoute));
+    const urls = await projectReleaseUrls(db, config.baseUrl, project);
+    return c.json({ release: await describeRelease(db, updated, urls) }, 200);
+  });
+
+  serve(api, unyankRoute, async (c) => {
+    const { slug, version } = c.req.valid("param");
+    const project = await ownProject(services, c, slug, "publish");
+    const updated = await setYanked(db, await requireRelease(db, project.id, version), null);
+    const urls = await projectReleaseUrls(db, config.baseUrl, project);
+    return c.json({ release: await describeRelease(db, updated, urls) }, 200);
+  });
+
+  return api;
+}

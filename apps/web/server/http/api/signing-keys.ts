@@ -1,0 +1,77 @@
+// /api/v1/projects/{slug}/keys: the keys that sign a project's repositories, and rotating them.
+import { createRoute, z } from "@hono/zod-openapi";
+import { rotateKeyInput, type SigningKeyInfo, signingKey } from "@packyard/contract";
+import type { Services } from "../../services.ts";
+import {
+  createApiApp,
+  errors,
+  json,
+  jsonBody,
+  ownProject,
+  projectAccessErrors,
+  projectPath,
+  readJson,
+  serve,
+} from "./route.ts";
+
+export const listSigningKeysRoute = createRoute({
+  method: "get",
+  path: "/projects/{slug}/keys",
+  summary: "The repository signing keys in use",
+  request: { params: projectPath },
+  responses: {
+    200: json("Keys", z.object({ keys: z.array(signingKey) })),
+    ...errors(...projectAccessErrors),
+  },
+});
+
+export const rotateSigningKeyRoute = createRoute({
+  method: "post",
+  path: "/projects/{slug}/keys/rotate",
+  summary: "Rotate the signing key: the new key signs now, the old one until the overlap ends",
+  request: { params: projectPath, body: jsonBody(rotateKeyInput, { required: false }) },
+  responses: {
+    201: json("Keys after the rotation", z.object({ keys: z.array(signingKey) })),
+    ...errors("VALIDATION_FAILED", ...projectAccessErrors),
+  },
+});
+
+function keyInfo(row: {
+  fingerprint: string;
+  algorithm: string;
+  created_at: string;
+  retire_at: string | null;
+}): SigningKeyInfo {
+  return {
+    fingerprint: row.fingerprint,
+    algorithm: row.algorithm as SigningKeyInfo["algorithm"],
+    createdAt: row.created_at,
+    retireAt: row.retire_at,
+  };
+}
+
+export function signingKeyRoutes(services: Services) {
+  const api = createApiApp(services);
+
+  serve(api, listSigningKeysRoute, async (c) => {
+    const project = await ownProject(services, c, c.req.valid("param").slug, "read");
+    const { rows } = await services.keys.active(project);
+    return c.json({ keys: rows.map(keyInfo) }, 200);
+  });
+
+  // Rotation: a new key signs from now on; the current ones keep signing through the overlap,
+  // so machines that trust only the old key keep working until they fetch the new keyring.
+  serve(api, rotateSigningKeyRoute, async (c) => {
+    const project = await ownProject(services, c, c.req.valid("param").slug, "publish");
+    const input = await readJson(c, rotateSigningKeyRoute);
+    await services.keys.rotate(project, {
+      algorithm: input.algorithm,
+      overlapMs: input.overlapDays * 24 * 60 * 60 * 1000,
+    });
+    await services.repos.publish(project.id);
+    const { rows } = await services.keys.active(project);
+    return c.json({ keys: rows.map(keyInfo) }, 201);
+  });
+
+  return api;
+}
