@@ -3,12 +3,27 @@ import { createReadableStreamFromReadable } from "@react-router/node";
 import { isbot } from "isbot";
 import type { RenderToPipeableStreamOptions } from "react-dom/server";
 import { renderToPipeableStream } from "react-dom/server";
-import type { EntryContext, RouterContextProvider } from "react-router";
-import { ServerRouter } from "react-router";
+import type { EntryContext, HandleErrorFunction, RouterContextProvider } from "react-router";
+import { isRouteErrorResponse, ServerRouter } from "react-router";
 import { requestContext } from "../server/http/request-context.ts";
 import { NonceProvider } from "./lib/nonce.tsx";
 
 export const streamTimeout = 5_000;
+
+/**
+ * Loader and action errors: logged, and reported when error reporting is on. Thrown responses
+ * below 500 (a 404, a redirect) are answers, not faults; a request the client gave up on is
+ * neither.
+ */
+export const handleError: HandleErrorFunction = (error, { request, context }) => {
+  if (request.signal.aborted) return;
+  if (isRouteErrorResponse(error) && error.status < 500) return;
+  const { services } = (context as RouterContextProvider).get(requestContext);
+  // React Router wraps some internal errors in a 500 response that carries the original.
+  const reported = (isRouteErrorResponse(error) && (error as { error?: unknown }).error) || error;
+  services.logger.error(`${request.method} ${new URL(request.url).pathname} failed`, reported);
+  services.errors.capture(reported, { request, source: "loader" });
+};
 
 export default function handleRequest(
   request: Request,
@@ -20,7 +35,7 @@ export default function handleRequest(
   if (request.method.toUpperCase() === "HEAD") {
     return new Response(null, { status: responseStatusCode, headers: responseHeaders });
   }
-  const { nonce } = loadContext.get(requestContext);
+  const { nonce, services } = loadContext.get(requestContext);
 
   return new Promise((resolve, reject) => {
     let shellRendered = false;
@@ -58,6 +73,7 @@ export default function handleRequest(
         onError(error: unknown) {
           status = 500;
           if (shellRendered) console.error(error);
+          if (!request.signal.aborted) services.errors.capture(error, { request, source: "render" });
         },
       },
     );

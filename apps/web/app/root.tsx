@@ -1,4 +1,4 @@
-import type { ReactNode } from "react";
+import { type ReactNode, useEffect } from "react";
 import {
   data,
   isRouteErrorResponse,
@@ -7,21 +7,32 @@ import {
   Outlet,
   Scripts,
   ScrollRestoration,
+  useLocation,
   useRouteError,
   useRouteLoaderData,
 } from "react-router";
+import { type ScriptTag, siteScripts } from "../server/http/site-scripts.ts";
+import { browserErrorReporting } from "../server/observability.ts";
 import type { Route } from "./+types/root";
 import "./app.css";
 import { ProgressBar } from "./components/progress-bar.tsx";
 import { ErrorView, NotFoundView } from "./components/status-pages.tsx";
 import { Toaster } from "./components/toaster.tsx";
-import { DEFAULT_TITLE, pageMeta } from "./lib/meta.ts";
+import { startErrorReporting } from "./lib/error-reporting.client.ts";
+import { DEFAULT_TITLE, jsonLdText, organizationJsonLd, pageMeta } from "./lib/meta.ts";
 import { useNonce } from "./lib/nonce.tsx";
 import { getSessionUser, services } from "./lib/session.server.ts";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const user = await getSessionUser(request, context);
-  return data({ user, baseUrl: services(context).config.baseUrl });
+  const { config } = services(context);
+  return data({
+    user,
+    baseUrl: config.baseUrl,
+    // The optional analytics, ads, chat and heatmap scripts (production only, when configured).
+    siteScripts: siteScripts(config).flatMap((script) => script.tags),
+    errorReporting: browserErrorReporting(config),
+  });
 }
 
 export const meta: Route.MetaFunction = ({ loaderData, location }) =>
@@ -33,6 +44,9 @@ export const links: Route.LinksFunction = () => [
 
 export function Layout({ children }: { children: ReactNode }) {
   const nonce = useNonce();
+  const rootData = useRouteLoaderData<typeof loader>("root");
+  const { pathname } = useLocation();
+  useEffect(() => startErrorReporting(rootData?.errorReporting), [rootData?.errorReporting]);
   return (
     <html lang="en">
       <head>
@@ -40,6 +54,15 @@ export function Layout({ children }: { children: ReactNode }) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <Meta />
         <Links />
+        {pathname === "/" && rootData ? (
+          <script
+            type="application/ld+json"
+            dangerouslySetInnerHTML={{ __html: jsonLdText(organizationJsonLd(rootData.baseUrl)) }}
+          />
+        ) : null}
+        {rootData?.siteScripts.map((tag) => (
+          <SiteScript key={tag.key} tag={tag} nonce={nonce} />
+        ))}
       </head>
       <body className="min-h-screen bg-background text-foreground">
         <ProgressBar />
@@ -49,6 +72,23 @@ export function Layout({ children }: { children: ReactNode }) {
         <Scripts nonce={nonce} />
       </body>
     </html>
+  );
+}
+
+/** One configured site script. The browser hides nonces from the DOM, so hydration sees none. */
+function SiteScript({ tag, nonce }: { tag: ScriptTag; nonce: string }) {
+  if (tag.code) {
+    return <script nonce={nonce} suppressHydrationWarning dangerouslySetInnerHTML={{ __html: tag.code }} />;
+  }
+  return (
+    <script
+      src={tag.src}
+      async={tag.async}
+      defer={tag.defer}
+      nonce={nonce}
+      suppressHydrationWarning
+      {...tag.attributes}
+    />
   );
 }
 

@@ -38,5 +38,9 @@ export default [
     ]),
   ]),
 
+  // Resource routes for crawlers (SEO).
+  route("sitemap.xml", "routes/resources/sitemap.ts"),
+  route("robots.txt", "routes/resources/robots.ts"),
+
   route("*", "routes/not-found.tsx"),
 ] satisfies RouteConfig;

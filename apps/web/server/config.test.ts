@@ -84,6 +84,38 @@ describe("loadConfig", () => {
     const config = loadConfig({ DATA_DIR: dataDir(), SECRET: secret });
     expect(config).toMatchObject({ secret, secretSource: "env" });
   });
+
+  it("reads the site script ids and the Sentry DSN, all unset by default", () => {
+    expect(loadConfig({ DATA_DIR: dataDir() })).toMatchObject({ siteScripts: {}, sentryDsn: undefined });
+    const config = loadConfig({
+      DATA_DIR: dataDir(),
+      ANALYTICS_ID: "packyard.example",
+      ADS_CLIENT_ID: "ca-pub-1234567890123456",
+      CHAT_ID: "4f1e2d3c-1a2b-4c3d-8e9f-0123456789ab",
+      HEATMAP_ID: "k2x9q7w1ab",
+      SENTRY_DSN: "https://abc123@o1.ingest.sentry.io/42",
+    });
+    expect(config.siteScripts).toEqual({
+      analyticsId: "packyard.example",
+      adsClientId: "ca-pub-1234567890123456",
+      chatId: "4f1e2d3c-1a2b-4c3d-8e9f-0123456789ab",
+      heatmapId: "k2x9q7w1ab",
+    });
+    expect(config.sentryDsn).toBe("https://abc123@o1.ingest.sentry.io/42");
+  });
+
+  it.each([
+    ["ANALYTICS_ID", "not a domain"],
+    ["ANALYTICS_ID", '"><script>'],
+    ["ADS_CLIENT_ID", "pub-123"],
+    ["CHAT_ID", "not-a-uuid"],
+    ["HEATMAP_ID", "x');alert(1)//"],
+    ["SENTRY_DSN", "not a url"],
+    ["SENTRY_DSN", "https://o1.ingest.sentry.io/42"],
+    ["SENTRY_DSN", "https://key@o1.ingest.sentry.io/"],
+  ])("names %s when it is %j", (variable, value) => {
+    expect(errorFor({ [variable]: value }).issues.map((i) => i.variable)).toEqual([variable]);
+  });
 });
 
 afterAll(removeTempDirs);

@@ -40,7 +40,39 @@ export const envSchema = z.object({
     .default(2 * 1024 ** 3),
   TRUST_PROXY: boolean.default(false),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  // Optional site scripts (server/http/site-scripts.ts), loaded only in production. The formats
+  // are checked strictly: the ids end up inside script tags.
+  ANALYTICS_ID: z
+    .string()
+    .regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/i, "must be the site's domain as registered with Plausible")
+    .optional(),
+  ADS_CLIENT_ID: z
+    .string()
+    .regex(/^ca-pub-\d{10,20}$/, "must be an AdSense publisher id (ca-pub-…)")
+    .optional(),
+  CHAT_ID: z
+    .string()
+    .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, "must be a Crisp website id")
+    .optional(),
+  HEATMAP_ID: z
+    .string()
+    .regex(/^[a-z0-9]{6,32}$/i, "must be a Microsoft Clarity project id")
+    .optional(),
+  SENTRY_DSN: z
+    .string()
+    .refine(isSentryDsn, "must be a Sentry DSN: https://<key>@<host>/<project id>")
+    .optional(),
 });
+
+function isSentryDsn(value: string): boolean {
+  const url = URL.parse(value);
+  return (
+    url !== null &&
+    /^https?:$/.test(url.protocol) &&
+    url.username !== "" &&
+    /^\/(?:.*\/)?\d+$/.test(url.pathname)
+  );
+}
 
 export type Env = z.input<typeof envSchema>;
 
@@ -66,6 +98,10 @@ export interface Config {
   indexCacheBytes: number;
   trustProxy: boolean;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /** Ids of the optional site scripts; which of them load is decided in server/http/site-scripts.ts. */
+  siteScripts: { analyticsId?: string; adsClientId?: string; chatId?: string; heatmapId?: string };
+  /** Error reporting (Sentry) for the server and the browser; off when unset. */
+  sentryDsn: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -126,6 +162,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     indexCacheBytes: e.INDEX_CACHE_MB * 1024 * 1024,
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
+    siteScripts: {
+      analyticsId: e.ANALYTICS_ID,
+      adsClientId: e.ADS_CLIENT_ID,
+      chatId: e.CHAT_ID,
+      heatmapId: e.HEATMAP_ID,
+    },
+    sentryDsn: e.SENTRY_DSN,
   };
 }
 

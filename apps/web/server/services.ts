@@ -9,6 +9,7 @@ import { migrateDatabase } from "./db/migrate.ts";
 import { onProjectEvent } from "./domain/changes.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { createMailer, type Mailer } from "./mail/mailer.ts";
+import { createErrorReporter, type ErrorReporter } from "./observability.ts";
 import { createAptBuilder } from "./publishing/apt/apt-builder.ts";
 import { MemoryBudget } from "./publishing/memory-budget.ts";
 import { RepositoryPublisher } from "./publishing/publisher.ts";
@@ -25,12 +26,14 @@ export interface Services {
   blobs: BlobStore;
   keys: SigningKeyService;
   repos: RepositoryPublisher;
+  /** Error reporting (Sentry when SENTRY_DSN is set, otherwise a no-op). */
+  errors: ErrorReporter;
   close(): Promise<void>;
 }
 
 export async function createServices(
   config: Config,
-  overrides: { logger?: Logger; mailer?: Mailer } = {},
+  overrides: { logger?: Logger; mailer?: Mailer; errors?: ErrorReporter } = {},
 ): Promise<Services> {
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const database = openDatabase(config.database, (error) =>
@@ -73,7 +76,22 @@ export async function createServices(
         logger.error(`updating the repositories of project ${event.projectId} failed`, error);
       }
     });
-    return { config, logger, database, auth, mailer, blobs, keys, repos, close: () => database.close() };
+    const errors = overrides.errors ?? (await createErrorReporter(config, logger));
+    return {
+      config,
+      logger,
+      database,
+      auth,
+      mailer,
+      blobs,
+      keys,
+      repos,
+      errors,
+      close: async () => {
+        await errors.flush();
+        await database.close();
+      },
+    };
   } catch (error) {
     await database.close();
     throw error;

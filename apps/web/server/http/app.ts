@@ -13,7 +13,7 @@ import { createDownloads } from "./downloads.ts";
 import { renderErrorPage } from "./error-page.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { requestContext } from "./request-context.ts";
-import { type NonceEnv, securityHeaders } from "./security-headers.ts";
+import { cspAllowances, type NonceEnv, securityHeaders } from "./security-headers.ts";
 import { createSigningKeyRoutes } from "./signing-keys.ts";
 import { createYumRoutes } from "./yum.ts";
 
@@ -32,7 +32,7 @@ export function createApp({ services, build, clientDir }: AppOptions) {
     config.nodeEnv === "development" ? "development" : "production",
   );
 
-  app.use(securityHeaders({ https: config.baseUrl.startsWith("https://") }));
+  app.use(securityHeaders({ https: config.baseUrl.startsWith("https://"), allow: cspAllowances(config) }));
 
   app.get("/ok", (c) => c.json({ ok: true }));
   app.get("/error", (c) => c.html(renderErrorPage(c.req.query("error"))));
@@ -84,6 +84,7 @@ export function createApp({ services, build, clientDir }: AppOptions) {
 
   app.onError((error, c) => {
     logger.error(`${c.req.method} ${c.req.path} failed`, error);
+    services.errors.capture(error, { request: c.req.raw, source: "hono" });
     return c.json({ error: { code: "INTERNAL_SERVER_ERROR", message: "Something went wrong." } }, 500);
   });
 
