@@ -32,15 +32,6 @@ export function releaseUrls(baseUrl: string, owner: string, slug: string): Relea
   };
 }
 
-/** releaseUrls of a project row, its owner looked up by id. */
-export async function projectReleaseUrls(
-  db: Db,
-  baseUrl: string,
-  project: Pick<ProjectRow, "owner_id" | "slug">,
-): Promise<ReleaseUrls> {
-  return releaseUrls(baseUrl, await usernameOf(db, project.owner_id), project.slug);
-}
-
 export async function listReleaseRows(db: Db, projectId: string): Promise<ReleaseRow[]> {
   return db
     .selectFrom("release")
@@ -123,6 +114,16 @@ export function toReleaseDto(row: ReleaseRow, files: ReleaseFileRow[], urls: Rel
 
 export async function describeRelease(db: Db, row: ReleaseRow, urls: ReleaseUrls): Promise<Release> {
   return toReleaseDto(row, await listFileRows(db, row.id), urls);
+}
+
+/** describeRelease for a release of this project row, with its owner's download URLs. */
+export async function describeProjectRelease(
+  db: Db,
+  baseUrl: string,
+  project: Pick<ProjectRow, "owner_id" | "slug">,
+  row: ReleaseRow,
+): Promise<Release> {
+  return describeRelease(db, row, releaseUrls(baseUrl, await usernameOf(db, project.owner_id), project.slug));
 }
 
 export async function listReleaseSummaries(db: Db, projectId: string): Promise<ReleaseSummary[]> {

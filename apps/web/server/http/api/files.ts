@@ -6,7 +6,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { type ApiErrorCode, apiErrorCodes, releaseFile } from "@packyard/contract";
 import { DomainError } from "../../domain/errors.ts";
 import { deleteFile, uploadFile } from "../../domain/files.ts";
-import { describeRelease, projectReleaseUrls, requireRelease } from "../../domain/releases.ts";
+import { describeProjectRelease, requireRelease } from "../../domain/releases.ts";
 import { parseAptTarget } from "../../publishing/apt/ingest.ts";
 import { parseYumGroup } from "../../publishing/yum/ingest.ts";
 import type { Services } from "../../services.ts";
@@ -50,7 +50,7 @@ const uploadErrors = [
   "INSUFFICIENT_STORAGE",
 ] as const;
 
-export const listFilesRoute = createRoute({
+const listFilesRoute = createRoute({
   method: "get",
   path: "/projects/{slug}/releases/{version}/files",
   summary: "List a release's files",
@@ -61,7 +61,7 @@ export const listFilesRoute = createRoute({
   },
 });
 
-export const uploadFileRoute = createRoute({
+const uploadFileRoute = createRoute({
   method: "put",
   path: "/projects/{slug}/releases/{version}/files/{filename}",
   summary:
@@ -81,7 +81,7 @@ export const uploadFileRoute = createRoute({
   },
 });
 
-export const uploadFilesRoute = createRoute({
+const uploadFilesRoute = createRoute({
   method: "post",
   path: "/projects/{slug}/releases/{version}/files",
   summary:
@@ -112,7 +112,7 @@ export const uploadFilesRoute = createRoute({
   },
 });
 
-export const deleteFileRoute = createRoute({
+const deleteFileRoute = createRoute({
   method: "delete",
   path: "/projects/{slug}/releases/{version}/files/{filename}",
   summary: "Delete a file",
@@ -129,7 +129,7 @@ export function fileRoutes(services: Services) {
     const { slug, version } = c.req.valid("param");
     const project = await ownProject(services, c, slug, "read");
     const release = await requireRelease(db, project.id, version);
-    const dto = await describeRelease(db, release, await projectReleaseUrls(db, config.baseUrl, project));
+    const dto = await describeProjectRelease(db, config.baseUrl, project, release);
     return c.json({ files: dto.files }, 200);
   });
 
@@ -153,7 +153,7 @@ export function fileRoutes(services: Services) {
       yumGroup: parseYumGroup(c.req.query("group")),
       rpmSigningKey: () => services.keys.newest(project),
     });
-    const dto = await describeRelease(db, release, await projectReleaseUrls(db, config.baseUrl, project));
+    const dto = await describeProjectRelease(db, config.baseUrl, project, release);
     return c.json({ file: dto.files.find((f) => f.filename === file.filename)! }, 201);
   });
 
@@ -191,7 +191,7 @@ export function fileRoutes(services: Services) {
       }
       throw error;
     }
-    const dto = await describeRelease(db, release, await projectReleaseUrls(db, config.baseUrl, project));
+    const dto = await describeProjectRelease(db, config.baseUrl, project, release);
     return c.json({ files: dto.files.filter((f) => uploaded.includes(f.filename)) }, 201);
   });
 

@@ -15,7 +15,7 @@ import type { Services } from "../../services.ts";
 import { requireActor } from "../actor.ts";
 import { createApiApp, empty, errors, json, jsonBody, readJson, serve } from "./route.ts";
 
-export const listKeysRoute = createRoute({
+const listKeysRoute = createRoute({
   method: "get",
   path: "/keys",
   summary: "Your API keys (needs a session or an all-projects publish key)",
@@ -25,7 +25,7 @@ export const listKeysRoute = createRoute({
   },
 });
 
-export const createKeyRoute = createRoute({
+const createKeyRoute = createRoute({
   method: "post",
   path: "/keys",
   summary: "Create an API key; its secret is in this response only",
@@ -36,7 +36,7 @@ export const createKeyRoute = createRoute({
   },
 });
 
-export const deleteKeyRoute = createRoute({
+const deleteKeyRoute = createRoute({
   method: "delete",
   path: "/keys/{id}",
   summary: "Delete an API key",

@@ -7,7 +7,7 @@ import type { Services } from "../../services.ts";
 import { requireActor } from "../actor.ts";
 import { createApiApp, errors, json, serve } from "./route.ts";
 
-export const meRoute = createRoute({
+const meRoute = createRoute({
   method: "get",
   path: "/me",
   summary: "Who this session or API key belongs to, and the key's scope",

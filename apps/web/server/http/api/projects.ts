@@ -7,7 +7,6 @@ import {
   deleteProject,
   describeProjects,
   listProjects,
-  requireOwnProject,
   updateProject,
 } from "../../domain/projects.ts";
 import type { Services } from "../../services.ts";
@@ -18,13 +17,14 @@ import {
   errors,
   json,
   jsonBody,
+  ownProject,
   projectAccessErrors,
   projectPath,
   readJson,
   serve,
 } from "./route.ts";
 
-export const listProjectsRoute = createRoute({
+const listProjectsRoute = createRoute({
   method: "get",
   path: "/projects",
   summary: "List your projects",
@@ -34,7 +34,7 @@ export const listProjectsRoute = createRoute({
   },
 });
 
-export const createProjectRoute = createRoute({
+const createProjectRoute = createRoute({
   method: "post",
   path: "/projects",
   summary: "Create a project",
@@ -45,7 +45,7 @@ export const createProjectRoute = createRoute({
   },
 });
 
-export const getProjectRoute = createRoute({
+const getProjectRoute = createRoute({
   method: "get",
   path: "/projects/{slug}",
   summary: "Get a project",
@@ -53,7 +53,7 @@ export const getProjectRoute = createRoute({
   responses: { 200: json("Project", z.object({ project })), ...errors(...projectAccessErrors) },
 });
 
-export const updateProjectRoute = createRoute({
+const updateProjectRoute = createRoute({
   method: "patch",
   path: "/projects/{slug}",
   summary: "Update a project",
@@ -64,7 +64,7 @@ export const updateProjectRoute = createRoute({
   },
 });
 
-export const deleteProjectRoute = createRoute({
+const deleteProjectRoute = createRoute({
   method: "delete",
   path: "/projects/{slug}",
   summary: "Delete a project, its releases and files",
@@ -88,8 +88,7 @@ export function projectRoutes(services: Services) {
   });
 
   serve(api, getProjectRoute, async (c) => {
-    const actor = await requireActor(services, c.req.raw.headers);
-    const project = await requireOwnProject(db, actor, c.req.valid("param").slug, "read");
+    const project = await ownProject(services, c, c.req.valid("param").slug, "read");
     const [dto] = await describeProjects(db, [project]);
     return c.json({ project: dto! }, 200);
   });

@@ -14,7 +14,7 @@ const publicProjectPath = z.object({
 });
 const publicReleasePath = publicProjectPath.extend({ version: releasePath.shape.version });
 
-export const publicProjectRoute = createRoute({
+const publicProjectRoute = createRoute({
   method: "get",
   path: "/{username}/{slug}",
   summary: "A public project and its releases",
@@ -23,7 +23,7 @@ export const publicProjectRoute = createRoute({
   responses: { 200: json("Project", publicProjectResponse), ...errors("NOT_FOUND") },
 });
 
-export const publicReleaseRoute = createRoute({
+const publicReleaseRoute = createRoute({
   method: "get",
   path: "/{username}/{slug}/{version}",
   summary: "A public project and one release (`latest`: the newest not yanked)",

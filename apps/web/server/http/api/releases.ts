@@ -11,9 +11,8 @@ import { collectUnreferencedBlobs } from "../../domain/blobs.ts";
 import {
   createRelease,
   deleteRelease,
-  describeRelease,
+  describeProjectRelease,
   listReleaseSummaries,
-  projectReleaseUrls,
   requireRelease,
   setYanked,
   updateRelease,
@@ -33,7 +32,7 @@ import {
   serve,
 } from "./route.ts";
 
-export const listReleasesRoute = createRoute({
+const listReleasesRoute = createRoute({
   method: "get",
   path: "/projects/{slug}/releases",
   summary: "List releases, newest first",
@@ -44,7 +43,7 @@ export const listReleasesRoute = createRoute({
   },
 });
 
-export const createReleaseRoute = createRoute({
+const createReleaseRoute = createRoute({
   method: "post",
   path: "/projects/{slug}/releases",
   summary: "Create a release",
@@ -55,7 +54,7 @@ export const createReleaseRoute = createRoute({
   },
 });
 
-export const getReleaseRoute = createRoute({
+const getReleaseRoute = createRoute({
   method: "get",
   path: "/projects/{slug}/releases/{version}",
   summary: "Get a release with its files",
@@ -63,7 +62,7 @@ export const getReleaseRoute = createRoute({
   responses: { 200: json("Release", z.object({ release })), ...errors(...projectAccessErrors) },
 });
 
-export const updateReleaseRoute = createRoute({
+const updateReleaseRoute = createRoute({
   method: "patch",
   path: "/projects/{slug}/releases/{version}",
   summary: "Update title and notes",
@@ -74,7 +73,7 @@ export const updateReleaseRoute = createRoute({
   },
 });
 
-export const deleteReleaseRoute = createRoute({
+const deleteReleaseRoute = createRoute({
   method: "delete",
   path: "/projects/{slug}/releases/{version}",
   summary: "Delete a release and its files",
@@ -82,7 +81,7 @@ export const deleteReleaseRoute = createRoute({
   responses: { 204: empty("Deleted"), ...errors(...projectAccessErrors) },
 });
 
-export const yankRoute = createRoute({
+const yankRoute = createRoute({
   method: "post",
   path: "/projects/{slug}/releases/{version}/yank",
   summary: "Yank: hide from latest and repositories; files stay downloadable",
@@ -93,7 +92,7 @@ export const yankRoute = createRoute({
   },
 });
 
-export const unyankRoute = createRoute({
+const unyankRoute = createRoute({
   method: "post",
   path: "/projects/{slug}/releases/{version}/unyank",
   summary: "Undo a yank",
@@ -115,16 +114,14 @@ export function releaseRoutes(services: Services) {
     const project = await ownProject(services, c, c.req.valid("param").slug, "publish");
     const input = await readJson(c, createReleaseRoute);
     const created = await createRelease(db, project.id, input);
-    const urls = await projectReleaseUrls(db, config.baseUrl, project);
-    return c.json({ release: await describeRelease(db, created, urls) }, 201);
+    return c.json({ release: await describeProjectRelease(db, config.baseUrl, project, created) }, 201);
   });
 
   serve(api, getReleaseRoute, async (c) => {
     const { slug, version } = c.req.valid("param");
     const project = await ownProject(services, c, slug, "read");
     const found = await requireRelease(db, project.id, version);
-    const urls = await projectReleaseUrls(db, config.baseUrl, project);
-    return c.json({ release: await describeRelease(db, found, urls) }, 200);
+    return c.json({ release: await describeProjectRelease(db, config.baseUrl, project, found) }, 200);
   });
 
   serve(api, updateReleaseRoute, async (c) => {
@@ -132,8 +129,7 @@ export function releaseRoutes(services: Services) {
     const project = await ownProject(services, c, slug, "publish");
     const input = await readJson(c, updateReleaseRoute);
     const updated = await updateRelease(db, await requireRelease(db, project.id, version), input);
-    const urls = await projectReleaseUrls(db, config.baseUrl, project);
-    return c.json({ release: await describeRelease(db, updated, urls) }, 200);
+    return c.json({ release: await describeProjectRelease(db, config.baseUrl, project, updated) }, 200);
   });
 
   serve(api, deleteReleaseRoute, async (c) => {
@@ -149,16 +145,14 @@ export function releaseRoutes(services: Services) {
     const project = await ownProject(services, c, slug, "publish");
     const found = await requireRelease(db, project.id, version);
     const updated = await setYanked(db, found, await readJson(c, yankRoute));
-    const urls = await projectReleaseUrls(db, config.baseUrl, project);
-    return c.json({ release: await describeRelease(db, updated, urls) }, 200);
+    return c.json({ release: await describeProjectRelease(db, config.baseUrl, project, updated) }, 200);
   });
 
   serve(api, unyankRoute, async (c) => {
     const { slug, version } = c.req.valid("param");
     const project = await ownProject(services, c, slug, "publish");
     const updated = await setYanked(db, await requireRelease(db, project.id, version), null);
-    const urls = await projectReleaseUrls(db, config.baseUrl, project);
-    return c.json({ release: await describeRelease(db, updated, urls) }, 200);
+    return c.json({ release: await describeProjectRelease(db, config.baseUrl, project, updated) }, 200);
   });
 
   return api;

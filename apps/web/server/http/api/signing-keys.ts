@@ -14,7 +14,7 @@ import {
   serve,
 } from "./route.ts";
 
-export const listSigningKeysRoute = createRoute({
+const listSigningKeysRoute = createRoute({
   method: "get",
   path: "/projects/{slug}/keys",
   summary: "The repository signing keys in use",
@@ -25,7 +25,7 @@ export const listSigningKeysRoute = createRoute({
   },
 });
 
-export const rotateSigningKeyRoute = createRoute({
+const rotateSigningKeyRoute = createRoute({
   method: "post",
   path: "/projects/{slug}/keys/rotate",
   summary: "Rotate the signing key: the new key signs now, the old one until the overlap ends",

@@ -7,7 +7,7 @@ import type { Services } from "../../services.ts";
 import { requireActor } from "../actor.ts";
 import { createApiApp, errors, json, serve } from "./route.ts";
 
-export const usageRoute = createRoute({
+const usageRoute = createRoute({
   method: "get",
   path: "/usage",
   summary: "Storage and downloads against your plan",
