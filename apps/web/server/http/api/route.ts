@@ -115,7 +115,7 @@ export function errors<const C extends ApiErrorCode>(...codes: C[]) {
   return responses as { [S in (typeof apiErrorStatus)[C]]: ReturnType<typeof json<typeof errorSchema>> };
 }
 
-/** Whoever may call: missing, not the caller's or out of the key's scope. */
+/** What a route on the caller's own project answers when it cannot serve: see ownProject. */
 export const projectAccessErrors = ["UNAUTHENTICATED", "INVALID_SLUG", "KEY_SCOPE", "NOT_FOUND"] as const;
 
 // Path parameters.
