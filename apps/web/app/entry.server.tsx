@@ -11,7 +11,7 @@ import { NonceProvider } from "./lib/nonce.tsx";
 export const streamTimeout = 5_000;
 
 /**
- * Loader and action errors: logged, and reported when error reporting is on. Thrown responses
+ * Loader and action errors: logged, and so reported when error reporting is on. Thrown responses
  * below 500 (a 404, a redirect) are answers, not faults; a request the client gave up on is
  * neither.
  */
@@ -20,9 +20,9 @@ export const handleError: HandleErrorFunction = (error, { request, context }) =>
   if (isRouteErrorResponse(error) && error.status < 500) return;
   const { services } = (context as RouterContextProvider).get(requestContext);
   // React Router wraps some internal errors in a 500 response that carries the original.
-  const reported = (isRouteErrorResponse(error) && (error as { error?: unknown }).error) || error;
-  services.logger.error(`${request.method} ${new URL(request.url).pathname} failed`, reported);
-  services.errors.capture(reported, { request, source: "loader" });
+  const cause = (isRouteErrorResponse(error) && (error as { error?: unknown }).error) || error;
+  // The services' logger reports what it logs with an error (server/observability.ts).
+  services.logger.error(`${request.method} ${new URL(request.url).pathname} failed`, cause);
 };
 
 export default function handleRequest(
@@ -72,8 +72,9 @@ export default function handleRequest(
         },
         onError(error: unknown) {
           status = 500;
-          if (shellRendered) console.error(error);
-          if (!request.signal.aborted) services.errors.capture(error, { request, source: "render" });
+          if (shellRendered && !request.signal.aborted) {
+            services.logger.error(`rendering ${new URL(request.url).pathname} failed`, error);
+          }
         },
       },
     );

@@ -85,6 +85,7 @@ function SiteScript({ tag, nonce }: { tag: ScriptTag; nonce: string }) {
       src={tag.src}
       async={tag.async}
       defer={tag.defer}
+      crossOrigin={tag.crossOrigin}
       nonce={nonce}
       suppressHydrationWarning
       {...tag.attributes}
@@ -108,7 +109,8 @@ export function ErrorBoundary() {
       </>
     );
   }
-  if (!isRouteErrorResponse(error)) console.error(error);
+  // On the server, entry.server's handleError has logged (and reported) it already.
+  if (!isRouteErrorResponse(error) && typeof document !== "undefined") console.error(error);
   return (
     <>
       <title>{DEFAULT_TITLE}</title>

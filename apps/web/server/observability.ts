@@ -1,6 +1,7 @@
 // Error reporting (spec §1, §9) through Sentry's official SDKs, on only when SENTRY_DSN is set.
-// The server reports loader, action and render errors (entry.server's handleError and onError)
-// and everything Hono's onError catches; the browser gets the DSN and the sample rates through
+// On the server every failure logged with its error is reported (reportingLogger): loader,
+// action and render errors (entry.server), Hono's onError, the API's and /dl's unexpected
+// errors, failed publishes. The browser gets the DSN and the sample rates through
 // the root loader and loads @sentry/react lazily (app/lib/error-reporting.client.ts). A DSN is
 // public by design: it only lets a client send events.
 import type { Config } from "./config.ts";
@@ -16,8 +17,8 @@ export const SAMPLE_RATES = {
 
 export interface ErrorReporter {
   readonly enabled: boolean;
-  /** Reports an unexpected error; `request` names the method and path (never the query). */
-  capture(error: unknown, context?: { request?: Request; source?: string }): void;
+  /** Reports an unexpected error, with the log line that announced it. */
+  capture(error: unknown, context?: { message?: string }): void;
   /** Waits for queued events to be sent (at most `timeoutMs`). */
   flush(timeoutMs?: number): Promise<void>;
 }
@@ -47,6 +48,18 @@ export function sentryCspAllowances(dsn: string | undefined): CspAllowances {
   return { "connect-src": [new URL(dsn).origin], "worker-src": ["blob:"] };
 }
 
+/** A logger whose `error(message, error)` also reports the error. */
+export function reportingLogger(logger: Logger, errors: ErrorReporter): Logger {
+  if (!errors.enabled) return logger;
+  return {
+    ...logger,
+    error(message, error) {
+      logger.error(message, error);
+      if (error !== undefined) errors.capture(error, { message });
+    },
+  };
+}
+
 const disabled: ErrorReporter = { enabled: false, capture() {}, flush: async () => {} };
 
 export async function createErrorReporter(
@@ -66,12 +79,7 @@ export async function createErrorReporter(
   return {
     enabled: true,
     capture(error, context = {}) {
-      if (context.request?.signal.aborted) return;
-      const request = context.request ? new URL(context.request.url) : undefined;
-      Sentry.captureException(error, {
-        tags: { source: context.source ?? "server" },
-        extra: request ? { method: context.request?.method, path: request.pathname } : undefined,
-      });
+      Sentry.captureException(error, context.message ? { extra: { message: context.message } } : undefined);
     },
     async flush(timeoutMs = 2000) {
       await Sentry.flush(timeoutMs);

@@ -9,7 +9,7 @@ import { migrateDatabase } from "./db/migrate.ts";
 import { onProjectEvent } from "./domain/changes.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { createMailer, type Mailer } from "./mail/mailer.ts";
-import { createErrorReporter, type ErrorReporter } from "./observability.ts";
+import { createErrorReporter, type ErrorReporter, reportingLogger } from "./observability.ts";
 import { createAptBuilder } from "./publishing/apt/apt-builder.ts";
 import { MemoryBudget } from "./publishing/memory-budget.ts";
 import { RepositoryPublisher } from "./publishing/publisher.ts";
@@ -35,7 +35,10 @@ export async function createServices(
   config: Config,
   overrides: { logger?: Logger; mailer?: Mailer; errors?: ErrorReporter } = {},
 ): Promise<Services> {
-  const logger = overrides.logger ?? createLogger(config.logLevel);
+  const baseLogger = overrides.logger ?? createLogger(config.logLevel);
+  const errors = overrides.errors ?? (await createErrorReporter(config, baseLogger));
+  // Every failure logged with its error is also reported (when SENTRY_DSN is set).
+  const logger = reportingLogger(baseLogger, errors);
   const database = openDatabase(config.database, (error) =>
     logger.warn(`idle database connection closed: ${error.message}`),
   );
@@ -76,7 +79,6 @@ export async function createServices(
         logger.error(`updating the repositories of project ${event.projectId} failed`, error);
       }
     });
-    const errors = overrides.errors ?? (await createErrorReporter(config, logger));
     return {
       config,
       logger,

@@ -84,7 +84,6 @@ export function createApp({ services, build, clientDir }: AppOptions) {
 
   app.onError((error, c) => {
     logger.error(`${c.req.method} ${c.req.path} failed`, error);
-    services.errors.capture(error, { request: c.req.raw, source: "hono" });
     return c.json({ error: { code: "INTERNAL_SERVER_ERROR", message: "Something went wrong." } }, 500);
   });
 

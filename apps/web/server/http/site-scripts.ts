@@ -11,8 +11,9 @@ export interface ScriptTag {
   code?: string;
   async?: boolean;
   defer?: boolean;
-  /** Extra attributes (`data-*`, `crossorigin`). */
-  attributes?: Record<string, string>;
+  crossOrigin?: "anonymous";
+  /** `data-*` attributes. */
+  attributes?: Record<`data-${string}`, string>;
 }
 
 /** CSP directives a provider needs beyond ours, each with the origins it adds. */
@@ -61,7 +62,7 @@ const providers: Record<SiteScriptSlot, (id: string) => SiteScript> = {
         key: "adsense",
         src: `https://pagead2.googlesyndication.com/pagead/js/adsbygoogle.js?client=${client}`,
         async: true,
-        attributes: { crossorigin: "anonymous" },
+        crossOrigin: "anonymous",
       },
     ],
     csp: {
