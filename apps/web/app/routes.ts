@@ -4,6 +4,10 @@ export default [
   layout("routes/_marketing/layout.tsx", [
     index("routes/_marketing/home.tsx"),
     route("pricing", "routes/_marketing/pricing.tsx"),
+    // The blog: /blog/ (and /blog), a post, and its Atom feed.
+    route("blog", "routes/_marketing/blog/index.tsx"),
+    route("blog/feed.xml", "routes/_marketing/blog/feed.ts"),
+    route("blog/:slug", "routes/_marketing/blog/post.tsx"),
   ]),
 
   route("auth/signin", "routes/auth/signin.tsx"),

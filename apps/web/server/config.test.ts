@@ -116,6 +116,50 @@ describe("loadConfig", () => {
   ])("names %s when it is %j", (variable, value) => {
     expect(errorFor({ [variable]: value }).issues.map((i) => i.variable)).toEqual([variable]);
   });
+
+  it("reads blog posts from the repository unless SANITY_PROJECT_ID and SANITY_DATASET are set", () => {
+    expect(loadConfig({ DATA_DIR: dataDir() }).blogContent).toEqual({ kind: "embedded" });
+    expect(
+      loadConfig({ DATA_DIR: dataDir(), SANITY_PROJECT_ID: "abc123", SANITY_DATASET: "production" })
+        .blogContent,
+    ).toEqual({ kind: "sanity", projectId: "abc123", dataset: "production", apiVersion: "2025-02-19" });
+    expect(
+      loadConfig({
+        DATA_DIR: dataDir(),
+        SANITY_PROJECT_ID: "abc123",
+        SANITY_DATASET: "blog_staging",
+        SANITY_API_VERSION: "2026-01-01",
+        SANITY_TOKEN: "sk-read-token",
+        SANITY_API_HOST: "http://127.0.0.1:9999/",
+      }).blogContent,
+    ).toEqual({
+      kind: "sanity",
+      projectId: "abc123",
+      dataset: "blog_staging",
+      apiVersion: "2026-01-01",
+      token: "sk-read-token",
+      apiHost: "http://127.0.0.1:9999",
+    });
+  });
+
+  it("names the content service variable that is missing or malformed", () => {
+    expect(errorFor({ SANITY_PROJECT_ID: "abc123" }).issues).toEqual([
+      { variable: "SANITY_DATASET", message: "must be set with SANITY_PROJECT_ID" },
+    ]);
+    expect(errorFor({ SANITY_DATASET: "production" }).issues.map((i) => i.variable)).toEqual([
+      "SANITY_PROJECT_ID",
+    ]);
+    const malformed: [string, string][] = [
+      ["SANITY_PROJECT_ID", "Not An Id"],
+      ["SANITY_DATASET", "prod/uction"],
+      ["SANITY_API_VERSION", "v1"],
+      ["SANITY_API_HOST", "ftp://cms.example"],
+    ];
+    for (const [variable, value] of malformed) {
+      const env = { SANITY_PROJECT_ID: "abc123", SANITY_DATASET: "production", [variable]: value };
+      expect(errorFor(env).issues.map((i) => i.variable)).toEqual([variable]);
+    }
+  });
 });
 
 afterAll(removeTempDirs);

@@ -62,6 +62,25 @@ export const envSchema = z.object({
     .string()
     .refine(isSentryDsn, "must be a Sentry DSN: https://<key>@<host>/<project id>")
     .optional(),
+  // The blog's content service (spec §7): with both set, posts come from it instead of the posts
+  // shipped in content/blog. SANITY_API_HOST is for tests and self-hosted proxies only.
+  SANITY_PROJECT_ID: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,63}$/, "must be a project id (lowercase letters, digits and hyphens)")
+    .optional(),
+  SANITY_DATASET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, "must be a dataset name (lowercase letters, digits, _ and -)")
+    .optional(),
+  SANITY_API_VERSION: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date, YYYY-MM-DD")
+    .default("2025-02-19"),
+  SANITY_TOKEN: z.string().min(1).optional(),
+  SANITY_API_HOST: z
+    .url({ protocol: /^https?$/ })
+    .transform((url) => url.replace(/\/+$/, ""))
+    .optional(),
 });
 
 function isSentryDsn(value: string): boolean {
@@ -102,7 +121,20 @@ export interface Config {
   siteScripts: { analyticsId?: string; adsClientId?: string; chatId?: string; heatmapId?: string };
   /** Error reporting (Sentry) for the server and the browser; off when unset. */
   sentryDsn: string | undefined;
+  /** Where the blog's posts come from: the repository's content/blog, or the content service. */
+  blogContent: BlogContentConfig;
 }
+
+export type BlogContentConfig =
+  | { kind: "embedded" }
+  | {
+      kind: "sanity";
+      projectId: string;
+      dataset: string;
+      apiVersion: string;
+      token?: string;
+      apiHost?: string;
+    };
 
 export class ConfigError extends Error {
   readonly issues: { variable: string; message: string }[];
@@ -133,6 +165,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError([
       { variable: "PASSWORD_MIN_LENGTH", message: "must not exceed PASSWORD_MAX_LENGTH" },
     ]);
+  }
+  if (Boolean(e.SANITY_PROJECT_ID) !== Boolean(e.SANITY_DATASET)) {
+    const missing = e.SANITY_PROJECT_ID ? "SANITY_DATASET" : "SANITY_PROJECT_ID";
+    const given = e.SANITY_PROJECT_ID ? "SANITY_PROJECT_ID" : "SANITY_DATASET";
+    throw new ConfigError([{ variable: missing, message: `must be set with ${given}` }]);
   }
   const dataDir = resolve(e.DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
@@ -169,6 +206,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       heatmapId: e.HEATMAP_ID,
     },
     sentryDsn: e.SENTRY_DSN,
+    blogContent:
+      e.SANITY_PROJECT_ID && e.SANITY_DATASET
+        ? {
+            kind: "sanity",
+            projectId: e.SANITY_PROJECT_ID,
+            dataset: e.SANITY_DATASET,
+            apiVersion: e.SANITY_API_VERSION,
+            ...(e.SANITY_TOKEN ? { token: e.SANITY_TOKEN } : {}),
+            ...(e.SANITY_API_HOST ? { apiHost: e.SANITY_API_HOST } : {}),
+          }
+        : { kind: "embedded" },
   };
 }
 
