@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect } from "react";
+import { lazy, type ReactNode, Suspense, useEffect, useState } from "react";
 import {
   data,
   isRouteErrorResponse,
@@ -17,7 +17,6 @@ import type { Route } from "./+types/root";
 import "./app.css";
 import { ProgressBar } from "./components/progress-bar.tsx";
 import { ErrorView, NotFoundView } from "./components/status-pages.tsx";
-import { Toaster } from "./components/toaster.tsx";
 import { startErrorReporting } from "./lib/error-reporting.client.ts";
 import { DEFAULT_TITLE, jsonLdText, organizationJsonLd, pageMeta } from "./lib/meta.ts";
 import { useNonce } from "./lib/nonce.tsx";
@@ -67,12 +66,46 @@ export function Layout({ children }: { children: ReactNode }) {
       <body className="min-h-screen bg-background text-foreground">
         <ProgressBar />
         {children}
-        <Toaster />
+        <DeferredToaster />
         <ScrollRestoration nonce={nonce} />
         <Scripts nonce={nonce} />
       </body>
     </html>
   );
+}
+
+// The toast library is loaded when a page may need it, not with the public pages' first load.
+const Toaster = lazy(() => import("./components/toaster.tsx").then((m) => ({ default: m.Toaster })));
+/** Public pages toast only after the visitor does something (copy, submit). */
+const PUBLIC_PAGE = /^\/(?:$|pricing|features|contact|blog|compare|legal|releases)(?:\/|$)/;
+
+/**
+ * Mounts the toaster at once on the signed-in and sign-in pages (they may toast on load), and on
+ * the public pages at the visitor's first interaction. Toasts raised before it mounts are
+ * replayed by the library.
+ */
+function DeferredToaster() {
+  const { pathname } = useLocation();
+  const [wanted, setWanted] = useState(false);
+  const publicPage = PUBLIC_PAGE.test(pathname);
+  useEffect(() => {
+    if (wanted) return;
+    if (!publicPage) {
+      setWanted(true);
+      return;
+    }
+    const events = ["pointerdown", "keydown", "touchstart"] as const;
+    const want = () => setWanted(true);
+    for (const event of events) window.addEventListener(event, want, { capture: true, passive: true });
+    return () => {
+      for (const event of events) window.removeEventListener(event, want, { capture: true });
+    };
+  }, [wanted, publicPage]);
+  return wanted ? (
+    <Suspense fallback={null}>
+      <Toaster />
+    </Suspense>
+  ) : null;
 }
 
 /** One configured site script. The browser hides nonces from the DOM, so hydration sees none. */

@@ -3,6 +3,7 @@
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { serveStatic } from "@hono/node-server/serve-static";
 import { type Context, Hono } from "hono";
+import { compress } from "hono/compress";
 import { createRequestHandler, RouterContextProvider, type ServerBuild } from "react-router";
 import { CLIENT_IP_HEADER } from "../auth/auth.ts";
 import type { Services } from "../services.ts";
@@ -70,13 +71,16 @@ export function createApp({ services, build, clientDir }: AppOptions) {
     "*",
     serveStatic({
       root: clientDir,
+      // The build writes .br and .gz copies of its text files (precompress.ts).
+      precompressed: true,
       onFound: (_path, c) => {
         c.set("staticFile", true);
       },
     }),
   );
 
-  app.all("*", async (c) => {
+  // Pages, route data, sitemap.xml and robots.txt are compressed as they stream out.
+  app.all("*", compress(), async (c) => {
     const context = new RouterContextProvider();
     context.set(requestContext, { services, nonce: c.get("nonce") });
     return handleRequest(c.req.raw, context);
