@@ -1,6 +1,9 @@
 // The OpenAPI document is generated from the routes' declarations: every /api/v1 and /api/p route
 // the app registers is in it with its method, nothing else is, and it is valid OpenAPI 3.1.
 import { tmpdir } from "node:os";
+// The contract first: its schemas exist before @hono/zod-openapi is loaded, as in any module that
+// imports the contract before the API (the document must not depend on that order).
+import { apiErrorBody } from "@packyard/contract";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import type { ServerBuild } from "react-router";
 import { describe, expect, it } from "vitest";
@@ -98,6 +101,8 @@ describe("OpenAPI document", () => {
     });
     const error = doc.components?.schemas?.Error as { properties: Record<string, unknown> };
     expect(Object.keys(error.properties)).toEqual(["error"]);
+    expect(error).toMatchObject({ required: ["error"] });
+    expect(apiErrorBody.safeParse({ error: { code: "FILE_EXISTS", message: "x" } }).success).toBe(true);
     expect(operation("post", "/api/v1/projects/{slug}/keys/rotate").requestBody?.required).toBe(false);
   });
 

@@ -2,6 +2,14 @@
 // (api/route.ts), so it lists exactly what the server serves, with the zod contract's schemas.
 // Served at /api/openapi.json.
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { apiErrorBody } from "@packyard/contract";
+import { z } from "zod";
+
+/** The one error body every error response refers to (api/route.ts errorSchemaRef). */
+function errorSchema() {
+  const { $schema: _, ...schema } = z.toJSONSchema(apiErrorBody, { target: "draft-2020-12" });
+  return schema;
+}
 
 export function buildOpenApiDocument(api: OpenAPIHono, baseUrl: string) {
   const document = api.getOpenAPI31Document({
@@ -19,6 +27,7 @@ export function buildOpenApiDocument(api: OpenAPIHono, baseUrl: string) {
     ...document,
     components: {
       ...document.components,
+      schemas: { ...document.components?.schemas, Error: errorSchema() },
       securitySchemes: {
         apiKey: { type: "http", scheme: "bearer", description: "An API key from /api-keys" },
         session: { type: "apiKey", in: "cookie", name: "better-auth.session_token" },

@@ -25,12 +25,9 @@ import {
 
 /** Where a package goes: the APT suite and component of a .deb, the YUM group of an .rpm. */
 const packageTarget = z.object({
-  distribution: z.string().optional().openapi({ description: "APT suite of a .deb (default `stable`)" }),
-  component: z.string().optional().openapi({ description: "APT component of a .deb (default `main`)" }),
-  group: z
-    .string()
-    .optional()
-    .openapi({ description: "YUM group of an .rpm (default: the repository root)" }),
+  distribution: z.string().optional().describe("APT suite of a .deb (default `stable`)"),
+  component: z.string().optional().describe("APT component of a .deb (default `main`)"),
+  group: z.string().optional().describe("YUM group of an .rpm (default: the repository root)"),
 });
 
 /** A .deb or .rpm that cannot be read or signed: 400 with a code saying why (docs/rpm.md, docs/apt.md). */

@@ -9,7 +9,7 @@ import { visibleProject } from "../visible-project.ts";
 import { createApiApp, errors, json, projectPath, releasePath, serve } from "./route.ts";
 
 const publicProjectPath = z.object({
-  username: z.string().openapi({ description: "The owner's username" }),
+  username: z.string().describe("The owner's username"),
   ...projectPath.shape,
 });
 const publicReleasePath = publicProjectPath.extend({ version: releasePath.shape.version });

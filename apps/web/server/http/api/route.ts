@@ -8,7 +8,7 @@
 // a key), an upload as the stream it is. The library validates path parameters only, and answers
 // a failure with Packyard's VALIDATION_FAILED shape (validationHook).
 import { type Hook, OpenAPIHono, type RouteConfig, type RouteHandler, z } from "@hono/zod-openapi";
-import { type ApiErrorCode, apiErrorBody, apiErrorStatus } from "@packyard/contract";
+import { type ApiErrorCode, apiErrorStatus } from "@packyard/contract";
 import type { Context, Env } from "hono";
 import type { ZodType } from "zod";
 import type { Access } from "../../domain/authorization.ts";
@@ -102,17 +102,24 @@ export const json = <T extends ZodType>(description: string, schema: T) => ({
 /** A response without a body (204). */
 export const empty = (description: string) => ({ description });
 
-/** Every API error body: `{"error":{"code","message","details"?}}`, one schema in the document. */
-const errorSchema = apiErrorBody.openapi("Error");
+/** Every API error body (`apiErrorBody`): one schema in the document, added by openapi.ts. */
+export const errorSchemaRef = { $ref: "#/components/schemas/Error" } as const;
+type ErrorResponse = {
+  description: string;
+  content: { "application/json": { schema: typeof errorSchemaRef } };
+};
 
 /** The error responses of these codes, one per status, each naming its codes. */
 export function errors<const C extends ApiErrorCode>(...codes: C[]) {
-  const responses: Record<number, ReturnType<typeof json<typeof errorSchema>>> = {};
+  const responses: Record<number, ErrorResponse> = {};
   for (const status of new Set(codes.map((code) => apiErrorStatus[code]))) {
     const named = codes.filter((code) => apiErrorStatus[code] === status);
-    responses[status] = json([...new Set(named)].join(", "), errorSchema);
+    responses[status] = {
+      description: [...new Set(named)].join(", "),
+      content: { "application/json": { schema: errorSchemaRef } },
+    };
   }
-  return responses as { [S in (typeof apiErrorStatus)[C]]: ReturnType<typeof json<typeof errorSchema>> };
+  return responses as { [S in (typeof apiErrorStatus)[C]]: ErrorResponse };
 }
 
 /** What a route on the caller's own project answers when it cannot serve: see ownProject. */
@@ -120,9 +127,9 @@ export const projectAccessErrors = ["UNAUTHENTICATED", "INVALID_SLUG", "KEY_SCOP
 
 // Path parameters.
 export const projectPath = z.object({
-  slug: z.string().openapi({ description: "The project's slug" }),
+  slug: z.string().describe("The project's slug"),
 });
 export const releasePath = projectPath.extend({
-  version: z.string().openapi({ description: "A version, or `latest` when reading" }),
+  version: z.string().describe("A version, or `latest` when reading"),
 });
 export const filePath = releasePath.extend({ filename: z.string() });
