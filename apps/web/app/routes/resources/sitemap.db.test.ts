@@ -10,6 +10,7 @@ import {
   TEST_ORIGIN,
   type TestApp,
 } from "../../../test/harness.ts";
+import { listAllPostSlugs } from "../../lib/blog/blog.server.ts";
 import { PUBLIC_PAGES } from "../../lib/sitemap.server.ts";
 
 let app: TestApp;
@@ -62,6 +63,15 @@ describe(`sitemap.xml (${databaseKind})`, () => {
     for (const path of ["/", "/pricing", "/features", "/contact", "/blog/", "/releases", "/legal/terms"]) {
       expect(locations).toContain(`${TEST_ORIGIN}${path}`);
     }
+  });
+
+  it("lists every blog post", async () => {
+    const posts = await listAllPostSlugs(app.services.config);
+    expect(posts.length).toBeGreaterThanOrEqual(10);
+    const locations = await sitemapLocations();
+    for (const post of posts) expect(locations).toContain(`${TEST_ORIGIN}/blog/${post.slug}`);
+    const res = await app.request(`/blog/${posts[0]?.slug}`);
+    expect(res.status).toBe(200);
   });
 
   it("lists the release pages of public projects and none of a private one", async () => {
