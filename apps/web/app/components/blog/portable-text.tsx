@@ -97,7 +97,11 @@ function Table({ value }: { value: PortableTextTable }) {
         <thead className="bg-muted">
           <tr>
             {head.cells.map((cell, i) => (
-              <th key={i} scope="col" className="px-4 py-2 font-semibold">
+              <th
+                key={i}
+                scope="col"
+                className={cn("px-4 py-2 font-semibold", i > 0 ? "whitespace-nowrap" : "min-w-40")}
+              >
                 {cell}
               </th>
             ))}
@@ -107,7 +111,10 @@ function Table({ value }: { value: PortableTextTable }) {
           {rows.map((row) => (
             <tr key={row._key} className="border-t border-border">
               {row.cells.map((cell, i) => (
-                <td key={i} className="px-4 py-2 align-top tabular-nums">
+                <td
+                  key={i}
+                  className={cn("px-4 py-2 align-top tabular-nums", i > 0 ? "whitespace-nowrap" : "min-w-40")}
+                >
                   {cell}
                 </td>
               ))}
