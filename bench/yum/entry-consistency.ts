@@ -1,7 +1,8 @@
 // Does a client get repomd.xml and repomd.xml.asc from the same publish? The back-to-back loop of
 // issue 10 (item 13): GET repomd.xml, then GET repomd.xml.asc at once, thousands of times, while
-// the repository is republished without pause (a release yanked and unyanked in turn, each
-// publish a new generation with another package list). Every pair is checked with the project's
+// the repository is republished without pause (a release yanked and unyanked in turn inside the
+// server process, lib/entry-server.ts: each publish a new generation with another package list).
+// Every pair is checked with the project's
 // key (openpgp.js; results cached per distinct pair); a pair whose signature does not verify
 // its repomd.xml is BAD — what dnf reports as "Bad GPG signature".
 //
@@ -94,10 +95,13 @@ function treeFor(rev: string | undefined): string {
 
 interface Served {
   url: string;
+  /** Yanks or unyanks release 1.0.1 in the server process; resolves once that publish is live. */
+  toggle(): Promise<void>;
   stop(): Promise<void>;
+  kill(): void;
 }
 
-/** Seeds a data directory with `packages` rpms and serves it, both from `tree`'s server code. */
+/** Seeds a data directory with `packages` rpms and serves it, both with `tree`'s server code. */
 async function serveFrom(tree: string, dataDir: string): Promise<{ server: Served; state: SeedState }> {
   const child = join(tree, "bench/lib/packyard-child.ts");
   const rpms = await benchRpms(resolve(args["rpm-cache"]), packages, log);
@@ -109,25 +113,40 @@ async function serveFrom(tree: string, dataDir: string): Promise<{ server: Serve
     stdio: ["ignore", "inherit", "inherit"],
   });
   if (seeded.status !== 0) throw new Error(`seeding failed (exit ${seeded.status})`);
-  const process_ = fork(child, ["serve", dataDir, stateFile], {
+  const serving = fork(join(tree, "bench/yum/lib/entry-server.ts"), [dataDir, stateFile], {
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
-  const ready = await new Promise<{ url: string }>((done, fail) => {
-    process_.once("message", (m: { ok: boolean; url: string; error?: string }) =>
-      m.ok ? done(m) : fail(new Error(m.error)),
-    );
-    process_.once("exit", (code) => fail(new Error(`server exited (${code})`)));
+  let exited = false;
+  serving.once("exit", () => {
+    exited = true;
   });
+  type Reply = { ok: boolean; url?: string; error?: string };
+  const call = (message?: unknown) =>
+    new Promise<Reply>((done, fail) => {
+      const onExit = (code: number | null) => fail(new Error(`server exited (${code})`));
+      serving.once("exit", onExit);
+      serving.once("message", (reply: Reply) => {
+        serving.off("exit", onExit);
+        if (reply.ok) done(reply);
+        else fail(new Error(reply.error));
+      });
+      if (message) serving.send(message);
+    });
+  const ready = await call();
   const state = JSON.parse(readFileSync(stateFile, "utf8")) as SeedState;
   return {
     state,
     server: {
-      url: ready.url,
-      stop: () =>
-        new Promise<void>((done) => {
-          process_.once("exit", () => done());
-          process_.send({ cmd: "stop" });
-        }),
+      url: ready.url!,
+      toggle: async () => {
+        await call({ cmd: "toggle" });
+      },
+      stop: async () => {
+        if (!exited) await call({ cmd: "stop" }).catch(() => {});
+      },
+      kill: () => {
+        if (!exited) serving.kill();
+      },
     },
   };
 }
@@ -157,89 +176,83 @@ async function main() {
   const label = args.label ?? commit;
   const { server, state } = await serveFrom(tree, join(dir, "data"));
   log(`serving ${commit} at ${server.url}`);
-  const base = `${server.url}/dl/${state.username}/${state.slug}`;
-  const keys = await openpgp.readKeys({ armoredKeys: await (await fetch(`${base}/gpg.key`)).text() });
-
-  const verdicts = new Map<string, Promise<boolean>>();
-  const verify = (repomd: Buffer, asc: Buffer): Promise<boolean> => {
-    const key = `${createHash("sha256").update(repomd).digest("hex")}:${createHash("sha256").update(asc).digest("hex")}`;
-    let verdict = verdicts.get(key);
-    if (!verdict) {
-      verdict = (async () => {
-        const { signatures } = await openpgp.verify({
-          message: await openpgp.createMessage({ binary: repomd }),
-          signature: await openpgp.readSignature({ armoredSignature: asc.toString("utf8") }),
-          verificationKeys: keys,
-        });
-        const results = await Promise.allSettled(signatures.map((s) => s.verified));
-        return results.some((r) => r.status === "fulfilled");
-      })();
-      verdicts.set(key, verdict);
-    }
-    return verdict;
-  };
-
   const results: Record<string, unknown>[] = [];
-  for (const kind of kinds) {
-    // Publishes back to back for as long as the pairs run.
-    let running = true;
-    let publishes = 0;
-    let yanked = false;
-    const publishing = (async () => {
-      while (running) {
-        const res = await fetch(
-          `${server.url}/api/v1/projects/${state.slug}/releases/1.0.1/${yanked ? "unyank" : "yank"}`,
-          {
-            method: "POST",
-            headers: { authorization: `Bearer ${state.token}`, "content-type": "application/json" },
-            body: yanked ? undefined : JSON.stringify({ reason: "bench" }),
-          },
-        );
-        if (res.status !== 200) throw new Error(`yank/unyank: ${res.status} ${await res.text()}`);
-        yanked = !yanked;
-        publishes++;
-        if (publishGapMs > 0) await new Promise((done) => setTimeout(done, publishGapMs));
-      }
-    })();
+  try {
+    const base = `${server.url}/dl/${state.username}/${state.slug}`;
+    const keys = await openpgp.readKeys({ armoredKeys: await (await fetch(`${base}/gpg.key`)).text() });
 
-    const clients = kind.startsWith("fresh4") ? 4 : 1;
-    let bad = 0;
-    const checks: Promise<void>[] = [];
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: clients }, async (_, c) => {
-        const agent = kind === "keepalive" ? new Agent({ keepAlive: true, maxSockets: 1 }) : false;
-        const from = kind === "fresh4" ? `127.0.0.${2 + c}` : undefined;
-        const count = Math.floor(pairs / clients) + (c < pairs % clients ? 1 : 0);
-        for (let i = 0; i < count; i++) {
-          const repomd = await get(`${base}/rpm/repodata/repomd.xml`, agent, from);
-          const asc = await get(`${base}/rpm/repodata/repomd.xml.asc`, agent, from);
-          checks.push(
-            verify(repomd, asc).then((good) => {
-              if (!good) bad++;
-            }),
-          );
-        }
-        if (agent) agent.destroy();
-      }),
-    );
-    const seconds = (performance.now() - started) / 1000;
-    running = false;
-    await publishing;
-    await Promise.all(checks);
-    const row = {
-      kind,
-      clients,
-      publishGapMs,
-      pairs,
-      bad,
-      publishes,
-      seconds: Math.round(seconds * 10) / 10,
+    const verdicts = new Map<string, Promise<boolean>>();
+    const verify = (repomd: Buffer, asc: Buffer): Promise<boolean> => {
+      const key = `${createHash("sha256").update(repomd).digest("hex")}:${createHash("sha256").update(asc).digest("hex")}`;
+      let verdict = verdicts.get(key);
+      if (!verdict) {
+        verdict = (async () => {
+          const { signatures } = await openpgp.verify({
+            message: await openpgp.createMessage({ binary: repomd }),
+            signature: await openpgp.readSignature({ armoredSignature: asc.toString("utf8") }),
+            verificationKeys: keys,
+          });
+          const results = await Promise.allSettled(signatures.map((s) => s.verified));
+          return results.some((r) => r.status === "fulfilled");
+        })();
+        verdicts.set(key, verdict);
+      }
+      return verdict;
     };
-    log(JSON.stringify(row));
-    results.push(row);
+
+    for (const kind of kinds) {
+      // Publishes back to back for as long as the pairs run.
+      let running = true;
+      let publishes = 0;
+      const publishing = (async () => {
+        while (running) {
+          await server.toggle();
+          publishes++;
+          if (publishGapMs > 0) await new Promise((done) => setTimeout(done, publishGapMs));
+        }
+      })();
+
+      const clients = kind.startsWith("fresh4") ? 4 : 1;
+      let bad = 0;
+      const checks: Promise<void>[] = [];
+      const started = performance.now();
+      await Promise.all(
+        Array.from({ length: clients }, async (_, c) => {
+          const agent = kind === "keepalive" ? new Agent({ keepAlive: true, maxSockets: 1 }) : false;
+          const from = kind === "fresh4" ? `127.0.0.${2 + c}` : undefined;
+          const count = Math.floor(pairs / clients) + (c < pairs % clients ? 1 : 0);
+          for (let i = 0; i < count; i++) {
+            const repomd = await get(`${base}/rpm/repodata/repomd.xml`, agent, from);
+            const asc = await get(`${base}/rpm/repodata/repomd.xml.asc`, agent, from);
+            checks.push(
+              verify(repomd, asc).then((good) => {
+                if (!good) bad++;
+              }),
+            );
+          }
+          if (agent) agent.destroy();
+        }),
+      );
+      const seconds = (performance.now() - started) / 1000;
+      running = false;
+      await publishing;
+      await Promise.all(checks);
+      const row = {
+        kind,
+        clients,
+        publishGapMs,
+        pairs,
+        bad,
+        publishes,
+        seconds: Math.round(seconds * 10) / 10,
+      };
+      log(JSON.stringify(row));
+      results.push(row);
+    }
+  } finally {
+    await server.stop();
+    server.kill();
   }
-  await server.stop();
 
   const out = resolve(args.out ?? join(import.meta.dirname, "results", `entry-consistency-${label}.json`));
   mkdirSync(dirname(out), { recursive: true });

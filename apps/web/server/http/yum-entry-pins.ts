@@ -1,6 +1,6 @@
 // Which generation's repomd.xml each client was last served, so that its repomd.xml.asc comes
 // from the same generation even when a publish switched generations between the two requests
-// (decision 010). Remembered per connection (exact: a client fetching both over one keep-alive
+// (decision 013). Remembered per connection (exact: a client fetching both over one keep-alive
 // connection) and per client address (dnf 4 opens a connection per file), for a short window.
 //
 // Never worse than answering with the newest: an address's pin is the highest generation served

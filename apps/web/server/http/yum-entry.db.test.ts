@@ -1,5 +1,5 @@
 // repomd.xml and repomd.xml.asc as one pair for a client, although a publish may switch
-// generations between the two requests (decision 010): the signature comes from the generation
+// generations between the two requests (decision 013): the signature comes from the generation
 // of the repomd.xml last served on the same connection, or to the same address, or the one the
 // client names (If-Match, ?repomd=). Each loop forces a publish between the two requests, so
 // answering the signature from the newest generation fails on the first iteration. Real

@@ -86,7 +86,7 @@ export function createYumRoutes(services: Services) {
     }
     if (path === REPOMD) {
       // The newest generation's; the requester is remembered so that its signature comes from
-      // the same generation even if a publish happens before it is asked for (decision 010).
+      // the same generation even if a publish happens before it is asked for (decision 013).
       const repomd = await repos.servedFile(project.id, "yum", group, REPOMD);
       if (!repomd) throw notFound("Repository file not found");
       pins.remember(requesterOf(c.env, c.req.raw.headers), `${project.id}/${group}`, repomd);

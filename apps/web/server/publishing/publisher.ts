@@ -384,7 +384,7 @@ export class RepositoryPublisher {
    * the newest generation holding `path`, or of the given generation, or of the newest one in
    * which the file at `path` has one of the given sha256s. Undefined once the generation is no
    * longer served. YUM answers repomd.xml.asc from the generation of the repomd.xml a client
-   * holds with it (decision 010).
+   * holds with it (decision 013).
    */
   async servedFile(
     projectId: string,
