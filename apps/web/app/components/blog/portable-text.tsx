@@ -64,7 +64,11 @@ function CodeListing({ value }: { value: PortableTextCode }) {
           className="text-slate-300 hover:bg-white/10 hover:text-white"
         />
       </figcaption>
-      <pre className="overflow-x-auto px-4 py-3 font-mono text-[13px] leading-6">
+      <pre
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling listing must be reachable by keyboard
+        tabIndex={0}
+        className="overflow-x-auto px-4 py-3 font-mono text-[13px] leading-6"
+      >
         <code>{value.code}</code>
       </pre>
     </figure>
@@ -92,7 +96,11 @@ function Table({ value }: { value: PortableTextTable }) {
   const [head, ...rows] = value.rows ?? [];
   if (!head) return null;
   return (
-    <div className="my-6 overflow-x-auto rounded-xl border border-border">
+    <div
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling table must be reachable by keyboard
+      tabIndex={0}
+      className="my-6 overflow-x-auto rounded-xl border border-border"
+    >
       <table className="w-full border-collapse text-left text-sm">
         <thead className="bg-muted">
           <tr>
