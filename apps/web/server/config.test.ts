@@ -85,6 +85,22 @@ describe("loadConfig", () => {
     expect(config).toMatchObject({ secret, secretSource: "env" });
   });
 
+  it("sends contact messages to CONTACT_EMAIL, by default to MAIL_FROM's address", () => {
+    expect(loadConfig({ DATA_DIR: dataDir() }).contactEmail).toBe("no-reply@packyard.localhost");
+    expect(loadConfig({ DATA_DIR: dataDir(), MAIL_FROM: "Support <help@pkg.example>" }).contactEmail).toBe(
+      "help@pkg.example",
+    );
+    expect(loadConfig({ DATA_DIR: dataDir(), MAIL_FROM: "robot@pkg.example" }).contactEmail).toBe(
+      "robot@pkg.example",
+    );
+    expect(loadConfig({ DATA_DIR: dataDir(), CONTACT_EMAIL: "sales@pkg.example" }).contactEmail).toBe(
+      "sales@pkg.example",
+    );
+    expect(errorFor({ CONTACT_EMAIL: "not an address" }).issues.map((i) => i.variable)).toEqual([
+      "CONTACT_EMAIL",
+    ]);
+  });
+
   it("reads the site script ids and the Sentry DSN, all unset by default", () => {
     expect(loadConfig({ DATA_DIR: dataDir() })).toMatchObject({ siteScripts: {}, sentryDsn: undefined });
     const config = loadConfig({

@@ -28,6 +28,7 @@ export const envSchema = z.object({
     .regex(/^smtps?:\/\//, "must be an smtp:// or smtps:// URL")
     .optional(),
   MAIL_FROM: z.string().min(3).default("Packyard <no-reply@packyard.localhost>"),
+  CONTACT_EMAIL: z.email("must be an email address").optional(),
   PASSWORD_MIN_LENGTH: z.coerce.number().int().min(8).max(128).default(10),
   PASSWORD_MAX_LENGTH: z.coerce.number().int().min(16).max(1024).default(128),
   AUTH_RATE_LIMIT: boolean.default(true),
@@ -106,6 +107,8 @@ export interface Config {
   secretSource: "env" | "file";
   smtpUrl: string | undefined;
   mailFrom: string;
+  /** Where the contact form's messages go (CONTACT_EMAIL; default: MAIL_FROM's address). */
+  contactEmail: string;
   outboxDir: string;
   blobDir: string;
   passwordMinLength: number;
@@ -189,6 +192,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     secretSource: source,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
+    contactEmail: e.CONTACT_EMAIL ?? mailAddress(e.MAIL_FROM),
     outboxDir: join(dataDir, "outbox"),
     blobDir: join(dataDir, "blobs"),
     passwordMinLength: e.PASSWORD_MIN_LENGTH,
@@ -218,6 +222,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           }
         : { kind: "embedded" },
   };
+}
+
+/** The address of a sender such as `Packyard <no-reply@example.com>`. */
+function mailAddress(from: string): string {
+  return from.match(/<([^<>]+)>\s*$/)?.[1]?.trim() ?? from.trim();
 }
 
 function readOrCreateSecret(path: string): string {
