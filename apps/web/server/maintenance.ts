@@ -5,8 +5,11 @@
 // - Partial files under blobs/tmp and indexes/tmp, index files no generation refers to, blobs
 //   no file refers to, and blob bytes whose row never committed are removed once nothing has
 //   written to them for the grace period, so work in flight is never touched.
+// - Contact messages whose mail failed are mailed again (domain/contact.ts), and contact data
+//   past its retention is removed.
 import { join } from "node:path";
 import { collectOrphanBytes, collectUnreferencedBlobs } from "./domain/blobs.ts";
+import { contactUpkeep } from "./domain/contact.ts";
 import type { Services } from "./services.ts";
 import { removeStaleTemporaryFiles } from "./storage/blob-store.ts";
 
@@ -21,7 +24,7 @@ export interface Leftovers {
   orphanIndexFiles: number;
 }
 
-type Deps = Pick<Services, "config" | "database" | "blobs" | "repos" | "logger">;
+type Deps = Pick<Services, "config" | "database" | "blobs" | "repos" | "logger" | "mailer">;
 
 export async function collectLeftovers(deps: Deps, graceMs = LEFTOVER_GRACE_MS): Promise<Leftovers> {
   const { config, database, blobs, repos } = deps;
@@ -50,7 +53,13 @@ export function startMaintenance(deps: Deps): Maintenance {
         const total = Object.values(removed).reduce((a, b) => a + b, 0);
         if (total > 0) logger.info(`removed leftovers: ${JSON.stringify(removed)}`);
       })
-      .catch((error) => logger.error("collecting leftovers failed", error));
+      .catch((error) => logger.error("collecting leftovers failed", error))
+      .then(async () => {
+        const { database, mailer, config } = deps;
+        const contact = await contactUpkeep({ db: database.db, mailer, logger, config });
+        if (contact.mailed > 0) logger.info(`mailed ${contact.mailed} stored contact message(s)`);
+      })
+      .catch((error) => logger.error("contact message upkeep failed", error));
     return running;
   };
   const started = (async () => {

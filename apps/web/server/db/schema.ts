@@ -151,6 +151,21 @@ export interface ApiKeyTable {
   createdAt: string | Date;
 }
 
+/** A contact form message; mailed_at is empty until CONTACT_EMAIL accepted it. */
+export interface ContactMessageTable {
+  id: string;
+  type: string;
+  name: string;
+  email: string;
+  subject: string;
+  message: string;
+  client_address: string;
+  created_at: string;
+  mailed_at: string | null;
+  mail_attempts: Generated<number>;
+  mail_error: string | null;
+}
+
 export interface Database {
   apikey: ApiKeyTable;
   yum_package: YumPackageTable;
@@ -165,5 +180,6 @@ export interface Database {
   blob: BlobTable;
   release_file: ReleaseFileTable;
   download_month: DownloadMonthTable;
+  contact_message: ContactMessageTable;
   packyard_meta: { key: string; value: string; updated_at: Generated<string> };
 }

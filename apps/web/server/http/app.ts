@@ -82,7 +82,11 @@ export function createApp({ services, build, clientDir }: AppOptions) {
   // Pages, route data, sitemap.xml and robots.txt are compressed as they stream out.
   app.all("*", compress(), async (c) => {
     const context = new RouterContextProvider();
-    context.set(requestContext, { services, nonce: c.get("nonce") });
+    context.set(requestContext, {
+      services,
+      nonce: c.get("nonce"),
+      clientAddress: clientAddress(c, config.trustProxy),
+    });
     return handleRequest(c.req.raw, context);
   });
 

@@ -7,6 +7,8 @@ import type { Services } from "../services.ts";
 export interface RequestContext {
   services: Services;
   nonce: string;
+  /** The client's address, as better-auth's rate limit sees it (TRUST_PROXY decides). */
+  clientAddress: string;
 }
 
 const slot = Symbol.for("packyard.request-context");

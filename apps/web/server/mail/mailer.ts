@@ -12,6 +12,8 @@ export interface MailMessage {
   subject: string;
   text: string;
   html: string;
+  /** Where replies go, when not to the sender (the contact form: the visitor's address). */
+  replyTo?: string;
 }
 
 export interface Mailer {

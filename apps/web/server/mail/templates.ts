@@ -41,3 +41,36 @@ export function resetPasswordMail(to: string, name: string, url: string): MailMe
     { label: "Choose a new password", url },
   );
 }
+
+/** A message from the contact form, to CONTACT_EMAIL; replying answers the visitor. */
+export function contactMessageMail(
+  to: string,
+  contact: {
+    name: string;
+    email: string;
+    subject: string;
+    message: string;
+    type: string;
+    receivedAt: string;
+  },
+): MailMessage {
+  const lines = [
+    `From: ${contact.name} <${contact.email}>`,
+    `Type: ${contact.type}`,
+    `Received: ${contact.receivedAt}`,
+    `Subject: ${contact.subject}`,
+  ];
+  const text = `${lines.join("\n")}\n\n${contact.message}\n\n— Packyard contact form (reply to answer ${contact.email})\n`;
+  const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5">${lines
+    .map((l) => `<div>${escapeHtml(l)}</div>`)
+    .join(
+      "",
+    )}<p style="white-space:pre-wrap">${escapeHtml(contact.message)}</p><p>— Packyard contact form</p></body></html>`;
+  return {
+    to,
+    subject: `Contact form (${contact.type}): ${contact.subject}`,
+    text,
+    html,
+    replyTo: contact.email,
+  };
+}

@@ -279,4 +279,35 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0009_contact_message": {
+    async up(db: Kysely<unknown>) {
+      // Messages from the contact form, stored before they are mailed so a failed mail loses
+      // nothing: mailed_at stays empty until CONTACT_EMAIL has accepted it, and the periodic
+      // maintenance pass tries again. client_address counts the messages per address and hour.
+      await db.schema
+        .createTable("contact_message")
+        .addColumn("id", "varchar(32)", (c) => c.primaryKey())
+        .addColumn("type", "varchar(20)", (c) => c.notNull())
+        .addColumn("name", "varchar(100)", (c) => c.notNull())
+        .addColumn("email", "varchar(320)", (c) => c.notNull())
+        .addColumn("subject", "varchar(200)", (c) => c.notNull())
+        .addColumn("message", "text", (c) => c.notNull())
+        .addColumn("client_address", "varchar(64)", (c) => c.notNull())
+        .addColumn("created_at", "varchar(32)", (c) => c.notNull())
+        .addColumn("mailed_at", "varchar(32)")
+        .addColumn("mail_attempts", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("mail_error", "text")
+        .execute();
+      await db.schema
+        .createIndex("contact_message_address_time")
+        .on("contact_message")
+        .columns(["client_address", "created_at"])
+        .execute();
+      await db.schema
+        .createIndex("contact_message_mailed")
+        .on("contact_message")
+        .column("mailed_at")
+        .execute();
+    },
+  },
 };
