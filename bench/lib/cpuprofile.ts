@@ -55,7 +55,7 @@ const categories: [string, (frame: CallFrame) => boolean][] = [
   ],
   [
     "upload handling (route, uploadFile, .deb parsing)",
-    (f) => /api-v1\.ts|domain\/files\.ts|\/deb\/|yum\/ingest\.ts|sign-rpm\.ts/.test(f.url),
+    (f) => /http\/api\/|domain\/files\.ts|\/deb\/|yum\/ingest\.ts|sign-rpm\.ts/.test(f.url),
   ],
 ];
 

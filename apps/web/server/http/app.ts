@@ -92,7 +92,7 @@ export function createApp({ services, build, clientDir }: AppOptions) {
 
   app.onError((error, c) => {
     logger.error(`${c.req.method} ${c.req.path} failed`, error);
-    return c.json({ error: { code: "INTERNAL_SERVER_ERROR", message: "Something went wrong." } }, 500);
+    return c.json({ error: { code: "INTERNAL_ERROR", message: "Something went wrong." } }, 500);
   });
 
   return app;

@@ -3,7 +3,7 @@ import { cacheControl } from "./cache-control.ts";
 
 describe("cacheControl", () => {
   it("keeps a private project's files out of shared caches, whatever they are", () => {
-    for (const kind of ["immutable", "entry", "latest"] as const)
+    for (const kind of ["immutable", "entry", "latest", "script"] as const)
       expect(cacheControl({ kind, shared: false })).toBe("private, no-store");
   });
 
@@ -13,7 +13,7 @@ describe("cacheControl", () => {
     expect(cacheControl({ kind: "latest", shared: true })).toBe("public, max-age=60");
   });
 
-  it("caches setup scripts and public keys for five minutes", () => {
-    expect(cacheControl({ kind: "script" })).toBe("public, max-age=300");
+  it("caches a public project's setup scripts and public keys for five minutes", () => {
+    expect(cacheControl({ kind: "script", shared: true })).toBe("public, max-age=300");
   });
 });

@@ -7,15 +7,16 @@ export type CacheKind =
   | "entry"
   /** A file of the `latest` release: changes when a newer release is published. */
   | "latest"
-  /** A setup script, or the public keys it installs: the same for every caller, public or private project. */
+  /** A setup script, or the public keys it installs: changes with a key rotation. */
   | "script";
 
-export function cacheControl(
-  of: { kind: "script" } | { kind: Exclude<CacheKind, "script">; shared: boolean },
-): string {
-  if (of.kind === "script") return "public, max-age=300";
+export function cacheControl(of: { kind: CacheKind; shared: boolean }): string {
+  // Even a private project's public key or set-up script is answered only to its owner: a shared
+  // cache must not hand it to anyone else.
   if (!of.shared) return "private, no-store";
   switch (of.kind) {
+    case "script":
+      return "public, max-age=300";
     case "immutable":
       return "public, max-age=31536000, immutable";
     case "entry":

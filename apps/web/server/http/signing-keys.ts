@@ -14,21 +14,26 @@ export function createSigningKeyRoutes(services: Services) {
   routes.onError((error) => toApiErrorResponse(error, logger));
 
   routes.on(["GET", "HEAD"], "/:username/:slug/gpg.key", async (c) => {
-    const { rows } = await keys.active(await visibleProject(services, c));
+    const project = await visibleProject(services, c);
+    const { rows } = await keys.active(project);
     const text = await buildArmoredKeyring(rows.map((r) => r.public_key));
     return new Response(c.req.method === "HEAD" ? null : text, {
-      headers: { "content-type": "application/pgp-keys", "cache-control": cacheControl({ kind: "script" }) },
+      headers: {
+        "content-type": "application/pgp-keys",
+        "cache-control": cacheControl({ kind: "script", shared: project.visibility === "public" }),
+      },
     });
   });
 
   routes.on(["GET", "HEAD"], "/:username/:slug/keyring.gpg", async (c) => {
-    const { rows } = await keys.active(await visibleProject(services, c));
+    const project = await visibleProject(services, c);
+    const { rows } = await keys.active(project);
     const bytes = await buildBinaryKeyring(rows.map((r) => r.public_key));
     return new Response(c.req.method === "HEAD" ? null : Buffer.from(bytes), {
       headers: {
         "content-type": "application/pgp-keys",
         "content-length": String(bytes.byteLength),
-        "cache-control": cacheControl({ kind: "script" }),
+        "cache-control": cacheControl({ kind: "script", shared: project.visibility === "public" }),
       },
     });
   });

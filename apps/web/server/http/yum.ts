@@ -41,7 +41,7 @@ export function createYumRoutes(services: Services) {
     return new Response(c.req.method === "HEAD" ? null : script, {
       headers: {
         "content-type": "text/x-shellscript; charset=utf-8",
-        "cache-control": cacheControl({ kind: "script" }),
+        "cache-control": cacheControl({ kind: "script", shared: project.visibility === "public" }),
       },
     });
   });
