@@ -31,7 +31,7 @@ export function PlanCards({
             data-plan={id}
           >
             <div className="flex items-center justify-between">
-              <h3 className="text-lg font-semibold">{plan.name}</h3>
+              <h2 className="text-lg font-semibold">{plan.name}</h2>
               {current === id ? (
                 <span className="rounded-full bg-accent px-2 py-0.5 text-xs font-medium text-primary">
                   Current plan

@@ -11,7 +11,8 @@ export const badgeVariants = cva(
         default: "border-transparent bg-accent text-primary",
         secondary: "border-transparent bg-muted text-muted-foreground",
         outline: "border-border text-foreground",
-        success: "border-success/30 bg-success/10 text-success",
+        // green-800 in light mode: the success green on its own tint is under 4.5:1 at this size.
+        success: "border-success/30 bg-success/10 text-green-800 dark:text-success",
         warning:
           "border-amber-300 bg-amber-50 text-amber-800 dark:border-amber-500/40 dark:bg-amber-500/10 dark:text-amber-300",
         destructive: "border-destructive/30 bg-destructive/10 text-destructive",

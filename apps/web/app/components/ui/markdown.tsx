@@ -37,7 +37,12 @@ const components: Components = {
     />
   ),
   pre: ({ node: _, ...props }) => (
-    <pre className="my-3 overflow-x-auto rounded-md border border-border bg-muted p-3 text-sm" {...props} />
+    <pre
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling listing must be reachable by keyboard
+      tabIndex={0}
+      className="my-3 overflow-x-auto rounded-md border border-border bg-muted p-3 text-sm"
+      {...props}
+    />
   ),
   hr: ({ node: _, ...props }) => <hr className="my-6 border-border" {...props} />,
   table: ({ node: _, ...props }) => (

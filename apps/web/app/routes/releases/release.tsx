@@ -57,19 +57,14 @@ export const meta: Route.MetaFunction = ({ matches, location, loaderData: page }
     page.status === "ok"
       ? `${project.name} ${page.release.version}${page.release.title ? ` — ${page.release.title}` : ""} by @${project.owner}. ${project.description ?? "Release notes, checksums and downloads."}`
       : `${project.name} by @${project.owner}. ${project.description ?? "Releases on Packyard."}`;
-  return [
-    ...pageMeta({
-      baseUrl,
-      path,
-      title,
-      description: clip(summary),
-      noindex: project.visibility === "private",
-    }),
-    { property: "og:type", content: "website" },
-    { name: "twitter:card", content: "summary" },
-    { name: "twitter:title", content: title },
-    { name: "twitter:description", content: clip(summary) },
-  ];
+  // pageMeta brings the Open Graph and Twitter card tags.
+  return pageMeta({
+    baseUrl,
+    path,
+    title,
+    description: clip(summary),
+    noindex: project.visibility === "private",
+  });
 };
 
 export default function ReleasePage({ loaderData: page }: Route.ComponentProps) {
