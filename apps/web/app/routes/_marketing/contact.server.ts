@@ -1,0 +1,25 @@
+// The contact page's server side: the form token for the page, and a submission handed to the
+// contact domain (server/domain/contact.ts) with the client's address from the request context.
+import type { RouterContextProvider } from "react-router";
+import {
+  type ContactOutcome,
+  type ContactSubmission,
+  issueContactToken,
+  submitContactMessage,
+} from "../../../server/domain/contact.ts";
+import { requestContext } from "../../../server/http/request-context.ts";
+
+type Context = Readonly<RouterContextProvider>;
+
+export function contactFormToken(context: Context): string {
+  return issueContactToken(context.get(requestContext).services.config.secret);
+}
+
+export function sendContactMessage(
+  context: Context,
+  submission: Omit<ContactSubmission, "clientAddress">,
+): Promise<ContactOutcome> {
+  const { services, clientAddress } = context.get(requestContext);
+  const { database, mailer, logger, config } = services;
+  return submitContactMessage({ db: database.db, mailer, logger, config }, { ...submission, clientAddress });
+}
