@@ -13,7 +13,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { cpus, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
@@ -170,6 +170,7 @@ const median = (values: number[]) => {
 const kb = (bytes: number) => (bytes / 1024).toFixed(1);
 
 async function main() {
+  const loadBefore = loadavg()[0] ?? 0;
   const server = await startPackyard();
   const chrome = await chromeLauncher.launch({
     chromePath: process.env.CHROME_PATH ?? "/usr/bin/chromium",
@@ -262,12 +263,15 @@ async function main() {
     date: new Date().toISOString(),
     runs,
     cpus: cpus().length,
+    // Lighthouse's simulated throttling scales the CPU time it observes: a busy machine scores lower.
+    loadAverage: { before: loadBefore, after: loadavg()[0] ?? 0 },
     node: process.version,
     lighthouse: (await import("lighthouse/package.json", { with: { type: "json" } })).default.version,
     target: TARGET,
   };
   const markdown = [
-    `Lighthouse ${info.lighthouse}, ${info.date}, median of ${runs} run(s), ${info.cpus} CPUs, Node ${info.node}.`,
+    `Lighthouse ${info.lighthouse}, ${info.date}, median of ${runs} run(s), ${info.cpus} CPUs, Node ${info.node}, ` +
+      `load average ${info.loadAverage.before.toFixed(1)} before and ${info.loadAverage.after.toFixed(1)} after.`,
     "",
     ...lines,
     "",

@@ -14,10 +14,10 @@ import {
 import { type ScriptTag, siteScripts } from "../server/http/site-scripts.ts";
 import { browserErrorReporting } from "../server/observability.ts";
 import type { Route } from "./+types/root";
-import "./app.css";
 import { ProgressBar } from "./components/progress-bar.tsx";
 import { ErrorView, NotFoundView } from "./components/status-pages.tsx";
 import { startErrorReporting } from "./lib/error-reporting.client.ts";
+import { InlineStyles } from "./lib/inline-styles.tsx";
 import { DEFAULT_TITLE, jsonLdText, organizationJsonLd, pageMeta } from "./lib/meta.ts";
 import { useNonce } from "./lib/nonce.tsx";
 import { getSessionUser, services } from "./lib/session.server.ts";
@@ -52,6 +52,7 @@ export function Layout({ children }: { children: ReactNode }) {
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <Meta />
+        <InlineStyles />
         <Links />
         {pathname === "/" && rootData ? (
           <script

@@ -1,7 +1,7 @@
 // Copying text for the user (spec §8): a toast says whether it worked. Uses the Clipboard API,
 // falling back to a hidden textarea and execCommand where the API is missing (plain-HTTP
-// self-hosted installs are not a secure context).
-import { toast } from "sonner";
+// self-hosted installs are not a secure context). The toast library is loaded on the first
+// copy, so pages with copy buttons (the home page's install lines) do not ship it up front.
 
 export const COPY_SUCCESS_MESSAGE = "Copied to clipboard!";
 export const COPY_FAILURE_MESSAGE = "Failed to copy to clipboard";
@@ -43,6 +43,7 @@ export async function copyToClipboard(text: string, successMessage = COPY_SUCCES
   } catch {
     copied = false;
   }
+  const { toast } = await import("sonner");
   if (copied) toast.success(successMessage);
   else toast.error(COPY_FAILURE_MESSAGE);
   return copied;
