@@ -90,7 +90,9 @@ for (const entry of PAGES) {
       for (const violation of results.violations) {
         const targets = violation.nodes
           .slice(0, 5)
-          .map((node) => `    ${node.target.join(" ")}: ${node.failureSummary?.split("\n").slice(1).join("; ")}`)
+          .map(
+            (node) => `    ${node.target.join(" ")}: ${node.failureSummary?.split("\n").slice(1).join("; ")}`,
+          )
           .join("\n");
         failures.push(
           `${path} ${view.width}px ${view.colorScheme}: ${violation.id} (${violation.impact}) ${violation.help}\n${targets}`,

@@ -99,7 +99,9 @@ test("the link-preview image is a 1200×630 PNG the site serves", async ({ page,
   expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1200, 630]);
 });
 
-test("the home page describes Packyard as an Organization in JSON-LD; other pages do not", async ({ page }) => {
+test("the home page describes Packyard as an Organization in JSON-LD; other pages do not", async ({
+  page,
+}) => {
   await page.goto("/");
   const blocks = await page.locator('script[type="application/ld+json"]').allTextContents();
   const organization = blocks.map((b) => JSON.parse(b)).find((b) => b["@type"] === "Organization");
@@ -163,7 +165,8 @@ test("with no site script configured, a public page loads nothing from other ori
   const foreign: string[] = [];
   page.on("request", (request) => {
     const url = new URL(request.url());
-    if (!["data:", "blob:"].includes(url.protocol) && url.origin !== new URL(base()).origin) foreign.push(url.href);
+    if (!["data:", "blob:"].includes(url.protocol) && url.origin !== new URL(base()).origin)
+      foreign.push(url.href);
   });
   for (const path of ["/", "/pricing", "/blog/"]) {
     const response = await page.goto(path);

@@ -58,7 +58,9 @@ export async function publicReleasePages(db: Db, limit: number): Promise<Sitemap
     .limit(limit)
     .execute();
   return rows
-    .filter((row) => canViewProject({ id: row.projectId, owner_id: row.ownerId, visibility: row.visibility }, null))
+    .filter((row) =>
+      canViewProject({ id: row.projectId, owner_id: row.ownerId, visibility: row.visibility }, null),
+    )
     .map((row) => ({
       path: `/releases/${[row.username ?? "", row.slug, row.version].map(encodeURIComponent).join("/")}`,
       lastmod: row.publishedAt,
@@ -70,7 +72,9 @@ const xmlEscape = (text: string) =>
 
 export function renderSitemap(baseUrl: string, entries: SitemapEntry[]): string {
   const urls = entries.slice(0, SITEMAP_MAX_URLS).map((entry) => {
-    const lastmod = entry.lastmod ? `<lastmod>${xmlEscape(new Date(entry.lastmod).toISOString())}</lastmod>` : "";
+    const lastmod = entry.lastmod
+      ? `<lastmod>${xmlEscape(new Date(entry.lastmod).toISOString())}</lastmod>`
+      : "";
     return `  <url><loc>${xmlEscape(`${baseUrl}${entry.path}`)}</loc>${lastmod}</url>`;
   });
   return [
