@@ -1,6 +1,7 @@
 // GET /robots.txt: what crawlers may visit, and where the sitemap is (an absolute URL).
-import { renderRobots } from "../../lib/sitemap.server.ts";
+
 import { services } from "../../lib/session.server.ts";
+import { renderRobots } from "../../lib/sitemap.server.ts";
 import type { Route } from "./+types/robots";
 
 export function loader({ context }: Route.LoaderArgs) {
