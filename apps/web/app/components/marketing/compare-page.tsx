@@ -133,7 +133,7 @@ export function ComparePage({ comparison }: { comparison: Comparison }) {
             <p className="mt-2 text-sm text-muted-foreground">
               Every statement about {peer} comes from these pages, read on {readOn}. Products change: if one
               of them no longer holds,{" "}
-              <Link to="/contact" className="text-primary hover:underline">
+              <Link to="/contact" className="text-primary underline underline-offset-2">
                 tell us
               </Link>{" "}
               and we will correct it.

@@ -58,13 +58,15 @@ export function LegalPage({
           </p>
         </nav>
         <article className="max-w-3xl text-[15px] leading-7">
-          <div className="text-lg text-muted-foreground">{intro}</div>
+          <div className="text-lg text-muted-foreground [&_a]:text-primary [&_a]:underline [&_a]:underline-offset-2">
+            {intro}
+          </div>
           {sections.map((section, index) => (
             <section key={section.id} aria-labelledby={section.id} className="mt-10">
               <h2 id={section.id} className="scroll-mt-24 text-xl font-semibold tracking-tight">
                 {index + 1}. {section.title}
               </h2>
-              <div className="mt-3 grid gap-3 text-foreground/90 [&_a]:text-primary [&_a:hover]:underline [&_code]:rounded [&_code]:bg-muted [&_code]:px-1 [&_code]:text-[13px] [&_li]:ml-5 [&_li]:list-disc [&_ul]:grid [&_ul]:gap-1.5">
+              <div className="mt-3 grid gap-3 text-foreground/90 [&_a]:text-primary [&_a]:underline [&_a]:underline-offset-2 [&_code]:rounded [&_code]:bg-muted [&_code]:px-1 [&_code]:text-[13px] [&_li]:ml-5 [&_li]:list-disc [&_ul]:grid [&_ul]:gap-1.5">
                 {section.body}
               </div>
             </section>

@@ -158,13 +158,13 @@ export default function Contact({ loaderData, actionData }: Route.ComponentProps
             </h2>
             <ul className="mt-3 grid gap-2 text-muted-foreground">
               <li>
-                <Link to="/features" className="text-primary hover:underline">
+                <Link to="/features" className="text-primary underline underline-offset-2">
                   Features
                 </Link>{" "}
                 explains publishing, signing, private repositories and the CLI.
               </li>
               <li>
-                <Link to="/pricing" className="text-primary hover:underline">
+                <Link to="/pricing" className="text-primary underline underline-offset-2">
                   Pricing
                 </Link>{" "}
                 lists what each plan includes.
@@ -177,7 +177,7 @@ export default function Contact({ loaderData, actionData }: Route.ComponentProps
             <p className="mt-2 text-muted-foreground">
               Your message is stored and sent to our team. We reply to the email address you give; nothing you
               write here is published. See the{" "}
-              <Link to="/legal/privacy" className="text-primary hover:underline">
+              <Link to="/legal/privacy" className="text-primary underline underline-offset-2">
                 Privacy Policy
               </Link>{" "}
               for how long we keep it.
