@@ -57,6 +57,7 @@ export function Layout({ children }: { children: ReactNode }) {
         {pathname === "/" && rootData ? (
           <script
             type="application/ld+json"
+            nonce={nonce}
             dangerouslySetInnerHTML={{ __html: jsonLdText(organizationJsonLd(rootData.baseUrl)) }}
           />
         ) : null}
