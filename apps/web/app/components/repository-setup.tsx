@@ -9,7 +9,11 @@ import { Tabs, TabsContent, TabsList, TabsTrigger } from "./ui/tabs.tsx";
 function Snippet({ value, label }: { value: string; label: string }) {
   return (
     <div className="relative min-w-0">
-      <pre className="overflow-x-auto rounded-md border border-border bg-muted p-3 pr-10 text-xs leading-relaxed">
+      <pre
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling listing must be reachable by keyboard
+        tabIndex={0}
+        className="overflow-x-auto rounded-md border border-border bg-muted p-3 pr-10 text-xs leading-relaxed"
+      >
         <code>{value}</code>
       </pre>
       <CopyButton value={value} label={label} className="absolute right-1.5 top-1.5" />

@@ -34,6 +34,8 @@ const components: Components = {
   hr: ({ node: _node, ...props }) => <hr className="my-6 border-border" {...props} />,
   pre: ({ node: _node, ...props }) => (
     <pre
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling listing must be reachable by keyboard
+      tabIndex={0}
       className="my-4 overflow-x-auto rounded-lg border border-border bg-muted p-4 text-sm leading-6 [&>code]:bg-transparent [&>code]:p-0"
       {...props}
     />
