@@ -74,6 +74,9 @@ export async function createErrorReporter(
     environment: config.nodeEnv,
     // No server-side tracing: every /dl download would become a transaction. Errors only.
     tracesSampleRate: undefined,
+    // Report an unhandled rejection, then end the process as Node does without Sentry (the
+    // SDK's default would only warn and keep running).
+    integrations: [Sentry.onUnhandledRejectionIntegration({ mode: "strict" })],
   });
   logger.info(`error reporting to ${new URL(config.sentryDsn).host}`);
   return {
