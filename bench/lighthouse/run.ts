@@ -193,6 +193,8 @@ async function main() {
   }[] = [];
   try {
     const pages = await resolvePages(server.url);
+    // A fresh server renders its first requests of a page slower (JIT, caches): warm each up.
+    for (const page of pages) for (let i = 0; i < 5; i++) await (await fetch(`${server.url}${page}`)).text();
     for (const page of pages) {
       for (const preset of presets) {
         const samples: Sample[] = [];
