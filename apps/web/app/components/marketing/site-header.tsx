@@ -27,51 +27,54 @@ export function SiteHeader({ signedIn }: { signedIn: boolean }) {
         <Link to="/" aria-label="Packyard home" className="rounded-md">
           <Logo />
         </Link>
-        <nav aria-label="Main" className="hidden items-center gap-1 lg:flex">
-          {headerLinks.map(({ to, label }) => {
-            const current = isCurrent(pathname, to);
-            return (
-              <Link
-                key={to}
-                to={to}
-                aria-current={current ? "page" : undefined}
-                className={cn(
-                  "rounded-md px-3 py-2 text-sm font-medium transition-colors",
-                  current ? "text-foreground" : "text-muted-foreground hover:text-foreground",
-                )}
-              >
-                {label}
-              </Link>
-            );
-          })}
-        </nav>
-        <div className="flex items-center gap-2">
-          {signedIn ? (
-            <Button asChild size="sm">
-              <Link to="/dashboard">Dashboard</Link>
-            </Button>
-          ) : (
-            <>
-              <Button asChild variant="ghost" size="sm" className="hidden sm:inline-flex">
-                <Link to={SIGN_IN_PATH}>Sign in</Link>
-              </Button>
+        {/* One landmark for the site's links and the account links (sign in, or the dashboard). */}
+        <nav aria-label="Main" className="flex flex-1 items-center justify-end gap-2">
+          <div className="hidden flex-1 items-center justify-center gap-1 lg:flex">
+            {headerLinks.map(({ to, label }) => {
+              const current = isCurrent(pathname, to);
+              return (
+                <Link
+                  key={to}
+                  to={to}
+                  aria-current={current ? "page" : undefined}
+                  className={cn(
+                    "rounded-md px-3 py-2 text-sm font-medium transition-colors",
+                    current ? "text-foreground" : "text-muted-foreground hover:text-foreground",
+                  )}
+                >
+                  {label}
+                </Link>
+              );
+            })}
+          </div>
+          <div className="flex items-center gap-2">
+            {signedIn ? (
               <Button asChild size="sm">
-                <Link to={SIGN_UP_PATH}>Get started</Link>
+                <Link to="/dashboard">Dashboard</Link>
               </Button>
-            </>
-          )}
-          <Button
-            variant="ghost"
-            size="icon"
-            className="lg:hidden"
-            aria-label={open ? "Close menu" : "Open menu"}
-            aria-expanded={open}
-            aria-controls={menuId}
-            onClick={() => setOpen(!open)}
-          >
-            {open ? <X /> : <Menu />}
-          </Button>
-        </div>
+            ) : (
+              <>
+                <Button asChild variant="ghost" size="sm" className="hidden sm:inline-flex">
+                  <Link to={SIGN_IN_PATH}>Sign in</Link>
+                </Button>
+                <Button asChild size="sm">
+                  <Link to={SIGN_UP_PATH}>Get started</Link>
+                </Button>
+              </>
+            )}
+            <Button
+              variant="ghost"
+              size="icon"
+              className="lg:hidden"
+              aria-label={open ? "Close menu" : "Open menu"}
+              aria-expanded={open}
+              aria-controls={menuId}
+              onClick={() => setOpen(!open)}
+            >
+              {open ? <X /> : <Menu />}
+            </Button>
+          </div>
+        </nav>
       </div>
       <div
         id={menuId}
