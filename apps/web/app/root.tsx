@@ -34,8 +34,14 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   });
 }
 
-export const meta: Route.MetaFunction = ({ loaderData, location }) =>
-  pageMeta({ baseUrl: loaderData?.baseUrl, path: location.pathname });
+export const meta: Route.MetaFunction = ({ loaderData, location, error }) => {
+  // A route that failed renders root's ErrorBoundary: its one <title> comes from here.
+  if (error) {
+    const notFound = isRouteErrorResponse(error) && error.status === 404;
+    return [{ title: notFound ? "Page Not Found · Packyard" : DEFAULT_TITLE }];
+  }
+  return pageMeta({ baseUrl: loaderData?.baseUrl, path: location.pathname });
+};
 
 export const links: Route.LinksFunction = () => [
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
@@ -137,19 +143,9 @@ export function ErrorBoundary() {
   const rootData = useRouteLoaderData<typeof loader>("root");
   const signedIn = Boolean(rootData?.user);
   if (isRouteErrorResponse(error) && error.status === 404) {
-    return (
-      <>
-        <title>{`Page Not Found · Packyard`}</title>
-        <NotFoundView signedIn={signedIn} />
-      </>
-    );
+    return <NotFoundView signedIn={signedIn} />;
   }
   // On the server, entry.server's handleError has logged (and reported) it already.
   if (!isRouteErrorResponse(error) && typeof document !== "undefined") console.error(error);
-  return (
-    <>
-      <title>{DEFAULT_TITLE}</title>
-      <ErrorView signedIn={signedIn} />
-    </>
-  );
+  return <ErrorView signedIn={signedIn} />;
 }
