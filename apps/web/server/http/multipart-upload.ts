@@ -53,15 +53,17 @@ export async function receiveMultipart(
 
   await new Promise<void>((resolve, reject) => {
     let settled = false;
+    let chain = Promise.resolve();
     const fail = (error: unknown) => {
       if (settled) return;
       settled = true;
-      reject(error);
       // Stop reading: nothing more of this request is wanted.
       reader.cancel().catch(() => {});
       parser.destroy();
+      // Answer once the part being stored has finished or failed, so the caller's undo sees
+      // every file this request stored (a part still in flight would otherwise land after it).
+      chain.then(() => reject(error));
     };
-    let chain = Promise.resolve();
     const fields: Record<string, string> = {};
     parser.on("field", (name, value) => {
       fields[name] = value;
