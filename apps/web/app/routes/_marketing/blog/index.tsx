@@ -4,11 +4,11 @@
 // are served from the query cache for 5 minutes, and a failed load is retried once (spec §9).
 import { ArrowLeft, ArrowRight, CloudOff, Newspaper } from "lucide-react";
 import { data, Link } from "react-router";
-import { BlogCallToAction } from "../../../components/blog/blog-cta.tsx";
 import { CategoryNav } from "../../../components/blog/category-nav.tsx";
 import { BlogNotFound } from "../../../components/blog/not-found.tsx";
 import { FeaturedPostCard, PostListCard } from "../../../components/blog/post-card.tsx";
 import { EmptyState } from "../../../components/empty-state.tsx";
+import { CallToAction } from "../../../components/marketing/section.tsx";
 import { Button } from "../../../components/ui/button.tsx";
 import { blogSource, loadBlogIndex } from "../../../lib/blog/blog.server.ts";
 import { blogQueryCache } from "../../../lib/blog/query-cache.ts";
@@ -147,7 +147,10 @@ export default function BlogIndex({ loaderData }: Route.ComponentProps) {
         />
         <Pager page={index.page} hasMore={index.hasMore} category={current} />
       </div>
-      <BlogCallToAction />
+      <CallToAction
+        title="Publish your next release with Packyard"
+        text="Signed APT and YUM repositories, release pages and stable download URLs from one push. Free for public projects, with one private project included."
+      />
     </main>
   );
 }

@@ -4,10 +4,10 @@
 // BlogPosting JSON-LD block. In the browser, posts already seen are served from the query cache.
 import { ArrowLeft } from "lucide-react";
 import { data, Link } from "react-router";
-import { BlogCallToAction } from "../../../components/blog/blog-cta.tsx";
 import { BlogNotFound } from "../../../components/blog/not-found.tsx";
 import { PostBody, postOutline } from "../../../components/blog/portable-text.tsx";
 import { FeaturedPostCard } from "../../../components/blog/post-card.tsx";
+import { CallToAction } from "../../../components/marketing/section.tsx";
 import { formatDate } from "../../../components/releases/format-date.ts";
 import { blogSource, loadBlogPost } from "../../../lib/blog/blog.server.ts";
 import { blogQueryCache } from "../../../lib/blog/query-cache.ts";
@@ -148,7 +148,10 @@ export default function BlogPost({ loaderData }: Route.ComponentProps) {
           </div>
         </section>
       ) : null}
-      <BlogCallToAction />
+      <CallToAction
+        title="Publish your next release with Packyard"
+        text="Signed APT and YUM repositories, release pages and stable download URLs from one push. Free for public projects, with one private project included."
+      />
     </main>
   );
 }
