@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { socialProviderList } from "@better-auth/core/social-providers";
 import { z } from "zod";
 
 const boolean = z.enum(["true", "false", "1", "0"]).transform((value) => value === "true" || value === "1");
@@ -32,6 +33,27 @@ export const envSchema = z.object({
   PASSWORD_MIN_LENGTH: z.coerce.number().int().min(8).max(128).default(10),
   PASSWORD_MAX_LENGTH: z.coerce.number().int().min(16).max(1024).default(128),
   AUTH_RATE_LIMIT: boolean.default(true),
+  // Account deletion (spec §9): how long the mailed confirmation link works, in seconds.
+  DELETE_ACCOUNT_TOKEN_EXPIRES_IN: z.coerce
+    .number()
+    .int()
+    .min(300)
+    .max(30 * 24 * 60 * 60)
+    .default(24 * 60 * 60),
+  // A generic OpenID Connect provider for self-hosters (Keycloak, Authentik, Okta, …): the
+  // issuer's discovery document gives every endpoint; provider id "oidc".
+  AUTH_OIDC_ISSUER: z
+    .url({ protocol: /^https?$/ })
+    .transform((url) => url.replace(/\/+$/, ""))
+    .optional(),
+  AUTH_OIDC_CLIENT_ID: z.string().min(1).optional(),
+  AUTH_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  AUTH_OIDC_NAME: z.string().min(1).max(40).default("Single sign-on"),
+  // Extra settings two social providers need besides their client id and secret.
+  AUTH_MICROSOFT_TENANT_ID: z.string().min(1).optional(),
+  AUTH_COGNITO_DOMAIN: z.string().min(1).optional(),
+  AUTH_COGNITO_REGION: z.string().min(1).optional(),
+  AUTH_COGNITO_USER_POOL_ID: z.string().min(1).optional(),
   APT_GRACE_SECONDS: z.coerce.number().int().min(0).default(3600),
   INDEX_CACHE_MB: z.coerce.number().int().min(0).default(256),
   MAX_UPLOAD_BYTES: z.coerce
@@ -114,6 +136,12 @@ export interface Config {
   passwordMinLength: number;
   passwordMaxLength: number;
   authRateLimit: boolean;
+  /** Lifetime of the mailed account-deletion link (DELETE_ACCOUNT_TOKEN_EXPIRES_IN, seconds). */
+  deleteAccountTokenSeconds: number;
+  /** Social providers with both AUTH_<PROVIDER>_CLIENT_ID and _CLIENT_SECRET set, in list order. */
+  socialProviders: SocialProviderConfig[];
+  /** The generic OpenID Connect provider (AUTH_OIDC_*), when configured. */
+  oidc: OidcConfig | undefined;
   maxUploadBytes: number;
   aptGraceSeconds: number;
   /** What repository builders may keep in memory between publishes (package sets, blocks). */
@@ -126,6 +154,28 @@ export interface Config {
   sentryDsn: string | undefined;
   /** Where the blog's posts come from: the repository's content/blog, or the content service. */
   blogContent: BlogContentConfig;
+}
+
+export interface SocialProviderConfig {
+  /** better-auth's provider id, e.g. "github"; the callback is /api/auth/callback/{id}. */
+  id: string;
+  clientId: string;
+  clientSecret: string;
+  /** Provider-specific settings (Microsoft's tenant, Cognito's pool). */
+  extra: Record<string, string>;
+}
+
+export interface OidcConfig {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** The sign-in button's label. */
+  name: string;
+}
+
+/** The environment variable of a social provider's setting: AUTH_GITHUB_CLIENT_ID. */
+export function providerVariable(providerId: string, setting: "CLIENT_ID" | "CLIENT_SECRET"): string {
+  return `AUTH_${providerId.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_${setting}`;
 }
 
 export type BlogContentConfig =
@@ -174,6 +224,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const given = e.SANITY_PROJECT_ID ? "SANITY_PROJECT_ID" : "SANITY_DATASET";
     throw new ConfigError([{ variable: missing, message: `must be set with ${given}` }]);
   }
+  const socialProviders = readSocialProviders(cleaned, e);
+  const oidc = readOidc(e);
   const dataDir = resolve(e.DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
   const { secret, source } = e.SECRET
@@ -198,6 +250,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     passwordMinLength: e.PASSWORD_MIN_LENGTH,
     passwordMaxLength: e.PASSWORD_MAX_LENGTH,
     authRateLimit: e.AUTH_RATE_LIMIT,
+    deleteAccountTokenSeconds: e.DELETE_ACCOUNT_TOKEN_EXPIRES_IN,
+    socialProviders,
+    oidc,
     maxUploadBytes: e.MAX_UPLOAD_BYTES,
     aptGraceSeconds: e.APT_GRACE_SECONDS,
     indexCacheBytes: e.INDEX_CACHE_MB * 1024 * 1024,
@@ -221,6 +276,71 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
             ...(e.SANITY_API_HOST ? { apiHost: e.SANITY_API_HOST } : {}),
           }
         : { kind: "embedded" },
+  };
+}
+
+type ParsedEnv = z.output<typeof envSchema>;
+
+/** Every social provider better-auth knows whose client id and secret are both set. */
+function readSocialProviders(env: Record<string, string | undefined>, e: ParsedEnv): SocialProviderConfig[] {
+  const providers: SocialProviderConfig[] = [];
+  const issues: { variable: string; message: string }[] = [];
+  for (const id of socialProviderList) {
+    const idVariable = providerVariable(id, "CLIENT_ID");
+    const secretVariable = providerVariable(id, "CLIENT_SECRET");
+    const clientId = env[idVariable];
+    const clientSecret = env[secretVariable];
+    if (!clientId && !clientSecret) continue;
+    if (!clientId || !clientSecret) {
+      const missing = clientId ? secretVariable : idVariable;
+      issues.push({
+        variable: missing,
+        message: `must be set with ${clientId ? idVariable : secretVariable}`,
+      });
+      continue;
+    }
+    const extra: Record<string, string> = {};
+    if (id === "microsoft" && e.AUTH_MICROSOFT_TENANT_ID) extra.tenantId = e.AUTH_MICROSOFT_TENANT_ID;
+    if (id === "cognito") {
+      const needed = {
+        domain: ["AUTH_COGNITO_DOMAIN", e.AUTH_COGNITO_DOMAIN],
+        region: ["AUTH_COGNITO_REGION", e.AUTH_COGNITO_REGION],
+        userPoolId: ["AUTH_COGNITO_USER_POOL_ID", e.AUTH_COGNITO_USER_POOL_ID],
+      } as const;
+      for (const [key, [variable, value]] of Object.entries(needed)) {
+        if (value) extra[key] = value;
+        else issues.push({ variable, message: `must be set with ${idVariable}` });
+      }
+    }
+    providers.push({ id, clientId, clientSecret, extra });
+  }
+  if (issues.length > 0) throw new ConfigError(issues);
+  return providers;
+}
+
+function readOidc(e: ParsedEnv): OidcConfig | undefined {
+  const parts = {
+    AUTH_OIDC_ISSUER: e.AUTH_OIDC_ISSUER,
+    AUTH_OIDC_CLIENT_ID: e.AUTH_OIDC_CLIENT_ID,
+    AUTH_OIDC_CLIENT_SECRET: e.AUTH_OIDC_CLIENT_SECRET,
+  };
+  const set = Object.entries(parts).filter(([, value]) => value);
+  if (set.length === 0) return undefined;
+  if (set.length < 3) {
+    throw new ConfigError(
+      Object.entries(parts)
+        .filter(([, value]) => !value)
+        .map(([variable]) => ({
+          variable,
+          message: `must be set with ${set.map(([name]) => name).join(" and ")}`,
+        })),
+    );
+  }
+  return {
+    issuer: e.AUTH_OIDC_ISSUER!,
+    clientId: e.AUTH_OIDC_CLIENT_ID!,
+    clientSecret: e.AUTH_OIDC_CLIENT_SECRET!,
+    name: e.AUTH_OIDC_NAME,
   };
 }
 

@@ -6,6 +6,7 @@ import { type Auth, authOptions, createAuth } from "./auth/auth.ts";
 import type { Config } from "./config.ts";
 import { type DatabaseHandle, openDatabase } from "./db/database.ts";
 import { migrateDatabase } from "./db/migrate.ts";
+import { deleteAccountData } from "./domain/account-deletion.ts";
 import { onProjectEvent } from "./domain/changes.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { createMailer, type Mailer } from "./mail/mailer.ts";
@@ -46,11 +47,22 @@ export async function createServices(
     const mailer =
       overrides.mailer ??
       createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: config.outboxDir, logger });
-    const options = authOptions({ config, dialect: database.dialect, dbType: database.kind, mailer });
-    await migrateDatabase(database.db as never, options);
-    const auth = createAuth(options);
     // Leftovers of a crash are collected by the running server (maintenance.ts).
     const blobs = createLocalBlobStore(config.blobDir);
+    const options = authOptions({
+      config,
+      dialect: database.dialect,
+      dbType: database.kind,
+      mailer,
+      async deleteUserData(userId) {
+        const removed = await deleteAccountData(database.db, blobs, userId);
+        logger.info(
+          `account ${userId} deleted: ${removed.projects} projects, ${removed.blobs} files' bytes, ${removed.apiKeys} API keys`,
+        );
+      },
+    });
+    await migrateDatabase(database.db as never, options);
+    const auth = createAuth(options);
     const indexDir = join(config.dataDir, "indexes");
     const keys = new SigningKeyService(database.db, config.secret);
     // One budget for what both formats remember between publishes.

@@ -1,16 +1,27 @@
 // better-auth, configured for Packyard: email and password with required verification,
-// password reset, and the username Packyard adds to each user. Mounted at /api/auth.
+// password reset, social and OpenID Connect sign-in, linked accounts, email change, account
+// deletion, two-factor authentication, and the username Packyard adds to each user. Mounted at
+// /api/auth. Packyard's own rules on top of it live in account-rules.ts.
 
 import { apiKey } from "@better-auth/api-key";
 import { RESET_REQUESTED_MESSAGE } from "@packyard/contract/messages.ts";
 import type { BetterAuthOptions } from "better-auth";
 import { betterAuth } from "better-auth";
-import { createAuthMiddleware } from "better-auth/api";
+import { createAuthMiddleware, createEmailVerificationToken } from "better-auth/api";
+import { genericOAuth } from "better-auth/plugins/generic-oauth";
+import { twoFactor } from "better-auth/plugins/two-factor";
 import type { Dialect } from "kysely";
 import type { Config } from "../config.ts";
 import type { Mailer } from "../mail/mailer.ts";
-import { resetPasswordMail, verificationMail } from "../mail/templates.ts";
+import {
+  changeEmailConfirmationMail,
+  deleteAccountMail,
+  resetPasswordMail,
+  verificationMail,
+} from "../mail/templates.ts";
+import { accountRules, passwordResetNotice } from "./account-rules.ts";
 import { clearSignInAttemptsOnPasswordReset, signInLockout } from "./lockout.ts";
+import { OIDC_PROVIDER_ID, socialProviderOptions } from "./providers.ts";
 
 /** Every Packyard API key starts with this, so secret scanners and people can recognize it. */
 export const API_KEY_PREFIX = "pky_";
@@ -23,8 +34,16 @@ export function authOptions(deps: {
   dialect: Dialect;
   dbType: "sqlite" | "postgres";
   mailer: Mailer;
+  /** Removes what Packyard keeps for a user (projects, files, keys) before the user is deleted. */
+  deleteUserData?: (userId: string) => Promise<void>;
 }) {
   const { config, mailer } = deps;
+  const twoFactorPlugin = twoFactor({
+    issuer: "Packyard",
+    // A device marked trusted at the code prompt skips it for 30 days.
+    trustDeviceMaxAge: 30 * 24 * 60 * 60,
+  });
+  const sendResetNotice = passwordResetNotice(mailer, config.baseUrl);
   return {
     appName: "Packyard",
     baseURL: config.baseUrl,
@@ -42,8 +61,12 @@ export function authOptions(deps: {
       async sendResetPassword({ user, url }) {
         await mailer.send(resetPasswordMail(user.email, user.name, url));
       },
-      // A reset clears the failed sign-ins counted against the email (signInLockout).
-      onPasswordReset: clearSignInAttemptsOnPasswordReset,
+      // A reset clears the failed sign-ins counted against the email (signInLockout), and the
+      // owner hears of it.
+      async onPasswordReset({ user }) {
+        await clearSignInAttemptsOnPasswordReset({ user });
+        await sendResetNotice(user);
+      },
     },
     emailVerification: {
       sendOnSignUp: true,
@@ -54,10 +77,49 @@ export function authOptions(deps: {
         await mailer.send(verificationMail(user.email, user.name, url));
       },
     },
+    socialProviders: socialProviderOptions(config.socialProviders),
+    account: {
+      // Spec §4: an existing user is linked only when the provider vouches for the email
+      // (email_verified); no provider is trusted without it, and emails must match.
+      accountLinking: { enabled: true, trustedProviders: [], allowDifferentEmails: false },
+    },
     user: {
       additionalFields: {
         // Chosen at onboarding, validated and written by Packyard, never by the client.
         username: { type: "string", required: false, input: false },
+      },
+      changeEmail: {
+        enabled: true,
+        // Spec §4: an unverified email changes at once (and the new one gets a verification mail).
+        updateEmailWithoutVerification: true,
+        // A verified email: the current address confirms first. Spec §4's change token sets the
+        // new address unverified and mails it a fresh verification link, so the link mailed here
+        // carries that token (no request type) rather than better-auth's two-step one.
+        async sendChangeEmailConfirmation({ user, newEmail, url }) {
+          const callbackURL = new URL(url).searchParams.get("callbackURL") ?? "/";
+          const token = await createEmailVerificationToken(config.secret, user.email, newEmail, 60 * 60);
+          const link = `${config.baseUrl}/api/auth/verify-email?token=${token}&callbackURL=${encodeURIComponent(callbackURL)}`;
+          await mailer.send(changeEmailConfirmationMail(user.email, user.name, newEmail, link));
+        },
+      },
+      deleteUser: {
+        enabled: true,
+        // Packyard always has a mail sender (SMTP or the outbox): deletion completes through the
+        // mailed link (a 32-character token, spec §9).
+        deleteTokenExpiresIn: config.deleteAccountTokenSeconds,
+        async sendDeleteAccountVerification({ user, url }) {
+          await mailer.send(
+            deleteAccountMail(
+              user.email,
+              user.name,
+              url,
+              Math.round(config.deleteAccountTokenSeconds / 3600),
+            ),
+          );
+        },
+        async beforeDelete(user) {
+          await deps.deleteUserData?.(user.id);
+        },
       },
     },
     session: {
@@ -90,6 +152,29 @@ export function authOptions(deps: {
       useSecureCookies: config.baseUrl.startsWith("https://"),
     },
     plugins: [
+      twoFactorPlugin,
+      accountRules({
+        mailer,
+        baseUrl: config.baseUrl,
+        twoFactorSignIn: twoFactorPlugin.hooks.after[0]!.handler,
+      }),
+      ...(config.oidc
+        ? [
+            genericOAuth({
+              config: [
+                {
+                  providerId: OIDC_PROVIDER_ID,
+                  name: config.oidc.name,
+                  discoveryUrl: `${config.oidc.issuer}/.well-known/openid-configuration`,
+                  clientId: config.oidc.clientId,
+                  clientSecret: config.oidc.clientSecret,
+                  scopes: ["openid", "email", "profile"],
+                  pkce: true,
+                },
+              ],
+            }),
+          ]
+        : []),
       // Failed password sign-ins per email: 429 TOO_MANY_SIGN_IN_ATTEMPTS after too many.
       signInLockout(),
       apiKey({

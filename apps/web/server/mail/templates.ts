@@ -74,3 +74,88 @@ export function contactMessageMail(
     replyTo: contact.email,
   };
 }
+
+/** Account deletion (spec §4): the link that completes it. */
+export function deleteAccountMail(to: string, name: string, url: string, validHours: number): MailMessage {
+  return message(
+    to,
+    "Confirm the deletion of your Packyard account",
+    [
+      `Hi ${name},`,
+      `Someone signed in to your Packyard account asked to delete it. Following the link below deletes the account for good: its projects, releases, files, APT and YUM repositories, signing keys and API keys. Machines that install from your repositories will stop receiving updates. The link is valid for ${validHours === 1 ? "one hour" : `${validHours} hours`} and works only while you are signed in.`,
+      "If you did not ask for this, change your password: someone else may have access to your account.",
+    ],
+    { label: "Delete my account", url },
+  );
+}
+
+/** Email change on the verified path (spec §4): sent to the current address to confirm. */
+export function changeEmailConfirmationMail(
+  to: string,
+  name: string,
+  newEmail: string,
+  url: string,
+): MailMessage {
+  return message(
+    to,
+    "Confirm your new email address for Packyard",
+    [
+      `Hi ${name},`,
+      `Someone signed in to your Packyard account asked to change its email address from ${to} to ${newEmail}. If it was you, confirm with the link below; we will then send a verification link to ${newEmail}. The link is valid for one hour.`,
+      "If it was not you, ignore this message and change your password.",
+    ],
+    { label: "Confirm the change", url },
+  );
+}
+
+/** What a security notice says; each is sent after the change happened. */
+export type SecurityNotice =
+  | { kind: "password-changed" }
+  | { kind: "email-changed"; newEmail: string }
+  | { kind: "two-factor-enabled" }
+  | { kind: "two-factor-disabled" }
+  | { kind: "api-key-created"; keyName: string };
+
+const noticeText: Record<SecurityNotice["kind"], (notice: never) => { subject: string; line: string }> = {
+  "password-changed": () => ({
+    subject: "Your Packyard password was changed",
+    line: "The password of your Packyard account was just changed.",
+  }),
+  "email-changed": (notice: { newEmail: string }) => ({
+    subject: "Your Packyard email address was changed",
+    line: `The email address of your Packyard account was just changed to ${notice.newEmail}. Messages about the account now go there.`,
+  }),
+  "two-factor-enabled": () => ({
+    subject: "Two-factor authentication is on for your Packyard account",
+    line: "Two-factor authentication was just turned on for your Packyard account. Signing in now needs a code from your authenticator app or a backup code.",
+  }),
+  "two-factor-disabled": () => ({
+    subject: "Two-factor authentication is off for your Packyard account",
+    line: "Two-factor authentication was just turned off for your Packyard account. Signing in now needs only your password or a linked account.",
+  }),
+  "api-key-created": (notice: { keyName: string }) => ({
+    subject: "A new API key was created for your Packyard account",
+    line: `A new API key named “${notice.keyName}” was just created for your Packyard account. It can publish or read packages as its scope allows.`,
+  }),
+};
+
+/** A security notification: something changed on the account; what to do if it was not you. */
+export function securityNoticeMail(
+  to: string,
+  name: string,
+  notice: SecurityNotice,
+  settingsUrl: string,
+  when: Date,
+): MailMessage {
+  const { subject, line } = noticeText[notice.kind](notice as never);
+  return message(
+    to,
+    subject,
+    [
+      `Hi ${name},`,
+      `${line} (${when.toUTCString()})`,
+      "If this was you, there is nothing to do. If it was not, reset your password now, sign out your other sessions and check your API keys and linked accounts in your settings.",
+    ],
+    { label: "Review your account", url: settingsUrl },
+  );
+}
