@@ -1,35 +1,16 @@
-// Completing onboarding: the user's name and public username.
+// Completing onboarding: the user's name and public username. Whether the name is free is
+// usernames.ts's call: nobody else has it, whatever its case, and nobody holds it as an old name.
 import type { Kysely } from "kysely";
 import type { Database } from "../../server/db/schema.ts";
+import { type Clock, setUsername, UsernameTakenError } from "../../server/domain/usernames.ts";
 
-export class UsernameTakenError extends Error {
-  readonly code = "USERNAME_TAKEN";
-  constructor() {
-    super("This username is already taken");
-  }
-}
+export { UsernameTakenError };
 
 export async function completeOnboarding(
   db: Kysely<Database>,
   userId: string,
   input: { name: string; username: string },
+  clock?: Clock,
 ): Promise<void> {
-  const taken = await db
-    .selectFrom("user")
-    .select("id")
-    .where("username", "=", input.username)
-    .where("id", "!=", userId)
-    .executeTakeFirst();
-  if (taken) throw new UsernameTakenError();
-  try {
-    await db
-      .updateTable("user")
-      .set({ name: input.name, username: input.username, updatedAt: new Date().toISOString() })
-      .where("id", "=", userId)
-      .execute();
-  } catch (error) {
-    // Two people racing for one name: the unique index decides.
-    if (/unique|duplicate/i.test(String((error as Error).message))) throw new UsernameTakenError();
-    throw error;
-  }
+  await setUsername(db, userId, input, clock);
 }

@@ -1,6 +1,8 @@
 // The public release pages' data, read on the server: the search over public projects, and one
 // project with one release (or the "latest" one). Visibility follows server/domain/authorization.ts:
-// another user's private project is "not found", never "forbidden".
+// another user's private project is "not found", never "forbidden". Usernames are found whatever
+// their case; a page asked for by another case, or by an old username still held for its owner,
+// is "moved": the loaders redirect to the owner's name as written now (usernames.ts).
 import type { Project, Release } from "@packyard/contract";
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../../server/db/schema.ts";
@@ -8,6 +10,7 @@ import { type Actor, isOwner } from "../../server/domain/authorization.ts";
 import { DomainError } from "../../server/domain/errors.ts";
 import { describeProjects, findVisibleProject } from "../../server/domain/projects.ts";
 import { describeRelease, findRelease, listReleaseRows, releaseUrls } from "../../server/domain/releases.ts";
+import { resolveUsername, UsernameMovedError } from "../../server/domain/usernames.ts";
 
 type Db = Kysely<Database>;
 
@@ -79,6 +82,8 @@ interface PageBase {
 
 export type ReleasePage =
   | (PageBase & { status: "project-not-found" })
+  /** The same page lives at `owner`, the owner's name as written now. */
+  | (PageBase & { status: "moved"; owner: string })
   | (PageBase & {
       status: "release-not-found" | "no-release";
       project: Project;
@@ -110,11 +115,13 @@ export async function loadReleasePage(
   try {
     row = await findVisibleProject(db, params.username, params.projectSlug, viewer);
   } catch (error) {
+    if (error instanceof UsernameMovedError) return { ...base, status: "moved", owner: error.username };
     if (error instanceof DomainError && error.code === "NOT_FOUND")
       return { ...base, status: "project-not-found" };
     throw error;
   }
   const [project] = await describeProjects(db, [row]);
+  if (project!.owner !== params.username) return { ...base, status: "moved", owner: project!.owner };
   const versions = (await listReleaseRows(db, row.id)).map((r) => ({
     version: r.version,
     title: r.title,
@@ -137,4 +144,14 @@ export async function loadReleasePage(
     release: await describeRelease(db, found, urls),
     sumsUrl: urls.fileUrl(found.version, "SHA256SUMS"),
   };
+}
+
+/**
+ * The owner's name as written now when `username` is another case of it or an old name still
+ * held for them: where a page asked for by `username` lives. Null when it is already that name,
+ * or nobody's.
+ */
+export async function movedOwner(db: Db, username: string): Promise<string | null> {
+  const owner = await resolveUsername(db, username);
+  return owner && owner.username !== username ? owner.username : null;
 }

@@ -166,6 +166,15 @@ export interface ContactMessageTable {
   mail_error: string | null;
 }
 
+/** A user's former username, held for them and redirecting to them for a while (usernames.ts). */
+export interface UsernameHistoryTable {
+  /** The name lowercased: names are unique whatever their case. */
+  name_key: string;
+  username: string;
+  user_id: string;
+  released_at: string;
+}
+
 export interface Database {
   apikey: ApiKeyTable;
   yum_package: YumPackageTable;
@@ -181,5 +190,6 @@ export interface Database {
   release_file: ReleaseFileTable;
   download_month: DownloadMonthTable;
   contact_message: ContactMessageTable;
+  username_history: UsernameHistoryTable;
   packyard_meta: { key: string; value: string; updated_at: Generated<string> };
 }

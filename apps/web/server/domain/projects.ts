@@ -19,6 +19,7 @@ import {
 import { emitProjectEvent } from "./changes.ts";
 import { DomainError, isUniqueViolation, notFound } from "./errors.ts";
 import { newRowId, nowIso } from "./ids.ts";
+import { type Clock, resolveUsername, UsernameMovedError } from "./usernames.ts";
 
 export type ProjectRow = Selectable<ProjectTable>;
 type Db = Kysely<Database>;
@@ -43,20 +44,22 @@ export async function requireOwnProject(db: Db, actor: Actor, slug: string, need
   return project;
 }
 
-/** A project by its owner's username and slug, if the viewer may see it; else NOT_FOUND. */
+/**
+ * A project by its owner's username (any case) and slug, if the viewer may see it; else
+ * NOT_FOUND. An old username still held for its owner throws UsernameMovedError (a NOT_FOUND
+ * carrying the owner's current name), for callers that redirect (usernames.ts).
+ */
 export async function findVisibleProject(
   db: Db,
   username: string,
   slug: string,
   viewer: Actor | null,
+  clock?: Clock,
 ): Promise<ProjectRow> {
-  const project = await db
-    .selectFrom("project")
-    .innerJoin("user", "user.id", "project.owner_id")
-    .selectAll("project")
-    .where("user.username", "=", username)
-    .where("project.slug", "=", slug)
-    .executeTakeFirst();
+  const owner = await resolveUsername(db, username, clock);
+  if (!owner) throw notFound("Project not found");
+  if (owner.moved) throw new UsernameMovedError(owner.username);
+  const project = await findProject(db, owner.userId, slug);
   if (!project || !canViewProject(project, viewer)) throw notFound("Project not found");
   return project;
 }

@@ -4,14 +4,14 @@
 import { createGunzip } from "node:zlib";
 import { type Context, Hono } from "hono";
 import { notFound } from "../domain/errors.ts";
+import { usernameOf } from "../domain/projects.ts";
 import { findPoolFile } from "../publishing/apt/apt-builder.ts";
 import { renderDebSetupScript } from "../publishing/apt/setup-script.ts";
 import type { IndexFileRef } from "../publishing/publisher.ts";
 import type { Services } from "../services.ts";
-import { toApiErrorResponse } from "./api-errors.ts";
 import { cacheControl } from "./cache-control.ts";
 import { pullStream, streamBlob } from "./stream-blob.ts";
-import { visibleProject } from "./visible-project.ts";
+import { usernameAwareErrors, visibleProject } from "./visible-project.ts";
 
 function contentTypeOf(path: string): string {
   if (path.endsWith(".gz")) return "application/gzip";
@@ -21,10 +21,10 @@ function contentTypeOf(path: string): string {
 }
 
 export function createAptRoutes(services: Services) {
-  const { database, repos, blobs, logger } = services;
+  const { database, repos, blobs } = services;
   const db = database.db;
   const routes = new Hono();
-  routes.onError((error) => toApiErrorResponse(error, logger));
+  routes.onError(usernameAwareErrors(services, "/dl"));
 
   const projectFor = async (c: Context) => {
     const project = await visibleProject(services, c);
@@ -54,7 +54,8 @@ export function createAptRoutes(services: Services) {
     const { project } = await projectFor(c);
     const script = renderDebSetupScript({
       baseUrl: services.config.baseUrl,
-      owner: c.req.param("username"),
+      // The owner's name as written now, whatever the case of the one asked for.
+      owner: await usernameOf(db, project.owner_id),
       slug: project.slug,
       private: project.visibility === "private",
     });

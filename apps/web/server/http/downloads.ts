@@ -8,10 +8,10 @@ import { recordDownload } from "../domain/downloads.ts";
 import { notFound } from "../domain/errors.ts";
 import { listFileRows, requireRelease } from "../domain/releases.ts";
 import type { Services } from "../services.ts";
-import { apiErrorResponse, toApiErrorResponse } from "./api-errors.ts";
+import { apiErrorResponse } from "./api-errors.ts";
 import { cacheControl as cacheControlOf } from "./cache-control.ts";
 import { streamBlob, whenDelivered } from "./stream-blob.ts";
-import { visibleProject } from "./visible-project.ts";
+import { usernameAwareErrors, visibleProject } from "./visible-project.ts";
 
 /** Parses a single `bytes=` range against a size; undefined for none or several, null if unsatisfiable. */
 export function parseRange(
@@ -38,7 +38,7 @@ export function createDownloads(services: Services) {
   const { database, blobs, logger } = services;
   const db = database.db;
   const dl = new Hono();
-  dl.onError((error) => toApiErrorResponse(error, logger));
+  dl.onError(usernameAwareErrors(services, "/dl"));
 
   dl.on(["GET", "HEAD"], "/:username/:slug/releases/:version/:filename", async (c) => {
     const project = await visibleProject(services, c);

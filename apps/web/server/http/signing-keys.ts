@@ -4,14 +4,13 @@
 import { buildArmoredKeyring, buildBinaryKeyring } from "@packyard/formats/openpgp/index.ts";
 import { Hono } from "hono";
 import type { Services } from "../services.ts";
-import { toApiErrorResponse } from "./api-errors.ts";
 import { cacheControl } from "./cache-control.ts";
-import { visibleProject } from "./visible-project.ts";
+import { usernameAwareErrors, visibleProject } from "./visible-project.ts";
 
 export function createSigningKeyRoutes(services: Services) {
-  const { keys, logger } = services;
+  const { keys } = services;
   const routes = new Hono();
-  routes.onError((error) => toApiErrorResponse(error, logger));
+  routes.onError(usernameAwareErrors(services, "/dl"));
 
   routes.on(["GET", "HEAD"], "/:username/:slug/gpg.key", async (c) => {
     const project = await visibleProject(services, c);

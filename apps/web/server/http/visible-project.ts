@@ -1,11 +1,48 @@
-// The project a /dl request names (/:username/:slug/…), if the caller may see it; else NOT_FOUND.
-// The caller is whoever the request authenticates as (a key, a session) or nobody.
+// The project a /dl or /api/p request names (/:username/:slug/…), if the caller may see it; else
+// NOT_FOUND. The caller is whoever the request authenticates as (a key, a session) or nobody.
+// The username is found whatever its case; an old username still held for its owner answers
+// 301 to the same URL with the owner's current name (docs/decisions/014-username-changes.md).
 import type { Context } from "hono";
 import { findVisibleProject, type ProjectRow } from "../domain/projects.ts";
+import { UsernameMovedError } from "../domain/usernames.ts";
 import type { Services } from "../services.ts";
 import { resolveActor } from "./actor.ts";
+import { toApiErrorResponse } from "./api-errors.ts";
 
 export async function visibleProject(services: Services, c: Context): Promise<ProjectRow> {
   const viewer = await resolveActor(services, c.req.raw.headers);
   return findVisibleProject(services.database.db, c.req.param("username")!, c.req.param("slug")!, viewer);
+}
+
+/** How long a client may keep a redirect from an old name: the hold ends, a cached one must too. */
+const MOVED_CACHE_CONTROL = "public, max-age=3600";
+
+/**
+ * The request's URL with the username (the path segment after `mount`) replaced, its query
+ * kept, on the public origin: apt, dnf and curl follow it.
+ */
+export function renamedUrl(requestUrl: string, baseUrl: string, mount: string, username: string): string {
+  const url = new URL(requestUrl);
+  const segments = url.pathname.split("/");
+  segments[mount.split("/").length] = encodeURIComponent(username);
+  return new URL(`${segments.join("/")}${url.search}`, baseUrl).toString();
+}
+
+/**
+ * The error handler of the routers under `mount` that find projects by username: a held old
+ * username becomes a 301 for GET and HEAD, anything else what api-errors.ts answers.
+ */
+export function usernameAwareErrors(services: Pick<Services, "config" | "logger">, mount: "/dl" | "/api/p") {
+  return (error: Error, c: Context): Response => {
+    if (error instanceof UsernameMovedError && (c.req.method === "GET" || c.req.method === "HEAD")) {
+      return new Response(null, {
+        status: 301,
+        headers: {
+          location: renamedUrl(c.req.url, services.config.baseUrl, mount, error.username),
+          "cache-control": MOVED_CACHE_CONTROL,
+        },
+      });
+    }
+    return toApiErrorResponse(error, services.logger);
+  };
 }

@@ -4,13 +4,13 @@
 // /dl/{u}/{p}/setup.rpm.sh.
 import { type Context, Hono } from "hono";
 import { notFound } from "../domain/errors.ts";
+import { usernameOf } from "../domain/projects.ts";
 import { renderRepoFile, renderRpmSetupScript } from "../publishing/yum/setup-script.ts";
 import { findYumPackageFile } from "../publishing/yum/yum-builder.ts";
 import type { Services } from "../services.ts";
-import { toApiErrorResponse } from "./api-errors.ts";
 import { cacheControl } from "./cache-control.ts";
 import { streamBlob } from "./stream-blob.ts";
-import { visibleProject } from "./visible-project.ts";
+import { usernameAwareErrors, visibleProject } from "./visible-project.ts";
 import { EntryPins, requesterOf } from "./yum-entry-pins.ts";
 
 const REPOMD = "repodata/repomd.xml";
@@ -24,17 +24,18 @@ function entityTags(header: string): string[] {
 }
 
 export function createYumRoutes(services: Services) {
-  const { database, repos, blobs, logger, config } = services;
+  const { database, repos, blobs, config } = services;
   const db = database.db;
   const routes = new Hono();
-  routes.onError((error) => toApiErrorResponse(error, logger));
+  routes.onError(usernameAwareErrors(services, "/dl"));
   const pins = new EntryPins();
 
   routes.on(["GET", "HEAD"], "/:username/:slug/setup.rpm.sh", async (c) => {
     const project = await visibleProject(services, c);
     const script = renderRpmSetupScript({
       baseUrl: config.baseUrl,
-      owner: c.req.param("username"),
+      // The owner's name as written now, whatever the case of the one asked for.
+      owner: await usernameOf(db, project.owner_id),
       slug: project.slug,
       private: project.visibility === "private",
     });
@@ -61,7 +62,7 @@ export function createYumRoutes(services: Services) {
     if (path === `${project.slug}.repo`) {
       const text = renderRepoFile({
         baseUrl: config.baseUrl,
-        owner: c.req.param("username"),
+        owner: await usernameOf(db, project.owner_id),
         slug: project.slug,
         group,
       });

@@ -3,7 +3,7 @@
 // no release (spec §4). A missing project or release — or another user's private project — is
 // this page's own not-found view with HTTP 404 (spec §2, §8).
 import { AlertTriangle, CalendarDays, PackageOpen, Settings2 } from "lucide-react";
-import { data, Link } from "react-router";
+import { data, Link, redirect } from "react-router";
 import { EmptyState } from "../../components/empty-state.tsx";
 import { formatDate } from "../../components/releases/format-date.ts";
 import { ReleaseNotFound } from "../../components/releases/not-found.tsx";
@@ -23,7 +23,7 @@ import { repositorySetup } from "../../lib/repository-setup.server.ts";
 import { getSessionUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/release";
 
-export async function loader({ request, context, params }: Route.LoaderArgs) {
+export async function loader({ request, context, params, url }: Route.LoaderArgs) {
   const { database, config } = services(context);
   const user = await getSessionUser(request, context);
   const page = await loadReleasePage(
@@ -32,6 +32,9 @@ export async function loader({ request, context, params }: Route.LoaderArgs) {
     { username: params.username, projectSlug: params.projectSlug, requested: params.releaseVersion },
     user ? { kind: "session", userId: user.id } : null,
   );
+  // Another case of the owner's name, or an old name of theirs: the page at their name now.
+  if (page.status === "moved")
+    throw redirect(`${releasePath(page.owner, params.projectSlug, params.releaseVersion)}${url.search}`, 301);
   const status = page.status === "project-not-found" || page.status === "release-not-found" ? 404 : 200;
   const setup =
     page.status === "project-not-found"

@@ -310,4 +310,28 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0010_username_history": {
+    async up(db: Kysely<unknown>) {
+      // Usernames may now be changed, and hold capitals and underscores (spec §5). A user's old
+      // names: for USERNAME_HOLD_DAYS after released_at the old name's URLs redirect to the user's
+      // current name and nobody else can take it (docs/decisions/014-username-changes.md).
+      // name_key is the name lowercased: one row per name, whoever held it last.
+      await db.schema
+        .createTable("username_history")
+        .addColumn("name_key", "varchar(30)", (c) => c.primaryKey())
+        .addColumn("username", "varchar(30)", (c) => c.notNull())
+        .addColumn("user_id", "text", (c) => c.notNull().references("user.id").onDelete("cascade"))
+        .addColumn("released_at", "varchar(30)", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("username_history_user").on("username_history").column("user_id").execute();
+      // URLs find usernames whatever their case, so two users may not differ only by case. Every
+      // name so far passed onboarding's lowercase-only rule, so no existing pair conflicts.
+      await db.schema
+        .createIndex("user_username_lower_unique")
+        .on("user")
+        .unique()
+        .expression(sql`lower(username)`)
+        .execute();
+    },
+  },
 };

@@ -1,11 +1,12 @@
 // /api/p: spec §7's public project and release JSON, for anyone. Another user's private project
-// is 404, as if it did not exist.
+// is 404, as if it did not exist. The username is found whatever its case; an old one still
+// held for its owner answers 301 to the same URL with the current name (usernames.ts).
 import { createRoute, z } from "@hono/zod-openapi";
 import { publicProjectResponse, publicReleaseResponse } from "@packyard/contract";
 import { describeProjects } from "../../domain/projects.ts";
 import { describeRelease, listReleaseRows, releaseUrls, requireRelease } from "../../domain/releases.ts";
 import type { Services } from "../../services.ts";
-import { visibleProject } from "../visible-project.ts";
+import { usernameAwareErrors, visibleProject } from "../visible-project.ts";
 import { createApiApp, errors, json, projectPath, releasePath, serve } from "./route.ts";
 
 const publicProjectPath = z.object({
@@ -14,13 +15,21 @@ const publicProjectPath = z.object({
 });
 const publicReleasePath = publicProjectPath.extend({ version: releasePath.shape.version });
 
+/** A held old username: the same URL with the owner's current name (decision 014). */
+const moved = {
+  301: {
+    description: "The username is an old name of the owner: the same URL with the current name",
+    headers: z.object({ Location: z.string().describe("The same URL with the owner's current name") }),
+  },
+} as const;
+
 const publicProjectRoute = createRoute({
   method: "get",
   path: "/{username}/{slug}",
   summary: "A public project and its releases",
   security: [],
   request: { params: publicProjectPath },
-  responses: { 200: json("Project", publicProjectResponse), ...errors("NOT_FOUND") },
+  responses: { 200: json("Project", publicProjectResponse), ...moved, ...errors("NOT_FOUND") },
 });
 
 const publicReleaseRoute = createRoute({
@@ -29,12 +38,13 @@ const publicReleaseRoute = createRoute({
   summary: "A public project and one release (`latest`: the newest not yanked)",
   security: [],
   request: { params: publicReleasePath },
-  responses: { 200: json("Release", publicReleaseResponse), ...errors("NOT_FOUND") },
+  responses: { 200: json("Release", publicReleaseResponse), ...moved, ...errors("NOT_FOUND") },
 });
 
 export function publicRoutes(services: Services) {
   const db = services.database.db;
   const api = createApiApp(services);
+  api.onError(usernameAwareErrors(services, "/api/p"));
 
   serve(api, publicProjectRoute, async (c) => {
     const project = await visibleProject(services, c);
@@ -55,11 +65,12 @@ export function publicRoutes(services: Services) {
   });
 
   serve(api, publicReleaseRoute, async (c) => {
-    const { username, version } = c.req.valid("param");
+    const { version } = c.req.valid("param");
     const project = await visibleProject(services, c);
     const release = await requireRelease(db, project.id, version);
     const [dto] = await describeProjects(db, [project]);
-    const urls = releaseUrls(services.config.baseUrl, username, project.slug);
+    // The owner's name as written now, whatever the case of the one asked for.
+    const urls = releaseUrls(services.config.baseUrl, dto!.owner, project.slug);
     return c.json({ project: dto!, release: await describeRelease(db, release, urls) }, 200);
   });
 
