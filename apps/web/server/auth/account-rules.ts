@@ -13,6 +13,7 @@
 
 import type { BetterAuthPlugin } from "@better-auth/core";
 import { defineRequestState } from "@better-auth/core/context";
+import { RESET_REQUESTED_MESSAGE, SPEC_AUTH_MESSAGES } from "@packyard/contract/messages.ts";
 import {
   APIError,
   accountInfo as coreAccountInfo,
@@ -21,6 +22,7 @@ import {
   requestPasswordReset as coreRequestPasswordReset,
   createAuthEndpoint,
   createAuthMiddleware,
+  freshSessionMiddleware,
   getSessionFromCtx,
   isAPIError,
 } from "better-auth/api";
@@ -130,7 +132,10 @@ export function accountRules(deps: {
         (input.accountId === undefined || a.accountId === input.accountId || a.id === input.accountId),
     );
     if (!account)
-      throw APIError.from("BAD_REQUEST", { message: "Account not found", code: "ACCOUNT_NOT_FOUND" });
+      throw APIError.from("BAD_REQUEST", {
+        message: SPEC_AUTH_MESSAGES.ACCOUNT_NOT_FOUND!,
+        code: "ACCOUNT_NOT_FOUND",
+      });
     return { account, userId };
   }
 
@@ -142,6 +147,22 @@ export function accountRules(deps: {
 
   return {
     id: "packyard-account-rules",
+    // Errors in spec §8's words (better-auth's codes stay as they are).
+    async onResponse(response) {
+      if (response.status < 400 || !response.headers.get("content-type")?.includes("application/json"))
+        return;
+      const body = (await response
+        .clone()
+        .json()
+        .catch(() => null)) as { code?: string; message?: string } | null;
+      const message = body?.code ? SPEC_AUTH_MESSAGES[body.code] : undefined;
+      if (!body || !message || body.message === message) return;
+      const headers = new Headers(response.headers);
+      headers.delete("content-length");
+      return {
+        response: new Response(JSON.stringify({ ...body, message }), { status: response.status, headers }),
+      };
+    },
     endpoints: {
       forgetPassword: createAuthEndpoint(
         "/forget-password",
@@ -151,8 +172,9 @@ export function accountRules(deps: {
         },
         async (ctx) => {
           // The same endpoint under its older name: same checks, limits and answer.
-          const result = await coreRequestPasswordReset({ ...ctx, path: "/request-password-reset" } as never);
-          return ctx.json(result as unknown as { status: boolean; message?: string });
+          // It answers the same for every email (or throws): only the message is Packyard's.
+          await coreRequestPasswordReset(internalCall(ctx));
+          return ctx.json({ status: true, message: RESET_REQUESTED_MESSAGE });
         },
       ),
       // Replaces better-auth's own (same keys): the spec's shapes, better-auth's token handling.
@@ -165,11 +187,10 @@ export function accountRules(deps: {
             ctx.body,
             (id) => `Provider ${id} is not supported.`,
           );
-          const tokens = await coreGetAccessToken({
-            ...ctx,
-            body: { accountId: account.id, ...(ctx.request ? {} : { userId }) },
-          } as never);
-          return ctx.json(tokens as unknown as Record<string, unknown>);
+          const tokens = await coreGetAccessToken(
+            internalCall(ctx, { body: { accountId: account.id, ...(ctx.request ? {} : { userId }) } }),
+          );
+          return ctx.json(unwrap<Record<string, unknown>>(tokens));
         },
       ),
       refreshToken: createAuthEndpoint(
@@ -181,11 +202,10 @@ export function accountRules(deps: {
             ctx.body,
             (id) => `Provider ${id} not found.`,
           );
-          const tokens = await coreRefreshToken({
-            ...ctx,
-            body: { accountId: account.id, ...(ctx.request ? {} : { userId }) },
-          } as never);
-          return ctx.json(tokens as unknown as Record<string, unknown>);
+          const tokens = await coreRefreshToken(
+            internalCall(ctx, { body: { accountId: account.id, ...(ctx.request ? {} : { userId }) } }),
+          );
+          return ctx.json(unwrap<Record<string, unknown>>(tokens));
         },
       ),
       accountInfo: createAuthEndpoint(
@@ -199,13 +219,44 @@ export function accountRules(deps: {
             (a) => a.id === ctx.body.accountId || a.accountId === ctx.body.accountId,
           );
           if (!account)
-            throw APIError.from("BAD_REQUEST", { message: "Account not found", code: "ACCOUNT_NOT_FOUND" });
-          const info = await coreAccountInfo({
-            ...ctx,
-            method: "GET",
-            query: { accountId: account.id },
-          } as never);
-          return ctx.json(info as unknown as Record<string, unknown>);
+            throw APIError.from("BAD_REQUEST", {
+              message: SPEC_AUTH_MESSAGES.ACCOUNT_NOT_FOUND!,
+              code: "ACCOUNT_NOT_FOUND",
+            });
+          const info = await coreAccountInfo(
+            internalCall(ctx, { method: "GET", query: { accountId: account.id } }),
+          );
+          return ctx.json(unwrap<Record<string, unknown>>(info));
+        },
+      ),
+      // Spec §7: by providerId, accountId optional (better-auth 1.7 wants its own row id).
+      unlinkAccount: createAuthEndpoint(
+        "/unlink-account",
+        {
+          method: "POST",
+          body: z.object({ providerId: z.string().min(1), accountId: z.string().min(1).optional() }),
+          use: [freshSessionMiddleware],
+        },
+        async (ctx) => {
+          const accounts = await ctx.context.internalAdapter.findAccounts(ctx.context.session.user.id);
+          if (accounts.length <= 1)
+            throw APIError.from("BAD_REQUEST", {
+              message: "You can't unlink your last account",
+              code: "FAILED_TO_UNLINK_LAST_ACCOUNT",
+            });
+          const { providerId, accountId } = ctx.body;
+          const account = accounts.find(
+            (a) =>
+              a.providerId === providerId &&
+              (accountId === undefined || a.accountId === accountId || a.id === accountId),
+          );
+          if (!account)
+            throw APIError.from("BAD_REQUEST", {
+              message: SPEC_AUTH_MESSAGES.ACCOUNT_NOT_FOUND!,
+              code: "ACCOUNT_NOT_FOUND",
+            });
+          await ctx.context.internalAdapter.deleteAccount(account.id);
+          return ctx.json({ status: true });
         },
       ),
     },
@@ -312,6 +363,18 @@ export function accountRules(deps: {
       ],
     },
   };
+}
+
+/** The context for calling one of better-auth's endpoints from inside another: plain data back. */
+function internalCall(ctx: object, changes: Record<string, unknown> = {}): never {
+  return { ...ctx, ...changes, asResponse: false, returnHeaders: false } as never;
+}
+
+/** An endpoint's result, whether or not it came wrapped with its headers. */
+function unwrap<T>(result: unknown): T {
+  if (result && typeof result === "object" && "response" in result && "headers" in result)
+    return (result as { response: T }).response;
+  return result as T;
 }
 
 function isRedirect(error: Error): boolean {
