@@ -176,6 +176,113 @@ describe("loadConfig", () => {
       expect(errorFor(env).issues.map((i) => i.variable)).toEqual([variable]);
     }
   });
+
+  it("enables each social provider whose client id and secret are both set, in better-auth's order", () => {
+    const config = loadConfig({
+      DATA_DIR: dataDir(),
+      AUTH_GITLAB_CLIENT_ID: "gl-id",
+      AUTH_GITLAB_CLIENT_SECRET: "gl-secret",
+      AUTH_GITHUB_CLIENT_ID: "gh-id",
+      AUTH_GITHUB_CLIENT_SECRET: "gh-secret",
+      AUTH_MICROSOFT_CLIENT_ID: "ms-id",
+      AUTH_MICROSOFT_CLIENT_SECRET: "ms-secret",
+      AUTH_MICROSOFT_TENANT_ID: "organizations",
+    });
+    expect(config.socialProviders).toEqual([
+      { id: "github", clientId: "gh-id", clientSecret: "gh-secret", extra: {} },
+      { id: "microsoft", clientId: "ms-id", clientSecret: "ms-secret", extra: { tenantId: "organizations" } },
+      { id: "gitlab", clientId: "gl-id", clientSecret: "gl-secret", extra: {} },
+    ]);
+    expect(config.oidc).toBeUndefined();
+    expect(loadConfig({ DATA_DIR: dataDir() }).socialProviders).toEqual([]);
+  });
+
+  it("stops start-up naming the missing half of a social provider's pair", () => {
+    expect(errorFor({ AUTH_GITHUB_CLIENT_ID: "gh-id" }).issues).toEqual([
+      { variable: "AUTH_GITHUB_CLIENT_SECRET", message: "must be set with AUTH_GITHUB_CLIENT_ID" },
+    ]);
+    expect(errorFor({ AUTH_GOOGLE_CLIENT_SECRET: "g-secret" }).issues).toEqual([
+      { variable: "AUTH_GOOGLE_CLIENT_ID", message: "must be set with AUTH_GOOGLE_CLIENT_SECRET" },
+    ]);
+    // An empty value counts as unset.
+    expect(errorFor({ AUTH_GITLAB_CLIENT_ID: "gl-id", AUTH_GITLAB_CLIENT_SECRET: "" }).issues).toEqual([
+      { variable: "AUTH_GITLAB_CLIENT_SECRET", message: "must be set with AUTH_GITLAB_CLIENT_ID" },
+    ]);
+  });
+
+  it("needs Cognito's domain, region and user pool with its client id and secret", () => {
+    const pair = { AUTH_COGNITO_CLIENT_ID: "c-id", AUTH_COGNITO_CLIENT_SECRET: "c-secret" };
+    expect(
+      errorFor({ ...pair, AUTH_COGNITO_DOMAIN: "auth.example.com" }).issues.map((i) => i.variable),
+    ).toEqual(["AUTH_COGNITO_REGION", "AUTH_COGNITO_USER_POOL_ID"]);
+    const config = loadConfig({
+      DATA_DIR: dataDir(),
+      ...pair,
+      AUTH_COGNITO_DOMAIN: "auth.example.com",
+      AUTH_COGNITO_REGION: "eu-west-1",
+      AUTH_COGNITO_USER_POOL_ID: "eu-west-1_abc",
+    });
+    expect(config.socialProviders[0]?.extra).toEqual({
+      domain: "auth.example.com",
+      region: "eu-west-1",
+      userPoolId: "eu-west-1_abc",
+    });
+  });
+
+  it("reads the OpenID Connect provider from AUTH_OIDC_*, labelled 'Single sign-on' by default", () => {
+    const env = {
+      DATA_DIR: dataDir(),
+      AUTH_OIDC_ISSUER: "https://id.example.com/realms/main/",
+      AUTH_OIDC_CLIENT_ID: "packyard",
+      AUTH_OIDC_CLIENT_SECRET: "s3cret",
+    };
+    expect(loadConfig(env).oidc).toEqual({
+      issuer: "https://id.example.com/realms/main",
+      clientId: "packyard",
+      clientSecret: "s3cret",
+      name: "Single sign-on",
+    });
+    expect(loadConfig({ ...env, AUTH_OIDC_NAME: "Acme SSO" }).oidc?.name).toBe("Acme SSO");
+  });
+
+  it("stops start-up naming each missing AUTH_OIDC_* variable, and a malformed issuer", () => {
+    expect(errorFor({ AUTH_OIDC_ISSUER: "https://id.example.com" }).issues).toEqual([
+      { variable: "AUTH_OIDC_CLIENT_ID", message: "must be set with AUTH_OIDC_ISSUER" },
+      { variable: "AUTH_OIDC_CLIENT_SECRET", message: "must be set with AUTH_OIDC_ISSUER" },
+    ]);
+    expect(
+      errorFor({ AUTH_OIDC_ISSUER: "https://id.example.com", AUTH_OIDC_CLIENT_ID: "packyard" }).issues,
+    ).toEqual([
+      {
+        variable: "AUTH_OIDC_CLIENT_SECRET",
+        message: "must be set with AUTH_OIDC_ISSUER and AUTH_OIDC_CLIENT_ID",
+      },
+    ]);
+    expect(
+      errorFor({ AUTH_OIDC_CLIENT_ID: "packyard", AUTH_OIDC_CLIENT_SECRET: "s3cret" }).issues.map(
+        (i) => i.variable,
+      ),
+    ).toEqual(["AUTH_OIDC_ISSUER"]);
+    expect(
+      errorFor({
+        AUTH_OIDC_ISSUER: "ftp://id.example.com",
+        AUTH_OIDC_CLIENT_ID: "packyard",
+        AUTH_OIDC_CLIENT_SECRET: "s3cret",
+      }).issues.map((i) => i.variable),
+    ).toEqual(["AUTH_OIDC_ISSUER"]);
+  });
+
+  it("stops start-up on a malformed DELETE_ACCOUNT_TOKEN_EXPIRES_IN, 24 hours by default", () => {
+    expect(loadConfig({ DATA_DIR: dataDir() }).deleteAccountTokenSeconds).toBe(86_400);
+    expect(
+      loadConfig({ DATA_DIR: dataDir(), DELETE_ACCOUNT_TOKEN_EXPIRES_IN: "3600" }).deleteAccountTokenSeconds,
+    ).toBe(3600);
+    for (const value of ["soon", "60", "99999999"]) {
+      expect(errorFor({ DELETE_ACCOUNT_TOKEN_EXPIRES_IN: value }).issues.map((i) => i.variable)).toEqual([
+        "DELETE_ACCOUNT_TOKEN_EXPIRES_IN",
+      ]);
+    }
+  });
 });
 
 afterAll(removeTempDirs);
