@@ -320,7 +320,15 @@ export function accountRules(deps: {
             if (!created?.user.twoFactorEnabled) return;
             const returned = ctx.context.returned;
             const location = isAPIError(returned) ? new Headers(returned.headers).get("location") : null;
-            await deps.twoFactorSignIn(ctx);
+            // The two-factor hook runs in a context of its own: its cookies (the two-factor
+            // challenge, the expired session, a renewed trusted-device cookie) come back with
+            // its headers and must be carried over to this response.
+            const challenge = (await deps.twoFactorSignIn({ ...ctx, returnHeaders: true } as never)) as
+              | { headers?: Headers }
+              | undefined;
+            const responseHeaders = (ctx as unknown as { responseHeaders: Headers }).responseHeaders;
+            for (const cookie of challenge?.headers?.getSetCookie() ?? [])
+              responseHeaders.append("set-cookie", cookie);
             if (ctx.context.newSession) return; // a trusted device: signed in
             const target = safeLocalPath(location, deps.baseUrl) ?? "/dashboard";
             throw ctx.redirect(`/auth/two-factor?redirect=${encodeURIComponent(target)}`);
@@ -367,7 +375,7 @@ export function accountRules(deps: {
 
 /** The context for calling one of better-auth's endpoints from inside another: plain data back. */
 function internalCall(ctx: object, changes: Record<string, unknown> = {}): never {
-  return { ...ctx, ...changes, asResponse: false, returnHeaders: false } as never;
+  return { ...ctx, ...changes, asResponse: false, returnHeaders: false, returnStatus: false } as never;
 }
 
 /** An endpoint's result, whether or not it came wrapped with its headers. */
