@@ -186,6 +186,10 @@ export function authOptions(deps: {
         keyExpiration: { defaultExpiresIn: null, minExpiresIn: 1, maxExpiresIn: 3650 },
       }),
     ],
+    // A provider callback that fails before Packyard knows the page to return to (a state that
+    // was already used or never existed) redirects here: the server's /error page, which explains
+    // the code. better-auth's default, /api/auth/error, sends production visitors to /?error=….
+    onAPIError: { errorURL: `${config.baseUrl}/error` },
     telemetry: { enabled: false },
   } satisfies BetterAuthOptions;
 }
