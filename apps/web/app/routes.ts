@@ -23,6 +23,8 @@ export default [
   route("auth/forgot-password", "routes/auth/forgot-password.tsx"),
   route("auth/reset-password", "routes/auth/reset-password.tsx"),
   route("auth/generate-token", "routes/auth/generate-token.tsx"),
+  route("auth/two-factor", "routes/auth/two-factor.tsx"),
+  route("auth/delete-account", "routes/auth/delete-account.tsx"),
 
   // Public release pages.
   layout("routes/releases/layout.tsx", [

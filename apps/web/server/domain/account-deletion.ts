@@ -1,9 +1,11 @@
 // What deleting an account removes besides better-auth's own rows (user, sessions, linked
-// accounts): the user's projects with their releases, files, APT and YUM repositories and
-// signing keys (rows cascade from the project), the bytes no other file shares, and the user's
-// API keys. Runs in better-auth's beforeDelete, so a failure here leaves the account in place.
-// Published index files of the removed projects are swept by maintenance (server/maintenance.ts).
-import type { Kysely } from "kysely";
+// accounts, the two-factor secret): the user's projects with their releases, files, APT and YUM
+// repositories and signing keys (rows cascade from the project), the bytes no other file shares,
+// the user's API keys, and what better-auth keeps under the user's id in its verification table
+// (trusted devices, pending links). Runs in better-auth's beforeDelete, so a failure here leaves
+// the account in place. Published index files of the removed projects are swept by maintenance
+// (server/maintenance.ts). Decision 015 records the design.
+import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { BlobStore } from "../storage/blob-store.ts";
 import { collectUnreferencedBlobs } from "./blobs.ts";
@@ -19,12 +21,76 @@ export async function deleteAccountData(
   blobs: BlobStore,
   userId: string,
 ): Promise<DeletedAccountData> {
-  const projects = await db.deleteFrom("project").where("owner_id", "=", userId).executeTakeFirst();
+  // API keys first: from here on nothing can publish into the projects being removed.
   const apiKeys = await db.deleteFrom("apikey").where("referenceId", "=", userId).executeTakeFirst();
+  const projects = await db.deleteFrom("project").where("owner_id", "=", userId).executeTakeFirst();
+  // better-auth's table (not in Packyard's schema): rows whose value is the user's id.
+  await sql`delete from verification where value = ${userId}`.execute(db);
+  // After the file rows are gone: bytes that another user's file shares stay.
   const removedBlobs = await collectUnreferencedBlobs(db, blobs);
   return {
     projects: Number(projects.numDeletedRows),
     blobs: removedBlobs,
     apiKeys: Number(apiKeys.numDeletedRows),
+  };
+}
+
+/** What deleting the account would remove, counted for the settings page. */
+export interface AccountDeletionSummary {
+  projects: number;
+  releases: number;
+  files: number;
+  /** Total size of the files, in bytes. */
+  bytes: number;
+  signingKeys: number;
+  apiKeys: number;
+}
+
+export async function accountDeletionSummary(
+  db: Kysely<Database>,
+  userId: string,
+): Promise<AccountDeletionSummary> {
+  const count = (n: unknown) => Number(n ?? 0);
+  const [projects, releases, files, signingKeys, apiKeys] = await Promise.all([
+    db
+      .selectFrom("project")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("owner_id", "=", userId)
+      .executeTakeFirstOrThrow(),
+    db
+      .selectFrom("release")
+      .innerJoin("project", "project.id", "release.project_id")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("project.owner_id", "=", userId)
+      .executeTakeFirstOrThrow(),
+    db
+      .selectFrom("release_file")
+      .innerJoin("release", "release.id", "release_file.release_id")
+      .innerJoin("project", "project.id", "release.project_id")
+      .select((eb) => [
+        eb.fn.countAll<number>().as("n"),
+        eb.fn.sum<number | string | null>("release_file.size").as("bytes"),
+      ])
+      .where("project.owner_id", "=", userId)
+      .executeTakeFirstOrThrow(),
+    db
+      .selectFrom("signing_key")
+      .innerJoin("project", "project.id", "signing_key.project_id")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("project.owner_id", "=", userId)
+      .executeTakeFirstOrThrow(),
+    db
+      .selectFrom("apikey")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("referenceId", "=", userId)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return {
+    projects: count(projects.n),
+    releases: count(releases.n),
+    files: count(files.n),
+    bytes: count(files.bytes),
+    signingKeys: count(signingKeys.n),
+    apiKeys: count(apiKeys.n),
   };
 }

@@ -7,6 +7,7 @@ import { compress } from "hono/compress";
 import { createRequestHandler, RouterContextProvider, type ServerBuild } from "react-router";
 import { CLIENT_IP_HEADER } from "../auth/auth.ts";
 import type { Services } from "../services.ts";
+import { DELETE_CALLBACK_PATH, readableDeletionLinkErrors } from "./account-deletion-link.ts";
 import { createApi } from "./api/index.ts";
 import { apiRouteFallback, jsonBodyLimit, sameOriginCookieWrites } from "./api-guards.ts";
 import { createAptRoutes } from "./apt.ts";
@@ -40,6 +41,7 @@ export function createApp({ services, build, clientDir }: AppOptions) {
 
   app.use("/api/*", jsonBodyLimit());
   app.use("/api/v1/*", sameOriginCookieWrites(config.baseUrl));
+  app.use(DELETE_CALLBACK_PATH, readableDeletionLinkErrors());
   app.on(["GET", "POST"], "/api/auth/*", (c) => {
     const request = new Request(c.req.raw);
     request.headers.set(CLIENT_IP_HEADER, clientAddress(c, config.trustProxy));
