@@ -32,6 +32,8 @@ export interface ProjectTable {
   index_revision: Generated<number>;
   /** The index_revision the project's repositories were last published from. */
   published_revision: Generated<number>;
+  /** The Label of its APT Release files, fixed when its owner's username changed; NULL: "{username}/{slug}". */
+  apt_label: Generated<string | null>;
 }
 
 /** Which release a change to the listed packages touched, per project revision. */

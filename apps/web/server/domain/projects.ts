@@ -47,21 +47,29 @@ export async function requireOwnProject(db: Db, actor: Actor, slug: string, need
 /**
  * A project by its owner's username (any case) and slug, if the viewer may see it; else
  * NOT_FOUND. An old username still held for its owner throws UsernameMovedError (a NOT_FOUND
- * carrying the owner's current name), for callers that redirect (usernames.ts).
+ * carrying the owner's current name) for callers that redirect (usernames.ts) — except, with
+ * `privateAtOldName` (/dl), for a private project the viewer may see: it is found at the old
+ * name too, because the credentials a machine holds for it (apt's auth.conf.d) name the path
+ * with the old name and apt does not send them to the redirect's target. To anyone else the
+ * old name of a private project answers like any other, so nothing tells it exists.
  */
 export async function findVisibleProject(
   db: Db,
   username: string,
   slug: string,
   viewer: Actor | null,
-  clock?: Clock,
+  options: { clock?: Clock; privateAtOldName?: boolean } = {},
 ): Promise<ProjectRow> {
-  const owner = await resolveUsername(db, username, clock);
+  const owner = await resolveUsername(db, username, options.clock);
   if (!owner) throw notFound("Project not found");
-  if (owner.moved) throw new UsernameMovedError(owner.username);
   const project = await findProject(db, owner.userId, slug);
-  if (!project || !canViewProject(project, viewer)) throw notFound("Project not found");
-  return project;
+  const visible = project && canViewProject(project, viewer) ? project : undefined;
+  if (owner.moved) {
+    if (options.privateAtOldName && visible?.visibility === "private") return visible;
+    throw new UsernameMovedError(owner);
+  }
+  if (!visible) throw notFound("Project not found");
+  return visible;
 }
 
 export async function projectStats(db: Db, projectIds: string[]) {
@@ -176,6 +184,7 @@ export async function createProject(db: Db, actor: Actor, input: CreateProjectIn
     updated_at: now,
     index_revision: 0,
     published_revision: 0,
+    apt_label: null,
   };
   try {
     await db.insertInto("project").values(row).execute();

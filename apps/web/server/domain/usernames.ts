@@ -42,10 +42,12 @@ export class UsernameTakenError extends Error {
  */
 export class UsernameMovedError extends DomainError {
   readonly username: string;
-  constructor(username: string) {
+  readonly userId: string;
+  constructor(owner: { userId: string; username: string }) {
     super("NOT_FOUND", "Project not found");
     this.name = "UsernameMovedError";
-    this.username = username;
+    this.username = owner.username;
+    this.userId = owner.userId;
   }
 }
 
@@ -143,6 +145,24 @@ export async function setUsername(
         .where("id", "=", userId)
         .executeTakeFirstOrThrow();
       const previous = user.username;
+      if (previous !== null && previous !== input.username) {
+        // apt refuses a repository whose Release Label changed, and the Label names the owner:
+        // the projects published so far keep the one they have (also for a change of case).
+        await tx
+          .updateTable("project")
+          .set({ apt_label: sql<string>`cast(${previous} as text) || '/' || slug` })
+          .where("owner_id", "=", userId)
+          .where("apt_label", "is", null)
+          .where(({ exists, selectFrom }) =>
+            exists(
+              selectFrom("repo_generation")
+                .select("repo_generation.id")
+                .whereRef("repo_generation.project_id", "=", "project.id")
+                .where("repo_generation.format", "=", "apt"),
+            ),
+          )
+          .execute();
+      }
       if (previous !== null && usernameKey(previous) !== key) {
         // One row per name: an expired hold of someone else's is replaced.
         await tx.deleteFrom("username_history").where("name_key", "=", usernameKey(previous)).execute();

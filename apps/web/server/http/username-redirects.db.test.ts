@@ -200,10 +200,20 @@ describe(`URLs with an old username (${databaseKind})`, () => {
     expect(JSON.stringify(release.release)).toContain(`/dl/${NEW}/widget/releases/1.0.0/`);
   });
 
-  it("a private project's old URL moves like any other, and stays private at the new name", async () => {
-    const moved = await expectMoved(`/dl/${OLD}/secret/gpg.key`);
-    expect((await follow(moved)).status).toBe(404);
-    expect((await follow(moved, { headers: auth })).status).toBe(200);
+  it("a private repository is served at the old name to a caller who may see it; to anyone else the old name answers as for any project", async () => {
+    // apt's auth.conf.d entry names the old path, and apt does not send it to a redirect's target.
+    for (const path of ["gpg.key", "keyring.gpg", "setup.deb.sh"]) {
+      const res = await get(`/dl/${OLD}/secret/${path}`, { headers: auth });
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get("cache-control")).toBe("private, no-store");
+    }
+    // Anonymous: the same 301 as for a project that does not exist, then 404 at the new name.
+    const anonymous = await expectMoved(`/dl/${OLD}/secret/gpg.key`);
+    await expectMoved(`/dl/${OLD}/no-such-project/gpg.key`);
+    expect((await follow(anonymous)).status).toBe(404);
+    expect((await follow(anonymous, { headers: auth })).status).toBe(200);
+    // Pages and /api/p redirect whoever asks.
+    await expectMoved(`/releases/${OLD}/secret/latest`);
   });
 
   it("another user cannot take the old name, in any case; the owner keeps the new one", async () => {

@@ -1,7 +1,8 @@
 // The project a /dl or /api/p request names (/:username/:slug/…), if the caller may see it; else
 // NOT_FOUND. The caller is whoever the request authenticates as (a key, a session) or nobody.
 // The username is found whatever its case; an old username still held for its owner answers
-// 301 to the same URL with the owner's current name (docs/decisions/014-username-changes.md).
+// 301 to the same URL with the owner's current name (docs/decisions/014-username-changes.md),
+// except a private /dl repository the caller may see, which is served at the old name.
 import type { Context } from "hono";
 import { findVisibleProject, type ProjectRow } from "../domain/projects.ts";
 import { UsernameMovedError } from "../domain/usernames.ts";
@@ -11,7 +12,11 @@ import { toApiErrorResponse } from "./api-errors.ts";
 
 export async function visibleProject(services: Services, c: Context): Promise<ProjectRow> {
   const viewer = await resolveActor(services, c.req.raw.headers);
-  return findVisibleProject(services.database.db, c.req.param("username")!, c.req.param("slug")!, viewer);
+  return findVisibleProject(services.database.db, c.req.param("username")!, c.req.param("slug")!, viewer, {
+    // apt looks up its auth.conf.d credentials again for a redirect's target, and they name the
+    // old path: a private repository the caller may see is served at the old name (decision 014).
+    privateAtOldName: c.req.path.startsWith("/dl/"),
+  });
 }
 
 /** How long a client may keep a redirect from an old name: the hold ends, a cached one must too. */

@@ -21,7 +21,8 @@ export type RepositoryFormat = "apt" | "yum";
 
 export interface BuildContext {
   db: Db;
-  project: { id: string; name: string; slug: string; username: string };
+  /** aptLabel: the Label fixed when the owner's username changed (usernames.ts); null: "{username}/{slug}". */
+  project: { id: string; name: string; slug: string; username: string; aptLabel?: string | null };
   keys: SigningKeyService;
   date: Date;
   /** Names of this format's repositories already published (to republish emptied ones). */
@@ -166,7 +167,14 @@ export class RepositoryPublisher {
     const project = await this.#db
       .selectFrom("project")
       .innerJoin("user", "user.id", "project.owner_id")
-      .select(["project.id", "project.name", "project.slug", "project.index_revision", "user.username"])
+      .select([
+        "project.id",
+        "project.name",
+        "project.slug",
+        "project.index_revision",
+        "project.apt_label",
+        "user.username",
+      ])
       .where("project.id", "=", projectId)
       .executeTakeFirst();
     if (!project) return;
@@ -183,7 +191,7 @@ export class RepositoryPublisher {
         .execute();
       const repositories = await builder.build({
         db: this.#db,
-        project: { ...project, username: project.username ?? "" },
+        project: { ...project, username: project.username ?? "", aptLabel: project.apt_label },
         keys: this.#keys,
         date,
         published: published.map((p) => p.name),

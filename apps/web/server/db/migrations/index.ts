@@ -334,4 +334,14 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0011_project_apt_label": {
+    async up(db: Kysely<unknown>) {
+      // The Label of a project's APT Release files was "{username}/{slug}", read at each publish.
+      // apt refuses an update whose Label changed ("changed its 'Label' value"), so a username
+      // change would break every machine set up before it. When the username changes, the label
+      // of each project already published is fixed here; NULL: "{username}/{slug}" as before
+      // (docs/decisions/014-username-changes.md).
+      await db.schema.alterTable("project").addColumn("apt_label", "varchar(200)").execute();
+    },
+  },
 };

@@ -77,7 +77,8 @@ export function createAptBuilder(budget: MemoryBudget): FormatBuilder {
         const gzipCache = budget.get<Map<string, GzipBlockCache>>(cacheKey) ?? new Map();
         const { files, digests, listed } = await buildSuite({
           origin: "Packyard",
-          label: `${project.username}/${project.slug}`,
+          // Fixed once the owner's username changed: apt refuses a changed Label (decision 014).
+          label: project.aptLabel ?? `${project.username}/${project.slug}`,
           suite,
           date,
           packages,
