@@ -1,3 +1,4 @@
+export * from "./auth-errors.ts";
 export * from "./errors.ts";
 export * from "./names.ts";
 export * from "./schemas.ts";

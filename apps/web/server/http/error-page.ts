@@ -1,7 +1,10 @@
 // GET /error (spec §2): the error code from ?error (default 'Unknown', HTML-escaped) and a
-// 'Return to Application' link to /, in the public site's look — the same header links and footer
+// 'Return to Application' link to /, in the public site's look. A code that authentication
+// redirects with (spec §8, better-auth's own, a provider's OAuth error) is explained — what
+// happened and what to do — with the contract's texts, which the sign-in page shows too — the same header links and footer
 // groups as the React app (the contract's site.ts), light or dark with the system. Self-contained
 // server-rendered HTML: no script, styles inline, so it shows even when the app cannot.
+import { explainAuthError } from "@packyard/contract/auth-errors.ts";
 import { footerGroups, headerLinks, SIGN_IN_PATH, SIGN_UP_PATH } from "@packyard/contract/site.ts";
 
 export function escapeHtml(value: string): string {
@@ -48,8 +51,13 @@ h1 { font-size: 1.875rem; line-height: 1.2; letter-spacing: -.02em; margin: 1.5r
 p { color: var(--muted-fg); line-height: 1.6; margin: 0 0 .75rem; }
 code { display: inline-block; padding: .25rem .5rem; border-radius: .375rem; background: var(--muted); color: var(--fg); font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .95rem; word-break: break-all; }
 .link { color: var(--primary); text-decoration: underline; }
-.actions { margin-top: 2rem; }
-.actions a { display: inline-flex; align-items: center; height: 2.5rem; padding: 0 1rem; border-radius: 6px; background: var(--primary); color: var(--primary-fg); font-weight: 500; font-size: .875rem; }
+.todo { color: var(--fg); }
+.code-line { font-size: .875rem; }
+.actions { margin-top: 2rem; display: flex; flex-wrap: wrap; gap: .75rem; }
+.actions a { display: inline-flex; align-items: center; height: 2.5rem; padding: 0 1rem; border-radius: 6px; font-weight: 500; font-size: .875rem; }
+.actions a { background: var(--primary); color: var(--primary-fg); }
+.actions a + a { background: transparent; border: 1px solid var(--border); color: var(--fg); }
+.actions a + a:hover { background: var(--muted); }
 footer { border-top: 1px solid var(--border); background: color-mix(in srgb, var(--muted) 30%, transparent); }
 .cols { display: grid; gap: 2.5rem; padding: 3rem 1.5rem; grid-template-columns: 1.4fr repeat(3, 1fr); }
 @media (max-width: 767px) { .cols { grid-template-columns: 1fr; } }
@@ -66,7 +74,20 @@ function links(items: { to: string; label: string }[]): string {
 }
 
 export function renderErrorPage(code: string | undefined, year = new Date().getFullYear()): string {
+  const explained = explainAuthError(code);
   const shown = escapeHtml(code && code.length > 0 ? code.slice(0, 200) : "Unknown");
+  const body = explained.known
+    ? `<h1>${escapeHtml(explained.title)}</h1>
+<p>${escapeHtml(explained.explanation)}</p>
+<p class="todo"><strong>What to do:</strong> ${escapeHtml(explained.action)}</p>
+<p class="code-line">Error code: <code data-testid="error-code">${shown}</code></p>
+<p class="code-line">Questions? <a class="link" href="/contact">Contact us</a> with this code.</p>
+<div class="actions"><a href="${SIGN_IN_PATH}">Back to sign in</a><a href="/">Return to Application</a></div>`
+    : `<h1>Something went wrong</h1>
+<p>The request could not be completed. Error code:</p>
+<p><code data-testid="error-code">${shown}</code></p>
+<p>If it keeps happening, <a class="link" href="/contact">tell us</a> the code above.</p>
+<div class="actions"><a href="/">Return to Application</a></div>`;
   const footer = footerGroups
     .map(
       (group) =>
@@ -81,7 +102,7 @@ export function renderErrorPage(code: string | undefined, year = new Date().getF
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
-<title>Error · Packyard</title>
+<title>${escapeHtml(explained.known ? explained.title : "Error")} · Packyard</title>
 <link rel="icon" href="/favicon.ico" sizes="32x32">
 <link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <style>${styles}</style>
@@ -101,11 +122,7 @@ export function renderErrorPage(code: string | undefined, year = new Date().getF
 <main>
 <div class="content">
 <div class="icon" aria-hidden="true"><svg width="24" height="24" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><circle cx="12" cy="12" r="10"/><path d="M12 8v4M12 16h.01"/></svg></div>
-<h1>Something went wrong</h1>
-<p>The request could not be completed. Error code:</p>
-<p><code data-testid="error-code">${shown}</code></p>
-<p>If it keeps happening, <a class="link" href="/contact">tell us</a> the code above.</p>
-<div class="actions"><a href="/">Return to Application</a></div>
+${body}
 </div>
 </main>
 <footer>

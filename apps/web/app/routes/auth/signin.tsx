@@ -1,13 +1,19 @@
-// /auth/signin: one page for signing in and creating an account. Honours `redirect` (same-site
-// paths only), and carries `plan` and `annual` through to onboarding.
+// /auth/signin: one page for signing in and creating an account, by email and password or
+// through each configured provider ("Continue with …", the OpenID Connect provider first).
+// Honours `redirect` (same-site paths only), and carries `plan` and `annual` through to
+// onboarding, which is where new users from a provider go. A provider error comes back here as
+// ?error=<code> and is explained with the contract's texts (the server's /error page uses them too).
 
 import { type SubmissionResult, useForm } from "@conform-to/react";
 import { emailSchema } from "@packyard/contract/account.ts";
+import { explainAuthError } from "@packyard/contract/auth-errors.ts";
 import { planParams } from "@packyard/contract/plans.ts";
+import { KeyRound } from "lucide-react";
 import { useState } from "react";
 import { Link, redirect, useNavigate, useSearchParams } from "react-router";
 import { toast } from "sonner";
 import { z } from "zod";
+import { OIDC_PROVIDER_ID, type SignInProvider, signInProviders } from "../../../server/auth/providers.ts";
 import { AuthShell } from "../../components/auth-shell.tsx";
 import { Alert } from "../../components/ui/alert.tsx";
 import { Button } from "../../components/ui/button.tsx";
@@ -16,13 +22,13 @@ import { authClient } from "../../lib/auth-client.ts";
 import { parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import { safeRedirectPath } from "../../lib/redirects.ts";
-import { getSessionUser } from "../../lib/session.server.ts";
+import { getSessionUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/signin";
 
 export async function loader({ request, context, url }: Route.LoaderArgs) {
   const user = await getSessionUser(request, context);
   if (user) throw redirect(afterSignIn(url.searchParams));
-  return null;
+  return { providers: signInProviders(services(context).config) };
 }
 
 export const meta: Route.MetaFunction = ({ matches, location }) =>
@@ -40,6 +46,26 @@ function afterSignIn(search: URLSearchParams): string {
   return safeRedirectPath(search.get("redirect"), fallback);
 }
 
+/** The params of this page worth keeping on the way through a provider (spec §2). */
+function carriedParams(search: URLSearchParams): URLSearchParams {
+  const params = planParams(search);
+  const target = search.get("redirect");
+  if (target && safeRedirectPath(target, "") !== "") params.set("redirect", target);
+  return params;
+}
+
+/** Where a provider sends a user it has just created: onboarding, with the plan and target. */
+function newUserTarget(search: URLSearchParams): string {
+  const params = carriedParams(search);
+  return params.size ? `/onboarding?${params}` : "/onboarding";
+}
+
+/** Where a provider error lands: this page again (better-auth appends &error=<code>). */
+function errorTarget(search: URLSearchParams): string {
+  const params = carriedParams(search);
+  return params.size ? `/auth/signin?${params}` : "/auth/signin";
+}
+
 const signInForm = z.object({
   email: emailSchema,
   password: z.string().min(1, "Please enter your password"),
@@ -54,7 +80,8 @@ const signUpForm = z.object({
 type Mode = "signin" | "signup";
 type Pending = { kind: "verify"; email: string } | null;
 
-export default function SignIn() {
+export default function SignIn({ loaderData }: Route.ComponentProps) {
+  const { providers } = loaderData;
   const [search] = useSearchParams();
   const navigate = useNavigate();
   const [mode, setMode] = useState<Mode>(search.get("mode") === "signup" ? "signup" : "signin");
@@ -62,7 +89,25 @@ export default function SignIn() {
   const [lastResult, setLastResult] = useState<SubmissionResult>();
   const [pending, setPending] = useState<Pending>(null);
   const [busy, setBusy] = useState(false);
+  const [leavingFor, setLeavingFor] = useState<string | null>(null);
   const target = afterSignIn(search);
+  const errorCode = search.get("error");
+  const providerError = errorCode ? explainAuthError(errorCode) : null;
+
+  async function continueWith(provider: SignInProvider) {
+    setLeavingFor(provider.id);
+    const { error } = await authClient.signIn.social({
+      provider: provider.id,
+      callbackURL: target,
+      newUserCallbackURL: newUserTarget(search),
+      errorCallbackURL: errorTarget(search),
+    });
+    // On success the client has already sent the browser to the provider.
+    if (error) {
+      setLeavingFor(null);
+      toast.error(error.message ?? `Could not start signing in with ${provider.label}.`);
+    }
+  }
 
   const [form, fields] = useForm<z.output<typeof signInForm> | z.output<typeof signUpForm>>({
     lastResult,
@@ -192,6 +237,41 @@ export default function SignIn() {
         )
       }
     >
+      {providerError ? (
+        <Alert variant="error" className="mb-4 grid gap-1" data-testid="signin-error">
+          <p className="font-medium">{providerError.title}</p>
+          <p>{providerError.explanation}</p>
+          <p>{providerError.action}</p>
+          <p className="text-xs opacity-80">
+            Error code: <code>{providerError.code}</code>
+          </p>
+        </Alert>
+      ) : null}
+      {providers.length > 0 ? (
+        <>
+          <ul className="grid gap-2" aria-label="Sign-in providers">
+            {providers.map((provider) => (
+              <li key={provider.id}>
+                <Button
+                  type="button"
+                  variant="outline"
+                  className="w-full"
+                  disabled={leavingFor !== null}
+                  onClick={() => continueWith(provider)}
+                >
+                  <ProviderIcon provider={provider} />
+                  Continue with {provider.label}
+                </Button>
+              </li>
+            ))}
+          </ul>
+          <div className="my-5 flex items-center gap-3 text-xs text-muted-foreground" aria-hidden="true">
+            <span className="h-px flex-1 bg-border" />
+            or with your email
+            <span className="h-px flex-1 bg-border" />
+          </div>
+        </>
+      ) : null}
       <form id={form.id} className="grid gap-4" onSubmit={form.onSubmit} noValidate>
         {form.errors?.[0] ? <Alert variant="error">{form.errors[0]}</Alert> : null}
         {signingIn ? null : (
@@ -229,5 +309,21 @@ export default function SignIn() {
         </Button>
       </form>
     </AuthShell>
+  );
+}
+
+/**
+ * lucide-react has no brand marks: a key for single sign-on, the provider's initial in a neutral
+ * badge for the others.
+ */
+function ProviderIcon({ provider }: { provider: SignInProvider }) {
+  if (provider.id === OIDC_PROVIDER_ID) return <KeyRound aria-hidden="true" />;
+  return (
+    <span
+      aria-hidden="true"
+      className="inline-flex size-5 items-center justify-center rounded-sm bg-muted text-[0.7rem] font-semibold text-muted-foreground"
+    >
+      {provider.label.slice(0, 1).toUpperCase()}
+    </span>
   );
 }
