@@ -6,7 +6,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../test/harness.ts";
+import { createTestApp, onboardedUser, type TestApp } from "../test/harness.ts";
 
 interface Envelope {
   path: string;
@@ -78,7 +78,9 @@ describe("server-side error reporting", () => {
   });
 
   it("sends an event when an API request fails unexpectedly", async () => {
-    const res = await withProjectTableMissing(() => app.request("/api/p/nobody/nothing"));
+    // An existing owner: the lookup reaches the project table.
+    const { username } = await onboardedUser(app, "reporter");
+    const res = await withProjectTableMissing(() => app.request(`/api/p/${username}/nothing`));
     expect(res.status).toBe(500);
     const events = await receivedErrors();
     expect(events).toHaveLength(1);
