@@ -81,11 +81,20 @@ export const setPasswordForm = z
 /** The key of the set-password fetcher: the page toasts its answer (this card is then gone). */
 export const SET_PASSWORD_FETCHER = "set-password";
 
-export function SetPasswordCard({ email, minLength }: { email: string; minLength: number }) {
+export function SetPasswordCard({
+  email,
+  minLength,
+  reply,
+}: {
+  email: string;
+  minLength: number;
+  /** The action's answer to a post without JavaScript. */
+  reply?: FormReply;
+}) {
   const fetcher = useFetcher<FormReply>({ key: SET_PASSWORD_FETCHER });
   const [form, fields] = useForm({
     id: "set-password",
-    lastResult: fetcher.state === "idle" ? fetcher.data?.result : undefined,
+    lastResult: fetcher.state === "idle" ? (fetcher.data ?? reply)?.result : undefined,
     shouldRevalidate: "onInput",
     onValidate: ({ formData }) => parseForm(formData, setPasswordForm),
   });

@@ -79,7 +79,7 @@ export async function action({ request, context, url }: Route.ActionArgs) {
   return data<SessionAnswer>({ intent: null, ok: false, error: "Unknown action" }, { status: 400 });
 }
 
-export default function Settings({ loaderData }: Route.ComponentProps) {
+export default function Settings({ loaderData, actionData }: Route.ComponentProps) {
   const settings = loaderData;
   const user = useOutletContext<SessionUser>();
   // The set-password card is replaced by the change-password one once it succeeds.
@@ -91,7 +91,11 @@ export default function Settings({ loaderData }: Route.ComponentProps) {
         {settings.hasPassword ? (
           <ChangePasswordCard minLength={settings.passwordMinLength} />
         ) : (
-          <SetPasswordCard email={user.email} minLength={settings.passwordMinLength} />
+          <SetPasswordCard
+            email={user.email}
+            minLength={settings.passwordMinLength}
+            reply={actionData && "result" in actionData ? actionData : undefined}
+          />
         )}
         <TwoFactorCard enabled={settings.twoFactorEnabled} hasPassword={settings.hasPassword} />
         <SessionsCard sessions={settings.sessions} />

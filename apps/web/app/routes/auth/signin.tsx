@@ -237,6 +237,12 @@ export default function SignIn({ loaderData }: Route.ComponentProps) {
         )
       }
     >
+      {search.get("deleted") === "1" ? (
+        <Alert variant="success" className="mb-4" data-testid="account-deleted">
+          Your account was deleted, with its projects, files, repositories and keys. Thank you for using
+          Packyard.
+        </Alert>
+      ) : null}
       {providerError ? (
         <Alert variant="error" className="mb-4 grid gap-1" data-testid="signin-error">
           <p className="font-medium">{providerError.title}</p>
