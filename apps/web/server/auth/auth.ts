@@ -170,6 +170,11 @@ export function authOptions(deps: {
                   clientSecret: config.oidc.clientSecret,
                   scopes: ["openid", "email", "profile"],
                   pkce: true,
+                  // Signing out of Packyard ends Packyard's session only (spec §4), as with the
+                  // social providers: it does not send the browser to the identity provider's
+                  // logout page, which would sign the user out of every other application there
+                  // and, without a registered post-logout URI, never come back.
+                  disableProviderLogout: true,
                 },
               ],
             }),
