@@ -5,7 +5,7 @@
 import { type SubmissionResult, useForm } from "@conform-to/react";
 import { changeEmailSchema, profileSchema, USERNAME_HOLD_DAYS } from "@packyard/contract/profile.ts";
 import { useEffect, useRef, useState } from "react";
-import { Form, useNavigation, useOutletContext, useRevalidator, useRouteLoaderData } from "react-router";
+import { Form, useNavigation, useOutletContext, useRevalidator } from "react-router";
 import { toast } from "sonner";
 import { z } from "zod";
 import { heldUsernames, setUsername, UsernameTakenError } from "../../../server/domain/usernames.ts";
@@ -21,7 +21,6 @@ import { invalid, refused, succeeded } from "../../lib/dashboard.server.ts";
 import { type FormReply, parseForm, succeededReply, text } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import { requireOnboardedUser, type SessionUser, services } from "../../lib/session.server.ts";
-import type { loader as rootLoader } from "../../root.tsx";
 import type { Route } from "./+types/profile";
 
 export const meta: Route.MetaFunction = ({ matches, location }) =>
@@ -68,7 +67,6 @@ export async function action({ request, context, url }: Route.ActionArgs) {
 
 export default function Profile({ loaderData, actionData }: Route.ComponentProps) {
   const user = useOutletContext<SessionUser & { username: string }>();
-  const baseUrl = useRouteLoaderData<typeof rootLoader>("root")?.baseUrl ?? "";
   return (
     <>
       <PageHeader
@@ -76,7 +74,7 @@ export default function Profile({ loaderData, actionData }: Route.ComponentProps
         description="Your username is part of your public release pages and repository URLs."
       />
       <div className="grid max-w-2xl gap-6">
-        <ProfileCard user={user} reply={actionData} held={loaderData.held} baseUrl={baseUrl} />
+        <ProfileCard user={user} reply={actionData} held={loaderData.held} />
         <EmailCard user={user} />
       </div>
     </>
@@ -87,12 +85,10 @@ function ProfileCard({
   user,
   reply,
   held,
-  baseUrl,
 }: {
   user: SessionUser & { username: string };
   reply: FormReply | undefined;
   held: { username: string; heldUntil: string }[];
-  baseUrl: string;
 }) {
   const navigation = useNavigation();
   const busy = navigation.state !== "idle" && navigation.formAction === "/profile";
@@ -115,11 +111,10 @@ function ProfileCard({
       <CardHeader>
         <CardTitle>Public profile</CardTitle>
         <CardDescription>
-          Your releases are at{" "}
-          <span className="break-all font-mono text-foreground">
-            {baseUrl}/releases/{user.username}
-          </span>
-          .
+          Your username is in the addresses of your release pages (
+          <span className="break-words font-mono text-foreground">{`/releases/${user.username}/…`}</span>) and
+          repositories (
+          <span className="break-words font-mono text-foreground">{`/dl/${user.username}/…`}</span>).
         </CardDescription>
       </CardHeader>
       <CardContent className="grid gap-6">
@@ -149,8 +144,7 @@ function ProfileCard({
           <div className="grid gap-2 border-t border-border pt-4 text-sm">
             <h3 className="font-medium">Previous usernames</h3>
             <p className="text-muted-foreground">
-              Links with these names lead to @{user.username}. Until the date shown, only you can take one
-              back.
+              {`Links with these names lead to @${user.username} until the date shown, and only you can take one back. Update the machines and scripts that use them before then.`}
             </p>
             <ul className="grid gap-1">
               {held.map((name) => (
@@ -226,7 +220,7 @@ function EmailCard({ user }: { user: SessionUser }) {
           )}
         </CardTitle>
         <CardDescription>
-          You sign in with <span className="break-all text-foreground">{user.email}</span>
+          You sign in with <span className="break-words text-foreground">{user.email}</span>
           {user.emailVerified
             ? ". To change it, confirm from this address first, then verify the new one."
             : ". It changes at once; then verify the new address."}
@@ -253,7 +247,12 @@ function EmailCard({ user }: { user: SessionUser }) {
             )}
           </div>
         </form>
-        {done ? <Alert variant="success">{done}</Alert> : null}
+        {done ? (
+          // green-800 in light mode: the success green on its own tint is under 4.5:1.
+          <Alert variant="success" className="break-words text-green-800 dark:text-success">
+            {done}
+          </Alert>
+        ) : null}
       </CardContent>
     </Card>
   );
