@@ -1,11 +1,14 @@
 // Starts the production build of Packyard as a real process on a free loopback port with its
-// own data directory, for the browser tests; stops it (SIGTERM) when they end.
+// own data directory, for the browser tests; stops it (SIGTERM) when they end. A real OpenID
+// Connect provider (test/oidc-provider.ts) starts first, and Packyard signs in through it as
+// "Test SSO" (AUTH_OIDC_*); the specs find its issuer in PACKYARD_E2E_OIDC_ISSUER.
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { CHROMIUM } from "../playwright.config.ts";
+import { startOidcProvider } from "../test/oidc-provider.ts";
 
 async function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
@@ -48,6 +51,8 @@ export default async function globalSetup() {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const dataDir = mkdtempSync(join(tmpdir(), "packyard-e2e-"));
+  // Packyard reads the provider's discovery document when it starts: the provider comes first.
+  const oidc = await startOidcProvider({ packyardBaseUrl: url, name: "Test SSO" });
   const child = spawn(process.execPath, ["server/main.ts"], {
     cwd: appDir,
     env: {
@@ -60,12 +65,20 @@ export default async function globalSetup() {
       SECRET: "e2e-secret-e2e-secret-e2e-secret-e2e-secret",
       AUTH_RATE_LIMIT: "false",
       LOG_LEVEL: "warn",
+      ...oidc.env,
     },
     stdio: ["ignore", "inherit", "inherit"],
   });
-  await waitForOk(url, child, Date.now() + 20_000);
+  try {
+    await waitForOk(url, child, Date.now() + 20_000);
+  } catch (error) {
+    child.kill("SIGTERM");
+    await oidc.stop();
+    throw error;
+  }
   process.env.PACKYARD_E2E_URL = url;
   process.env.PACKYARD_E2E_DATA_DIR = dataDir;
+  process.env.PACKYARD_E2E_OIDC_ISSUER = oidc.issuer;
 
   return async () => {
     if (child.exitCode === null) {
@@ -74,6 +87,7 @@ export default async function globalSetup() {
       const code = await exited;
       if (code !== 0) console.warn(`Packyard exited with code ${code} on SIGTERM`);
     }
+    await oidc.stop();
     rmSync(dataDir, { recursive: true, force: true });
   };
 }

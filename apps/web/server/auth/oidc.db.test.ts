@@ -186,6 +186,16 @@ describe(`sign-in through the OpenID Connect provider (${databaseKind})`, () => 
     expect(dashboard.status).toBe(200);
   });
 
+  it("signs out of Packyard only, without sending the browser to the provider's logout", async () => {
+    const b = browser();
+    await b.signIn(verified("signout@example.com"));
+    const out = await b.request("/api/auth/sign-out", { json: {} });
+    expect(out.status).toBe(200);
+    expect(await out.json()).toEqual({ success: true });
+    expect(out.headers.get("location")).toBeNull();
+    expect(await session(b.cookie())).toBeNull();
+  });
+
   it("refuses a callback used a second time (the state is one-use) and explains it", async () => {
     const b = browser();
     const first = await b.signIn(verified("replay@example.com"));
