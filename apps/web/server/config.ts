@@ -104,7 +104,32 @@ export const envSchema = z.object({
     .url({ protocol: /^https?$/ })
     .transform((url) => url.replace(/\/+$/, ""))
     .optional(),
+  // Plans (DESIGN.md "Plans"): "off" lifts every limit, for a private installation.
+  PLAN_LIMITS: z.enum(["on", "off"]).default("on"),
+  // Payments through Stripe (server/billing): all six or none. Without them the operator sets
+  // plans from the command line (users set-plan). STRIPE_API_BASE is for tests only: another
+  // API origin (a local fake), used as is.
+  STRIPE_SECRET_KEY: z
+    .string()
+    .regex(/^(sk|rk)_[A-Za-z0-9_]+$/, "must be a Stripe secret key (sk_… or rk_…)")
+    .optional(),
+  STRIPE_WEBHOOK_SECRET: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9_]+$/, "must be a webhook signing secret (whsec_…)")
+    .optional(),
+  STRIPE_PRICE_STARTER_MONTHLY: stripePrice().optional(),
+  STRIPE_PRICE_STARTER_ANNUAL: stripePrice().optional(),
+  STRIPE_PRICE_PRO_MONTHLY: stripePrice().optional(),
+  STRIPE_PRICE_PRO_ANNUAL: stripePrice().optional(),
+  STRIPE_API_BASE: z
+    .url({ protocol: /^https?$/ })
+    .transform((url) => url.replace(/\/+$/, ""))
+    .optional(),
 });
+
+function stripePrice() {
+  return z.string().regex(/^price_[A-Za-z0-9_]+$/, "must be a Stripe price id (price_…)");
+}
 
 function isSentryDsn(value: string): boolean {
   const url = URL.parse(value);
@@ -154,6 +179,19 @@ export interface Config {
   sentryDsn: string | undefined;
   /** Where the blog's posts come from: the repository's content/blog, or the content service. */
   blogContent: BlogContentConfig;
+  /** PLAN_LIMITS: false lifts every plan limit (read it through limitsEnabled). */
+  planLimits: boolean;
+  /** Payments through Stripe (STRIPE_*), when configured. */
+  stripe: StripeConfig | undefined;
+}
+
+export interface StripeConfig {
+  secretKey: string;
+  webhookSecret: string;
+  /** The Stripe price of each paid plan and period. */
+  prices: { starter: { monthly: string; annual: string }; pro: { monthly: string; annual: string } };
+  /** Another API origin (STRIPE_API_BASE, tests only), as the SDK's host, port and protocol. */
+  api?: { host: string; port: number; protocol: "http" | "https" };
 }
 
 export interface SocialProviderConfig {
@@ -224,6 +262,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const given = e.SANITY_PROJECT_ID ? "SANITY_PROJECT_ID" : "SANITY_DATASET";
     throw new ConfigError([{ variable: missing, message: `must be set with ${given}` }]);
   }
+  const stripe = readStripe(e);
   const socialProviders = readSocialProviders(cleaned, e);
   const oidc = readOidc(e);
   const dataDir = resolve(e.DATA_DIR);
@@ -276,6 +315,56 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
             ...(e.SANITY_API_HOST ? { apiHost: e.SANITY_API_HOST } : {}),
           }
         : { kind: "embedded" },
+    planLimits: e.PLAN_LIMITS === "on",
+    stripe,
+  };
+}
+
+/** STRIPE_*: all six variables or none; each missing one is named. */
+function readStripe(e: ParsedEnv): StripeConfig | undefined {
+  const parts = {
+    STRIPE_SECRET_KEY: e.STRIPE_SECRET_KEY,
+    STRIPE_WEBHOOK_SECRET: e.STRIPE_WEBHOOK_SECRET,
+    STRIPE_PRICE_STARTER_MONTHLY: e.STRIPE_PRICE_STARTER_MONTHLY,
+    STRIPE_PRICE_STARTER_ANNUAL: e.STRIPE_PRICE_STARTER_ANNUAL,
+    STRIPE_PRICE_PRO_MONTHLY: e.STRIPE_PRICE_PRO_MONTHLY,
+    STRIPE_PRICE_PRO_ANNUAL: e.STRIPE_PRICE_PRO_ANNUAL,
+  };
+  const set = Object.entries(parts).filter(([, value]) => value);
+  if (set.length === 0) {
+    if (e.STRIPE_API_BASE) {
+      throw new ConfigError([{ variable: "STRIPE_SECRET_KEY", message: "must be set with STRIPE_API_BASE" }]);
+    }
+    return undefined;
+  }
+  if (set.length < Object.keys(parts).length) {
+    throw new ConfigError(
+      Object.entries(parts)
+        .filter(([, value]) => !value)
+        .map(([variable]) => ({
+          variable,
+          message: `must be set with ${set.map(([name]) => name).join(", ")}`,
+        })),
+    );
+  }
+  const base = e.STRIPE_API_BASE ? new URL(e.STRIPE_API_BASE) : undefined;
+  const protocol = base?.protocol === "http:" ? "http" : "https";
+  return {
+    secretKey: e.STRIPE_SECRET_KEY!,
+    webhookSecret: e.STRIPE_WEBHOOK_SECRET!,
+    prices: {
+      starter: { monthly: e.STRIPE_PRICE_STARTER_MONTHLY!, annual: e.STRIPE_PRICE_STARTER_ANNUAL! },
+      pro: { monthly: e.STRIPE_PRICE_PRO_MONTHLY!, annual: e.STRIPE_PRICE_PRO_ANNUAL! },
+    },
+    ...(base
+      ? {
+          api: {
+            host: base.hostname,
+            port: base.port ? Number(base.port) : protocol === "http" ? 80 : 443,
+            protocol,
+          },
+        }
+      : {}),
   };
 }
 

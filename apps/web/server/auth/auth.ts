@@ -11,6 +11,7 @@ import { createAuthMiddleware, createEmailVerificationToken } from "better-auth/
 import { genericOAuth } from "better-auth/plugins/generic-oauth";
 import { twoFactor } from "better-auth/plugins/two-factor";
 import type { Dialect } from "kysely";
+import { billingPlugins } from "../billing/stripe.ts";
 import type { Config } from "../config.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import {
@@ -190,6 +191,8 @@ export function authOptions(deps: {
         rateLimit: { enabled: true, timeWindow: 60_000, maxRequests: 5_000 },
         keyExpiration: { defaultExpiresIn: null, minExpiresIn: 1, maxExpiresIn: 3650 },
       }),
+      // Stripe (server/billing/stripe.ts) when STRIPE_SECRET_KEY is set; its tables always.
+      ...billingPlugins({ config, mailer, dialect: deps.dialect }),
     ],
     // A provider callback that fails before Packyard knows the page to return to (a state that
     // was already used or never existed) redirects here: the server's /error page, which explains

@@ -8,6 +8,7 @@ import {
 } from "@packyard/contract";
 import type { Kysely, Selectable } from "kysely";
 import type { Database, ProjectTable } from "../db/schema.ts";
+import { accountPlan } from "./account-plan.ts";
 import {
   type Actor,
   assertAccountAccess,
@@ -162,8 +163,7 @@ async function checkPrivateProjectLimit(db: Db, ownerId: string, excludeProjectI
     .where("visibility", "=", "private");
   if (excludeProjectId) query = query.where("id", "!=", excludeProjectId);
   const { n } = await query.executeTakeFirstOrThrow();
-  // Every account is on Basic until billing decides otherwise.
-  assertPrivateProjectAllowed("basic", Number(n));
+  assertPrivateProjectAllowed((await accountPlan(db, ownerId)).plan, Number(n));
 }
 
 export async function createProject(db: Db, actor: Actor, input: CreateProjectInput): Promise<Project> {

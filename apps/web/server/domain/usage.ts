@@ -3,10 +3,11 @@ import type { Usage } from "@packyard/contract";
 import { plans } from "@packyard/contract/plans.ts";
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema.ts";
+import { accountPlan } from "./account-plan.ts";
 import { currentMonth } from "./downloads.ts";
 
 export async function accountUsage(db: Kysely<Database>, ownerId: string): Promise<Usage> {
-  const plan = plans.basic;
+  const plan = plans[(await accountPlan(db, ownerId)).plan];
   const storage = await db
     .selectFrom("release_file")
     .innerJoin("release", "release.id", "release_file.release_id")

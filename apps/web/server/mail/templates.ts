@@ -159,3 +159,21 @@ export function securityNoticeMail(
     { label: "Review your account", url: settingsUrl },
   );
 }
+
+/** A subscription's payment failed (Stripe's invoice.payment_failed): fix the card. */
+export function paymentFailedMail(
+  to: string,
+  name: string,
+  details: { planName: string; amount: string; nextAttempt?: string; billingUrl: string },
+): MailMessage {
+  return message(
+    to,
+    `Your payment for Packyard ${details.planName} failed`,
+    [
+      `Hi ${name},`,
+      `We could not charge ${details.amount} for your Packyard ${details.planName} subscription. Your plan stays in place while the payment is retried${details.nextAttempt ? ` (next attempt on ${details.nextAttempt})` : ""}.`,
+      "Update your card on the Billing page to keep your plan. If every attempt fails, the subscription ends and the account returns to the Basic plan; nothing you published is deleted.",
+    ],
+    { label: "Update your card", url: details.billingUrl },
+  );
+}

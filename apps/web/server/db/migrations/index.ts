@@ -344,4 +344,25 @@ export const migrations: Record<string, Migration> = {
       await db.schema.alterTable("project").addColumn("apt_label", "varchar(200)").execute();
     },
   },
+  "0012_plan_override_and_stripe_events": {
+    async up(db: Kysely<unknown>) {
+      // The plan an operator set from the command line (users set-plan), until a date or for
+      // good (until NULL). While valid it wins over any Stripe subscription (account-plan.ts).
+      await db.schema
+        .createTable("plan_override")
+        .addColumn("user_id", "text", (c) => c.primaryKey().references("user.id").onDelete("cascade"))
+        .addColumn("plan", "varchar(20)", (c) => c.notNull())
+        .addColumn("until", "varchar(30)")
+        .addColumn("set_at", "varchar(30)", (c) => c.notNull())
+        .execute();
+      // Every Stripe webhook event applied, by its id: a replayed or retried event is answered
+      // without being applied twice (server/billing/webhook.ts).
+      await db.schema
+        .createTable("stripe_event")
+        .addColumn("id", "varchar(255)", (c) => c.primaryKey())
+        .addColumn("type", "varchar(100)", (c) => c.notNull())
+        .addColumn("applied_at", "varchar(30)", (c) => c.notNull())
+        .execute();
+    },
+  },
 };

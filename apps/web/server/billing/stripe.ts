@@ -1,0 +1,107 @@
+// Payments through Stripe, on better-auth's Stripe plugin (@better-auth/stripe): the plugin owns
+// the `subscription` table and user.stripeCustomerId, creates the Stripe customer and the
+// Checkout session (/api/auth/subscription/upgrade), confirms a returning Checkout
+// (/api/auth/subscription/success) and opens the customer portal
+// (/api/auth/subscription/billing-portal). Packyard replaces its webhook handler with its own
+// at the same path, /api/auth/stripe/webhook (webhook.ts: idempotent by event id, state read
+// back from Stripe, invoice events). docs/decisions/017-billing-with-stripe.md says why.
+//
+// Plans, prices and limits come from the contract's plans.ts; only the Stripe price ids of each
+// paid plan and period come from the configuration (STRIPE_PRICE_*).
+import { stripe as stripePlugin } from "@better-auth/stripe";
+import type { PlanId } from "@packyard/contract/plans.ts";
+import type { BetterAuthPlugin } from "better-auth";
+import { type Dialect, Kysely } from "kysely";
+import Stripe from "stripe";
+import type { Config, StripeConfig } from "../config.ts";
+import type { BillingDatabase } from "../domain/account-plan.ts";
+import type { Mailer } from "../mail/mailer.ts";
+import { stripeWebhookEndpoint } from "./webhook.ts";
+
+export type PaidPlanId = Exclude<PlanId, "basic">;
+export const paidPlanIds: readonly PaidPlanId[] = ["starter", "pro"];
+
+/** The Stripe SDK for the configured account (pointed at STRIPE_API_BASE in tests). */
+export function createStripeClient(config: StripeConfig): Stripe {
+  return new Stripe(config.secretKey, {
+    ...(config.api ? { host: config.api.host, port: config.api.port, protocol: config.api.protocol } : {}),
+    maxNetworkRetries: 2,
+    timeout: 30_000,
+    appInfo: { name: "Packyard" },
+  });
+}
+
+/** The Stripe price of a paid plan and period. */
+export function priceFor(config: StripeConfig, plan: PaidPlanId, annual: boolean): string {
+  return config.prices[plan][annual ? "annual" : "monthly"];
+}
+
+/** The plan and period a Stripe price stands for, when it is one of the configured ones. */
+export function planOfPrice(
+  config: StripeConfig,
+  priceId: string | undefined,
+): { plan: PaidPlanId; annual: boolean } | undefined {
+  for (const plan of paidPlanIds) {
+    if (config.prices[plan].monthly === priceId) return { plan, annual: false };
+    if (config.prices[plan].annual === priceId) return { plan, annual: true };
+  }
+  return undefined;
+}
+
+/** The plugin's plans: one per paid plan of plans.ts, its monthly and annual price. */
+export function stripePlans(config: StripeConfig) {
+  return paidPlanIds.map((plan) => ({
+    name: plan,
+    priceId: config.prices[plan].monthly,
+    annualDiscountPriceId: config.prices[plan].annual,
+  }));
+}
+
+// The plugin's schema with a client that is never called: the tables exist on every server, so
+// accountPlan reads them whether Stripe is configured or not, and turning Stripe on later
+// needs no data migration.
+function schemaOnly() {
+  const { schema } = stripePlugin({
+    stripeClient: {} as Stripe,
+    stripeWebhookSecret: "",
+    subscription: { enabled: true, plans: [] },
+  });
+  return { id: "packyard-billing-schema", schema } satisfies BetterAuthPlugin;
+}
+
+function stripeBilling(config: StripeConfig, deps: { baseUrl: string; mailer: Mailer; dialect: Dialect }) {
+  const client = createStripeClient(config);
+  const plugin = stripePlugin({
+    stripeClient: client,
+    stripeWebhookSecret: config.webhookSecret,
+    subscription: {
+      enabled: true,
+      plans: stripePlans(config),
+      requireEmailVerification: true,
+    },
+  });
+  return {
+    ...plugin,
+    endpoints: {
+      ...plugin.endpoints,
+      stripeWebhook: stripeWebhookEndpoint({
+        stripe: client,
+        config,
+        baseUrl: deps.baseUrl,
+        mailer: deps.mailer,
+        // Packyard's own tables (stripe_event) on the connection better-auth shares.
+        db: new Kysely<BillingDatabase>({ dialect: deps.dialect }),
+      }),
+    },
+  };
+}
+
+/** The plugin entry of auth.ts: Stripe when STRIPE_SECRET_KEY is set, otherwise its tables only. */
+export function billingPlugins(deps: { config: Config; mailer: Mailer; dialect: Dialect }) {
+  const { config, mailer, dialect } = deps;
+  // Typed as the full plugin either way, so auth.api names its endpoints; they exist only when
+  // config.stripe is set, and every caller checks that first.
+  return config.stripe
+    ? [stripeBilling(config.stripe, { baseUrl: config.baseUrl, mailer, dialect })]
+    : [schemaOnly() as unknown as ReturnType<typeof stripeBilling>];
+}
