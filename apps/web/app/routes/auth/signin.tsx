@@ -8,7 +8,7 @@ import { type SubmissionResult, useForm } from "@conform-to/react";
 import { emailSchema } from "@packyard/contract/account.ts";
 import { explainAuthError } from "@packyard/contract/auth-errors.ts";
 import { planParams } from "@packyard/contract/plans.ts";
-import { KeyRound } from "lucide-react";
+import { KeyRound, LogIn } from "lucide-react";
 import { useState } from "react";
 import { Link, redirect, useNavigate, useSearchParams } from "react-router";
 import { toast } from "sonner";
@@ -244,12 +244,12 @@ export default function SignIn({ loaderData }: Route.ComponentProps) {
         </Alert>
       ) : null}
       {providerError ? (
-        <Alert variant="error" className="mb-4 grid gap-1" data-testid="signin-error">
-          <p className="font-medium">{providerError.title}</p>
-          <p>{providerError.explanation}</p>
-          <p>{providerError.action}</p>
-          <p className="text-xs opacity-80">
-            Error code: <code>{providerError.code}</code>
+        <Alert variant="error" className="mb-5 grid gap-1.5" data-testid="signin-error">
+          <p className="font-semibold">{providerError.title}</p>
+          <p className="text-foreground">{providerError.explanation}</p>
+          <p className="text-foreground">{providerError.action}</p>
+          <p className="text-xs text-muted-foreground">
+            Error code: <code className="font-mono">{providerError.code}</code>
           </p>
         </Alert>
       ) : null}
@@ -318,18 +318,7 @@ export default function SignIn({ loaderData }: Route.ComponentProps) {
   );
 }
 
-/**
- * lucide-react has no brand marks: a key for single sign-on, the provider's initial in a neutral
- * badge for the others.
- */
+/** lucide-react has no brand marks: a key for single sign-on, a neutral sign-in mark for the others. */
 function ProviderIcon({ provider }: { provider: SignInProvider }) {
-  if (provider.id === OIDC_PROVIDER_ID) return <KeyRound aria-hidden="true" />;
-  return (
-    <span
-      aria-hidden="true"
-      className="inline-flex size-5 items-center justify-center rounded-sm bg-muted text-[0.7rem] font-semibold text-muted-foreground"
-    >
-      {provider.label.slice(0, 1).toUpperCase()}
-    </span>
-  );
+  return provider.id === OIDC_PROVIDER_ID ? <KeyRound aria-hidden="true" /> : <LogIn aria-hidden="true" />;
 }
