@@ -79,3 +79,16 @@ test("a signed-in user who loses the session is sent to sign-in by the 60 s re-c
   await page.clock.runFor(61_000);
   await expect(page).toHaveURL(/\/auth\/signin\?redirect=%2Fsettings$/);
 });
+
+test("signing up again with a registered email says so on the form", async ({ page, consoleErrors: _ }) => {
+  const email = uniqueEmail("twice");
+  await signUpAndOnboard(page, { email, name: "First Owner", username: `twice-${Date.now().toString(36)}` });
+  await page.context().clearCookies();
+  await page.goto("/auth/signin?mode=signup");
+  await page.getByLabel("Name").fill("Second Person");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Create account" }).click();
+  await expect(page.getByText("User already exists. Use another email.")).toBeVisible();
+  await expect(page.getByText("Check your email")).toHaveCount(0);
+});
