@@ -226,7 +226,10 @@ export function accountRules(deps: {
           const info = await coreAccountInfo(
             internalCall(ctx, { method: "GET", query: { accountId: account.id } }),
           );
-          return ctx.json(unwrap<Record<string, unknown>>(info));
+          const answer = unwrap<{ user?: Record<string, unknown> } & Record<string, unknown>>(info);
+          // Spec §7: the user has an id; some providers' user info leaves it out (the OpenID
+          // subject is the account's id at the provider).
+          return ctx.json({ ...answer, user: { ...answer.user, id: answer.user?.id ?? account.accountId } });
         },
       ),
       // Spec §7: by providerId, accountId optional (better-auth 1.7 wants its own row id).

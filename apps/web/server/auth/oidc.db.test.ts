@@ -559,9 +559,9 @@ describe(`the provider's tokens (${databaseKind})`, () => {
       const res = await postJson(app, "/api/auth/account-info", { accountId }, cookie);
       expect(res.status).toBe(200);
       const body = (await res.json()) as { user: Record<string, unknown>; data: Record<string, unknown> };
-      // better-auth's generic OpenID Connect provider gives no user.id here; the provider's id
-      // of the user is data.sub.
+      // Spec §7: user has id, name, email, image, emailVerified; the OpenID subject is its id.
       expect(body.user).toMatchObject({
+        id: subjectFor("tokens@example.com"),
         email: "tokens@example.com",
         emailVerified: true,
         name: "Provider User",
