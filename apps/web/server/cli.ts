@@ -1,10 +1,13 @@
-// The self-hoster's command line: `npm run packyard -- users create --email … --username …`.
-// Runs against the same configuration (environment) as the server.
+// The self-hoster's command line: `npm run packyard -- users create --email … --username …` and
+// `users set-plan --username … --plan …`. Runs against the same configuration (environment) as
+// the server.
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import { emailSchema, onboardingSchema } from "@packyard/contract/account.ts";
+import { type PlanId, parsePlan, planIds, plans } from "@packyard/contract/plans.ts";
 import { z } from "zod";
 import { ConfigError, loadConfig } from "./config.ts";
+import { accountPlan, clearOperatorPlan, setOperatorPlan } from "./domain/account-plan.ts";
 import { createLogger } from "./logger.ts";
 import { createServices, type Services } from "./services.ts";
 
@@ -13,10 +16,19 @@ export interface CliIo {
   err(line: string): void;
 }
 
-const USAGE = `Usage: packyard users create --email EMAIL --username USERNAME [--name NAME] [--password PASSWORD]
+const CREATE_USAGE = `Usage: packyard users create --email EMAIL --username USERNAME [--name NAME] [--password PASSWORD]
 
 Creates a verified user who can sign in at once. Without --password a random password is
 generated and printed once.`;
+
+const SET_PLAN_USAGE = `Usage: packyard users set-plan --username USERNAME --plan basic|starter|pro [--until DATE]
+       packyard users set-plan --username USERNAME --clear
+
+Puts the user on a plan chosen by the operator, whatever they pay through Stripe, for good or
+until DATE (YYYY-MM-DD: through that day, UTC; or an ISO time). --clear removes it: the Stripe
+subscription, or Basic, decides again.`;
+
+const USAGE = `${CREATE_USAGE}\n\n${SET_PLAN_USAGE}`;
 
 export class CliError extends Error {}
 
@@ -62,6 +74,7 @@ export async function runCli(
   io: CliIo,
 ): Promise<number> {
   const [group, command, ...rest] = argv;
+  if (group === "users" && command === "set-plan") return setPlanCommand(rest, env, io);
   if (group !== "users" || command !== "create") {
     io.err(USAGE);
     return 2;
@@ -79,7 +92,7 @@ export async function runCli(
       strict: true,
     }));
   } catch (error) {
-    io.err(`${(error as Error).message}\n\n${USAGE}`);
+    io.err(`${(error as Error).message}\n\n${CREATE_USAGE}`);
     return 2;
   }
   const parsed = z
@@ -97,16 +110,8 @@ export async function runCli(
     for (const issue of parsed.error.issues) io.err(`--${String(issue.path[0])}: ${issue.message}`);
     return 2;
   }
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      io.err(error.message);
-      return 78;
-    }
-    throw error;
-  }
+  const config = readConfig(env, io);
+  if (!config) return 78;
   const generated = values.password === undefined;
   const password = values.password ?? randomBytes(18).toString("base64url");
   const services = await createServices(config, { logger: createLogger("warn") });
@@ -121,6 +126,111 @@ export async function runCli(
       return 1;
     }
     throw error;
+  } finally {
+    await services.close();
+  }
+}
+
+function readConfig(env: Record<string, string | undefined>, io: CliIo) {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      io.err(error.message);
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+/**
+ * The end of an --until value: a day (YYYY-MM-DD) lasts through that day in UTC; a time is
+ * taken as is. Undefined when it is not a date.
+ */
+export function parseUntil(value: string): Date | undefined {
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) {
+    const day = new Date(`${value}T00:00:00.000Z`);
+    if (Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== value) return undefined;
+    return new Date(day.getTime() + 24 * 60 * 60 * 1000);
+  }
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(value)) return undefined;
+  const time = new Date(value);
+  return Number.isNaN(time.getTime()) ? undefined : time;
+}
+
+async function setPlanCommand(
+  args: string[],
+  env: Record<string, string | undefined>,
+  io: CliIo,
+  now = new Date(),
+): Promise<number> {
+  let values: { username?: string; plan?: string; until?: string; clear?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        username: { type: "string" },
+        plan: { type: "string" },
+        until: { type: "string" },
+        clear: { type: "boolean" },
+      },
+      strict: true,
+    }));
+  } catch (error) {
+    io.err(`${(error as Error).message}\n\n${SET_PLAN_USAGE}`);
+    return 2;
+  }
+  const problems: string[] = [];
+  if (!values.username) problems.push("--username is required");
+  let plan: PlanId | undefined;
+  if (values.clear) {
+    if (values.plan !== undefined || values.until !== undefined)
+      problems.push("--clear takes no --plan or --until");
+  } else if (values.plan === undefined) {
+    problems.push(`--plan is required: one of ${planIds.join(", ")}`);
+  } else {
+    plan = parsePlan(values.plan.toLowerCase());
+    if (!plan) problems.push(`--plan must be one of ${planIds.join(", ")}, not "${values.plan}"`);
+  }
+  let until: Date | undefined;
+  if (values.until !== undefined) {
+    until = parseUntil(values.until);
+    if (!until) problems.push(`--until must be a date (YYYY-MM-DD) or an ISO time, not "${values.until}"`);
+    else if (until <= now) problems.push(`--until must be in the future, not "${values.until}"`);
+  }
+  if (problems.length > 0) {
+    for (const problem of problems) io.err(problem);
+    io.err(`\n${SET_PLAN_USAGE}`);
+    return 2;
+  }
+  const config = readConfig(env, io);
+  if (!config) return 78;
+  const services = await createServices(config, { logger: createLogger("warn") });
+  try {
+    const db = services.database.db;
+    const user = await db
+      .selectFrom("user")
+      .select(["id", "username"])
+      .where((eb) => eb(eb.fn("lower", ["username"]), "=", values.username!.toLowerCase()))
+      .executeTakeFirst();
+    if (!user) {
+      io.err(`packyard: no user has the username ${values.username}`);
+      return 1;
+    }
+    if (values.clear) {
+      const removed = await clearOperatorPlan(db, user.id);
+      const now = await accountPlan(db, user.id);
+      io.out(
+        `${removed ? "Removed the operator's plan of" : "There was no operator's plan for"} ${user.username}; they are on the ${plans[now.plan].name} plan (${now.source === "subscription" ? "their Stripe subscription" : "the default"}).`,
+      );
+      return 0;
+    }
+    await setOperatorPlan(db, user.id, plan!, until);
+    io.out(
+      `${user.username} is on the ${plans[plan!].name} plan ${until ? `until ${until.toISOString()}` : "until you change it"} (set by the operator; it takes precedence over any Stripe subscription).`,
+    );
+    if (!config.planLimits) io.out("PLAN_LIMITS=off: this server enforces no plan limits at the moment.");
+    return 0;
   } finally {
     await services.close();
   }

@@ -68,7 +68,9 @@ export function stripeWebhookEndpoint(deps: WebhookDeps) {
         await applyEvent({ ...deps, adapter: ctx.context.adapter }, event);
       } catch (error) {
         await db.deleteFrom("stripe_event").where("id", "=", event.id).execute();
-        ctx.context.logger.error(`Stripe webhook ${event.type} ${event.id} failed`, error);
+        ctx.context.logger.error(
+          `Stripe webhook ${event.type} ${event.id} failed: ${(error as Error).message}`,
+        );
         throw ctx.error("INTERNAL_SERVER_ERROR", {
           code: "STRIPE_WEBHOOK_FAILED",
           message: "The event could not be applied; Stripe will retry it.",
