@@ -93,6 +93,7 @@ describe("after a crash (SIGKILL)", () => {
         })(),
         maxBytes: config.maxUploadBytes,
         createRelease: true,
+        limits: config,
       });
     } finally {
       await database.close();

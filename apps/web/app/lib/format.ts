@@ -1,18 +1,7 @@
 // Display helpers of spec §9: file sizes, compact counts, currency, expiry labels, reading time.
 
-const SIZE_UNITS = ["B", "KB", "MB", "GB", "TB"] as const;
-
-/** 1023 → "1023 B", 1024 → "1 KB", 1536 → "1.5 KB"; steps of 1024, at most two decimals. */
-export function formatFileSize(bytes: number): string {
-  if (!Number.isFinite(bytes) || bytes < 0) return "0 B";
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < SIZE_UNITS.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${Number(value.toFixed(2))} ${SIZE_UNITS[unit]}`;
-}
+// The server formats sizes in messages and mail too: one implementation, in the contract.
+export { formatFileSize } from "@packyard/contract/file-size.ts";
 
 /** Under 1000 as is; under a million one decimal plus K; otherwise one decimal plus M. */
 export function formatCompactCount(count: number): string {

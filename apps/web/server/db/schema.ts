@@ -82,6 +82,8 @@ export interface DownloadMonthTable {
   month: string;
   downloads: Generated<BigIntColumn>;
   bytes: Generated<BigIntColumn>;
+  /** The download-allowance warning mailed for the month: 0 none, 80 or 100 (usage.ts). */
+  notified_percent: Generated<number>;
 }
 
 export interface SigningKeyTable {

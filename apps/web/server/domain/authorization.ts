@@ -6,7 +6,10 @@
 //   data (API keys, usage, creating projects) needs an all-projects key.
 // - Public projects are visible to everyone; a private one only to its owner (session, or a key
 //   scoped to it). Anything not visible is "not found", so a private project never leaks.
-// - Plans limit what an account may hold (private projects).
+// - Plans limit what an account may hold (private projects, storage), unless PLAN_LIMITS=off; the
+//   callers load the numbers (usage.ts) and skip these checks when limits are off. Downloads are
+//   never refused for a plan (docs/decisions/018-plan-limits.md).
+import { formatFileSize } from "@packyard/contract/file-size.ts";
 import type { PlanId } from "@packyard/contract/plans.ts";
 import { plans } from "@packyard/contract/plans.ts";
 import { DomainError, notFound } from "./errors.ts";
@@ -80,14 +83,61 @@ export function visibleProjectIds(actor: Actor): "*" | string[] {
   return actor.kind === "session" ? "*" : actor.scope.projects;
 }
 
+/** Where a PLAN_LIMIT refusal sends the user. */
+export const PRICING_PATH = "/pricing";
+
+function planLimit(limit: "privateProjects" | "storage", message: string): DomainError {
+  return new DomainError("PLAN_LIMIT", message, { limit, pricing: PRICING_PATH });
+}
+
 /** Throws PLAN_LIMIT when the account already holds as many private projects as its plan allows. */
 export function assertPrivateProjectAllowed(plan: PlanId, privateProjects: number): void {
   const limit = plans[plan].privateProjects;
   if (limit === "unlimited" || privateProjects < limit) return;
-  throw new DomainError(
-    "PLAN_LIMIT",
-    `Your plan includes ${limit} private project${limit === 1 ? "" : "s"}. Upgrade on /pricing for more, or make this project public.`,
+  throw planLimit(
+    "privateProjects",
+    `Your plan includes ${limit} private project${limit === 1 ? "" : "s"}. Upgrade on ${PRICING_PATH} for more, or make this project public.`,
   );
+}
+
+/** What an account holds against its plan (loaded by usage.ts). */
+export interface AccountHoldings {
+  plan: PlanId;
+  privateProjects: number;
+  storageBytes: number;
+}
+
+/**
+ * Throws PLAN_LIMIT unless a file may be uploaded to the project: refused while the account holds
+ * more private projects than its plan includes (after a downgrade: nothing is deleted, uploads
+ * to private projects wait until it is within its limits), and when the account's files plus
+ * this one would be more than the plan's storage. `bytes`: the file's size, undefined while it
+ * is not known yet (checked again once it is).
+ */
+export function assertUploadAllowed(
+  account: AccountHoldings,
+  project: Pick<ProjectRef, "visibility">,
+  bytes: number | undefined,
+): void {
+  const plan = plans[account.plan];
+  const projects = plan.privateProjects;
+  if (project.visibility === "private" && projects !== "unlimited" && account.privateProjects > projects) {
+    throw planLimit(
+      "privateProjects",
+      `Your ${plan.name} plan includes ${projects} private project${projects === 1 ? "" : "s"} and your account has ${account.privateProjects}, so uploads to private projects are refused until it is within its limits. Make projects public, or upgrade on ${PRICING_PATH}; everything already published stays downloadable.`,
+    );
+  }
+  if (account.storageBytes + (bytes ?? 0) > plan.storageBytes) {
+    const used = `your files use ${formatFileSize(account.storageBytes)}`;
+    throw planLimit(
+      "storage",
+      `Your ${plan.name} plan includes ${formatFileSize(plan.storageBytes)} of storage; ${
+        bytes === undefined
+          ? used
+          : `${used} and this file (${formatFileSize(bytes)}) would take them past it`
+      }. Delete files you no longer need, or upgrade on ${PRICING_PATH} for more storage.`,
+    );
+  }
 }
 
 /** API-key permissions as better-auth stores them, to and from a scope. */

@@ -1,7 +1,7 @@
 // Release files: immutable once uploaded (replace = delete + upload). An upload is validated
 // before a byte is read, streamed into a staged blob, and only then recorded; any failure —
-// a bad name, a duplicate, a size over the limit, a dropped connection, a full disk — leaves
-// no file, no row and no blob behind.
+// a bad name, a duplicate, a size over the limit, the plan's limits, a dropped connection, a
+// full disk — leaves no file, no row and no blob behind.
 import { filenameProblem, normalizeFilename, releaseVersion } from "@packyard/contract";
 import type { SigningKey } from "@packyard/formats/openpgp/index.ts";
 import type { Kysely } from "kysely";
@@ -14,6 +14,8 @@ import {
   type StagedBlob,
   StorageFullError,
 } from "../storage/blob-store.ts";
+import { limitsEnabled } from "./account-plan.ts";
+import { assertUploadAllowed } from "./authorization.ts";
 import { deleteBlobIfUnreferenced, deleteOrphanBytes, placeBlob } from "./blobs.ts";
 import { emitProjectEvent } from "./changes.ts";
 import { DomainError, isUniqueViolation, notFound } from "./errors.ts";
@@ -22,6 +24,7 @@ import { newRowId, nowIso } from "./ids.ts";
 import { recordPackageIndexChange } from "./package-index-changes.ts";
 import type { ProjectRow } from "./projects.ts";
 import { ensureRelease, findRelease, type ReleaseFileRow, type ReleaseRow } from "./releases.ts";
+import { accountHoldings, type LimitsSetting } from "./usage.ts";
 
 type Db = Kysely<Database>;
 
@@ -63,6 +66,14 @@ export interface UploadInput {
   yumGroup?: string;
   /** The key .rpm files are signed with before they are stored. */
   rpmSigningKey?: () => Promise<SigningKey>;
+  /** Whether plan limits apply (PLAN_LIMITS): private projects over the plan, storage. */
+  limits: LimitsSetting;
+}
+
+/** PLAN_LIMIT unless the owner's plan has room for a file of `bytes` (undefined: not known yet). */
+async function checkUploadLimits(db: Db, input: UploadInput, bytes: number | undefined): Promise<void> {
+  if (!limitsEnabled(input.limits)) return;
+  assertUploadAllowed(await accountHoldings(db, input.project.owner_id), input.project, bytes);
 }
 
 export async function uploadFile(
@@ -86,6 +97,9 @@ export async function uploadFile(
   if (release && (await fileExists(db, release.id, filename))) {
     throw new DomainError("FILE_EXISTS", `${filename} already exists in release ${input.version}`);
   }
+  // The plan: refused before a byte is read when the size is declared (or the account is over
+  // its limits already), else once the staged size is known, before anything is recorded.
+  await checkUploadLimits(db, input, input.declaredSize);
 
   let staged: Awaited<ReturnType<BlobStore["stage"]>>;
   try {
@@ -100,6 +114,7 @@ export async function uploadFile(
   let stored: StagedBlob = staged;
   let placing = false;
   try {
+    if (input.declaredSize !== staged.size) await checkUploadLimits(db, input, staged.size);
     const { kind, contentType } = classifyFile(filename);
     // Packages are read once, now, from the staged bytes; a bad one is refused before anything
     // is recorded or placed.
@@ -111,6 +126,8 @@ export async function uploadFile(
       signedRpm = await signStagedRpm(blobs, staged, await input.rpmSigningKey(), input.maxBytes);
       stored = signedRpm.staged;
     }
+    // A signed .rpm is a little larger than the upload: the plan is checked for what is stored.
+    if (stored !== staged) await checkUploadLimits(db, input, stored.size);
     release ??= await ensureRelease(db, input.project.id, input.version);
     const createdAt = nowIso();
     const deb = parsedDeb

@@ -29,6 +29,7 @@ afterAll(async () => {
 });
 
 const db = () => app.services.database.db;
+const limits = { planLimits: true };
 const codeOf = async (work: () => Promise<unknown>) => {
   try {
     await work();
@@ -41,21 +42,23 @@ const codeOf = async (work: () => Promise<unknown>) => {
 
 describe(`projects (${databaseKind})`, () => {
   it("keeps slugs unique per owner, not across owners", async () => {
-    await createProject(db(), owner, input("tool"));
-    expect(await codeOf(() => createProject(db(), owner, input("tool")))).toBe("PROJECT_EXISTS");
-    expect(await codeOf(() => createProject(db(), other, input("tool")))).toBe("OK");
+    await createProject(db(), owner, input("tool"), limits);
+    expect(await codeOf(() => createProject(db(), owner, input("tool"), limits))).toBe("PROJECT_EXISTS");
+    expect(await codeOf(() => createProject(db(), other, input("tool"), limits))).toBe("OK");
   });
 
   it("holds Basic to one private project, on create and on update", async () => {
-    await createProject(db(), owner, input("secret", "private"));
-    expect(await codeOf(() => createProject(db(), owner, input("second-secret", "private")))).toBe(
+    await createProject(db(), owner, input("secret", "private"), limits);
+    expect(await codeOf(() => createProject(db(), owner, input("second-secret", "private"), limits))).toBe(
       "PLAN_LIMIT",
     );
-    expect(await codeOf(() => updateProject(db(), owner, "tool", { visibility: "private" }))).toBe(
+    expect(await codeOf(() => updateProject(db(), owner, "tool", { visibility: "private" }, limits))).toBe(
       "PLAN_LIMIT",
     );
     // Changing the private project itself is no new private project.
-    expect(await codeOf(() => updateProject(db(), owner, "secret", { visibility: "private" }))).toBe("OK");
+    expect(await codeOf(() => updateProject(db(), owner, "secret", { visibility: "private" }, limits))).toBe(
+      "OK",
+    );
   });
 
   it("finds the actor's own project; another user's is not found; an impossible slug is INVALID_SLUG", async () => {

@@ -1,5 +1,5 @@
 // Projects: create, read, update, delete, with per-owner slugs and the plan's private-project
-// limit enforced here, on the server.
+// limit enforced here, on the server (creating a private project, making one private).
 import {
   type CreateProjectInput,
   type Project,
@@ -8,7 +8,7 @@ import {
 } from "@packyard/contract";
 import type { Kysely, Selectable } from "kysely";
 import type { Database, ProjectTable } from "../db/schema.ts";
-import { accountPlan } from "./account-plan.ts";
+import { accountPlan, limitsEnabled } from "./account-plan.ts";
 import {
   type Actor,
   assertAccountAccess,
@@ -20,6 +20,7 @@ import {
 import { emitProjectEvent } from "./changes.ts";
 import { DomainError, isUniqueViolation, notFound } from "./errors.ts";
 import { newRowId, nowIso } from "./ids.ts";
+import { type LimitsSetting, privateProjectCount } from "./usage.ts";
 import { type Clock, resolveUsername, UsernameMovedError } from "./usernames.ts";
 
 export type ProjectRow = Selectable<ProjectTable>;
@@ -154,21 +155,29 @@ export async function listProjects(db: Db, actor: Actor): Promise<Project[]> {
   return describeProjects(db, await query.orderBy("updated_at", "desc").execute());
 }
 
-/** Checks the owner's plan has room for one more private project (excluding one being changed). */
-async function checkPrivateProjectLimit(db: Db, ownerId: string, excludeProjectId?: string) {
-  let query = db
-    .selectFrom("project")
-    .select((eb) => eb.fn.countAll<number | string>().as("n"))
-    .where("owner_id", "=", ownerId)
-    .where("visibility", "=", "private");
-  if (excludeProjectId) query = query.where("id", "!=", excludeProjectId);
-  const { n } = await query.executeTakeFirstOrThrow();
-  assertPrivateProjectAllowed((await accountPlan(db, ownerId)).plan, Number(n));
+/**
+ * Checks the owner's plan has room for one more private project (excluding one being changed);
+ * nothing to check with PLAN_LIMITS=off.
+ */
+async function checkPrivateProjectLimit(
+  db: Db,
+  limits: LimitsSetting,
+  ownerId: string,
+  excludeProjectId?: string,
+) {
+  if (!limitsEnabled(limits)) return;
+  const count = await privateProjectCount(db, ownerId, excludeProjectId);
+  assertPrivateProjectAllowed((await accountPlan(db, ownerId)).plan, count);
 }
 
-export async function createProject(db: Db, actor: Actor, input: CreateProjectInput): Promise<Project> {
+export async function createProject(
+  db: Db,
+  actor: Actor,
+  input: CreateProjectInput,
+  limits: LimitsSetting,
+): Promise<Project> {
   assertAccountAccess(actor, "publish");
-  if (input.visibility === "private") await checkPrivateProjectLimit(db, actor.userId);
+  if (input.visibility === "private") await checkPrivateProjectLimit(db, limits, actor.userId);
   const now = nowIso();
   const row: ProjectRow = {
     id: newRowId(),
@@ -207,10 +216,11 @@ export async function updateProject(
   actor: Actor,
   slug: string,
   input: UpdateProjectInput,
+  limits: LimitsSetting,
 ): Promise<Project> {
   const project = await requireOwnProject(db, actor, slug, "publish");
   if (input.visibility === "private" && project.visibility !== "private") {
-    await checkPrivateProjectLimit(db, actor.userId, project.id);
+    await checkPrivateProjectLimit(db, limits, actor.userId, project.id);
   }
   const changes: Partial<ProjectRow> = { updated_at: nowIso() };
   if (input.name !== undefined) changes.name = input.name;

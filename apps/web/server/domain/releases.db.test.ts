@@ -27,6 +27,7 @@ beforeAll(async () => {
     app.services.database.db,
     actor,
     createProjectInput.parse({ slug: "kept", name: "Kept" }),
+    app.services.config,
   );
   projectId = project.id;
 });

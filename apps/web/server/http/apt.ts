@@ -10,7 +10,8 @@ import { renderDebSetupScript } from "../publishing/apt/setup-script.ts";
 import type { IndexFileRef } from "../publishing/publisher.ts";
 import type { Services } from "../services.ts";
 import { cacheControl } from "./cache-control.ts";
-import { pullStream, streamBlob } from "./stream-blob.ts";
+import { ownerBytesMeter } from "./downloads.ts";
+import { type DeliveryMeter, pullStream, streamBlob } from "./stream-blob.ts";
 import { usernameAwareErrors, visibleProject } from "./visible-project.ts";
 
 function contentTypeOf(path: string): string {
@@ -34,9 +35,14 @@ export function createAptRoutes(services: Services) {
   };
 
   // An uncompressed Packages file is not stored: it is the decompressed .gz of its generation.
-  const serveIndexFile = async (file: IndexFileRef, headers: Record<string, string>, method: string) => {
+  const serveIndexFile = async (
+    file: IndexFileRef,
+    headers: Record<string, string>,
+    method: string,
+    meter: DeliveryMeter | undefined,
+  ) => {
     if (await repos.store.exists(file.sha256))
-      return streamBlob(repos.store, file.sha256, file.size, headers, method);
+      return streamBlob(repos.store, file.sha256, file.size, headers, method, { meter });
     const gz = await repos.fileInGeneration(file.generationId, `${file.path}.gz`);
     if (!gz) throw notFound("Index file not found");
     const all = { ...headers, "content-length": String(file.size) };
@@ -45,7 +51,7 @@ export function createAptRoutes(services: Services) {
     const source = compressed.pipe(createGunzip());
     compressed.once("error", (error) => source.destroy(error));
     return new Response(
-      pullStream(source, () => compressed.destroy()),
+      pullStream(source, () => compressed.destroy(), meter),
       { status: 200, headers: all },
     );
   };
@@ -72,6 +78,8 @@ export function createAptRoutes(services: Services) {
     const prefix = `/dl/${c.req.param("username")}/${c.req.param("slug")}/deb/`;
     const rest = decodeURIComponent(c.req.path.slice(c.req.path.indexOf(prefix) + prefix.length));
     if (rest.split("/").some((part) => part === ".." || part === "")) throw notFound();
+    // Packages and indexes alike count in the owner's downloaded bytes.
+    const meter = () => ownerBytesMeter(services, c, project.owner_id);
 
     if (rest.startsWith("pool/")) {
       const file = await findPoolFile(db, project.id, rest);
@@ -86,6 +94,7 @@ export function createAptRoutes(services: Services) {
           "cache-control": cacheControl({ kind: "immutable", shared }),
         },
         c.req.method,
+        { meter: meter() },
       );
     }
 
@@ -109,6 +118,7 @@ export function createAptRoutes(services: Services) {
           "cache-control": cacheControl({ kind: "immutable", shared }),
         },
         c.req.method,
+        meter(),
       );
     }
     const file = await repos.currentFile(project.id, "apt", suite, path);
@@ -122,6 +132,7 @@ export function createAptRoutes(services: Services) {
         "cache-control": cacheControl({ kind: "entry", shared }),
       },
       c.req.method,
+      meter(),
     );
   });
 

@@ -1,16 +1,17 @@
 // GET/HEAD /dl/{username}/{projectSlug}/releases/{version|latest}/{filename}: stable download
 // URLs with a strong ETag (the sha256), Last-Modified, Range (206/416) and If-None-Match (304).
-// A GET whose response delivers the file's last byte to the client counts as one download. Each release also serves a
-// generated SHA256SUMS.
+// A GET whose response delivers the file's last byte to the client counts as one download; every
+// GET adds the bytes it actually sent to the owner's month (ranges included). Each release also
+// serves a generated SHA256SUMS.
 import { normalizeFilename } from "@packyard/contract";
-import { Hono } from "hono";
-import { recordDownload } from "../domain/downloads.ts";
+import { type Context, Hono } from "hono";
 import { notFound } from "../domain/errors.ts";
 import { listFileRows, requireRelease } from "../domain/releases.ts";
+import { countServed } from "../domain/usage.ts";
 import type { Services } from "../services.ts";
 import { apiErrorResponse } from "./api-errors.ts";
 import { cacheControl as cacheControlOf } from "./cache-control.ts";
-import { streamBlob, whenDelivered } from "./stream-blob.ts";
+import { type DeliveryMeter, deliveryMeter, streamBlob } from "./stream-blob.ts";
 import { usernameAwareErrors, visibleProject } from "./visible-project.ts";
 
 /** Parses a single `bytes=` range against a size; undefined for none or several, null if unsatisfiable. */
@@ -34,9 +35,28 @@ export function parseRange(
   return { start, end };
 }
 
+/** What counting a served response needs (usage.ts). */
+function accountingOf(services: Services) {
+  const { database, mailer, config, logger } = services;
+  return { db: database.db, mailer, config, logger };
+}
+
+/**
+ * Meters a GET's body into the owner's bytes of the month (APT and YUM files, indexes included);
+ * undefined for a HEAD, which sends none.
+ */
+export function ownerBytesMeter(services: Services, c: Context, ownerId: string): DeliveryMeter | undefined {
+  if (c.req.method !== "GET") return undefined;
+  const accounting = accountingOf(services);
+  return deliveryMeter(c, (sent) => {
+    void countServed(accounting, { ownerId, bytes: sent });
+  });
+}
+
 export function createDownloads(services: Services) {
-  const { database, blobs, logger } = services;
+  const { database, blobs } = services;
   const db = database.db;
+  const accounting = accountingOf(services);
   const dl = new Hono();
   dl.onError(usernameAwareErrors(services, "/dl"));
 
@@ -102,19 +122,23 @@ export function createDownloads(services: Services) {
     headers["content-length"] = String(size === 0 ? 0 : end - start + 1);
     if (range) headers["content-range"] = `bytes ${start}-${end}/${size}`;
     if (c.req.method === "HEAD") return c.body(null, status, headers);
-    const count = () =>
-      recordDownload(db, { id: file.id, ownerId: project.owner_id, bytes: end - start + 1 }).catch((error) =>
-        logger.error("recording a download failed", error),
-      );
+    const lastByte = end === size - 1;
     if (size === 0) {
-      await count();
+      await countServed(accounting, { ownerId: project.owner_id, bytes: 0, fileId: file.id });
       return c.body(null, status, headers);
     }
-    // A download counts when the file's last byte reached the client's connection.
+    // The bytes count as sent; a download when the file's last byte reached the client.
+    const meter = deliveryMeter(c, (sent, complete) => {
+      void countServed(accounting, {
+        ownerId: project.owner_id,
+        bytes: sent,
+        ...(complete && lastByte ? { fileId: file.id } : {}),
+      });
+    });
     return streamBlob(blobs, file.sha256, end - start + 1, headers, c.req.method, {
       status,
       range: { start, end },
-      onEnd: end === size - 1 ? whenDelivered(c, count) : undefined,
+      meter,
     });
   });
 

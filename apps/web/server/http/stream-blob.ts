@@ -8,7 +8,11 @@ import type { Context } from "hono";
 import type { BlobStore } from "../storage/blob-store.ts";
 
 /** A web stream over a Node stream that reads only when the consumer asks. */
-export function pullStream(source: Readable, onEnd?: () => void): ReadableStream<Uint8Array> {
+export function pullStream(
+  source: Readable,
+  onEnd?: () => void,
+  meter?: DeliveryMeter,
+): ReadableStream<Uint8Array> {
   const chunks = source[Symbol.asyncIterator]();
   return new ReadableStream<Uint8Array>(
     {
@@ -18,32 +22,67 @@ export function pullStream(source: Readable, onEnd?: () => void): ReadableStream
           if (done) {
             controller.close();
             onEnd?.();
+            meter?.end();
             return;
           }
           controller.enqueue(value as Uint8Array);
+          meter?.chunk((value as Uint8Array).byteLength);
         } catch (error) {
           controller.error(error);
+          meter?.cancel();
         }
       },
       cancel() {
         source.destroy();
+        meter?.cancel();
       },
     },
     { highWaterMark: 0 },
   );
 }
 
+/** Counts what a response body hands to the client's connection (see deliveryMeter). */
+export interface DeliveryMeter {
+  /** A chunk was taken by the connection. */
+  chunk(bytes: number): void;
+  /** The body's last byte was taken. */
+  end(): void;
+  /** The body was cut off: the client went away, or reading storage failed. */
+  cancel(): void;
+}
+
 /**
- * A function to call when the body's last byte has been read: it runs `delivered` once the
- * response has been handed whole to the client's connection (Node's `finish`), and never for a
- * connection that closed before that. In memory (tests calling app.request) reading the body to
- * its end is delivery.
+ * Meters a response body: `report(sent, complete)` runs once, when the response is over, with the
+ * bytes the connection took (a stream with no read-ahead hands over nothing the client did not
+ * ask for) and whether the whole body reached the client — the response handed whole to the
+ * connection (Node's `finish`), never for one that closed before that. In memory (tests calling
+ * app.request) reading the body to its end is delivery.
  */
-export function whenDelivered(c: Context, delivered: () => void): () => void {
+export function deliveryMeter(c: Context, report: (sent: number, complete: boolean) => void): DeliveryMeter {
   const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-  return () => {
-    if (!outgoing || outgoing.writableFinished) delivered();
-    else outgoing.once("finish", delivered);
+  let sent = 0;
+  let ended = false;
+  let reported = false;
+  const done = (complete: boolean) => {
+    if (reported) return;
+    reported = true;
+    report(sent, complete);
+  };
+  if (outgoing) {
+    outgoing.once("finish", () => done(ended));
+    outgoing.once("close", () => done(false));
+  }
+  return {
+    chunk(bytes) {
+      sent += bytes;
+    },
+    end() {
+      ended = true;
+      if (!outgoing) done(true);
+    },
+    cancel() {
+      if (!outgoing) done(false);
+    },
   };
 }
 
@@ -51,8 +90,8 @@ export interface StreamBlobOptions {
   status?: number;
   /** Inclusive byte range, as in HTTP. */
   range?: { start: number; end: number };
-  /** Called when the last byte of the body has been read (see whenDelivered). */
-  onEnd?: () => void;
+  /** Counts the bytes the body hands to the client (see deliveryMeter). */
+  meter?: DeliveryMeter;
 }
 
 export async function streamBlob(
@@ -67,5 +106,5 @@ export async function streamBlob(
   const all = { "content-length": String(size), ...headers };
   if (method === "HEAD") return new Response(null, { status, headers: all });
   const source = await store.open(sha256, options.range);
-  return new Response(pullStream(source, options.onEnd), { status, headers: all });
+  return new Response(pullStream(source, undefined, options.meter), { status, headers: all });
 }

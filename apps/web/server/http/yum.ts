@@ -9,6 +9,7 @@ import { renderRepoFile, renderRpmSetupScript } from "../publishing/yum/setup-sc
 import { findYumPackageFile } from "../publishing/yum/yum-builder.ts";
 import type { Services } from "../services.ts";
 import { cacheControl } from "./cache-control.ts";
+import { ownerBytesMeter } from "./downloads.ts";
 import { streamBlob } from "./stream-blob.ts";
 import { usernameAwareErrors, visibleProject } from "./visible-project.ts";
 import { EntryPins, requesterOf } from "./yum-entry-pins.ts";
@@ -58,6 +59,8 @@ export function createYumRoutes(services: Services) {
     const group =
       parts[0] === "repodata" || parts[0] === "packages" || parts.length === 1 ? "" : parts.shift()!;
     const path = parts.join("/");
+    // Packages and repodata alike count in the owner's downloaded bytes.
+    const meter = () => ownerBytesMeter(services, c, project.owner_id);
 
     if (path === `${project.slug}.repo`) {
       const text = renderRepoFile({
@@ -83,6 +86,7 @@ export function createYumRoutes(services: Services) {
           "cache-control": cacheControl({ kind: "immutable", shared }),
         },
         c.req.method,
+        { meter: meter() },
       );
     }
     if (path === REPOMD) {
@@ -102,9 +106,9 @@ export function createYumRoutes(services: Services) {
         entityTags(ifNoneMatch).some((tag) => tag === "*" || tag.replace(/^W\//, "") === repomd.sha256)
       )
         return new Response(null, { status: 304, headers });
-      return streamBlob(repos.store, repomd.sha256, repomd.size, headers, c.req.method);
+      return streamBlob(repos.store, repomd.sha256, repomd.size, headers, c.req.method, { meter: meter() });
     }
-    if (path === SIGNATURE) return signature(c, project.id, group, shared);
+    if (path === SIGNATURE) return signature(c, project.owner_id, project.id, group, shared);
     if (path.startsWith("repodata/")) {
       // Every other repodata file is named by its checksum, so any still-served generation may
       // answer for it.
@@ -119,6 +123,7 @@ export function createYumRoutes(services: Services) {
           "cache-control": cacheControl({ kind: "immutable", shared }),
         },
         c.req.method,
+        { meter: meter() },
       );
     }
     throw notFound();
@@ -130,7 +135,7 @@ export function createYumRoutes(services: Services) {
    * or by If-Match (412), else the one whose repomd.xml this requester was last served (on this
    * connection, then from this address) if still served, else the newest.
    */
-  async function signature(c: Context, projectId: string, group: string, shared: boolean) {
+  async function signature(c: Context, ownerId: string, projectId: string, group: string, shared: boolean) {
     const named = c.req.query("repomd");
     const ifMatch = c.req.header("if-match");
     // If-Match compares strongly: weak tags never match.
@@ -178,6 +183,7 @@ export function createYumRoutes(services: Services) {
         "cache-control": cacheControl({ kind: named !== undefined ? "immutable" : "entry", shared }),
       },
       c.req.method,
+      { meter: ownerBytesMeter(services, c, ownerId) },
     );
   }
 

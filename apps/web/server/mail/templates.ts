@@ -177,3 +177,38 @@ export function paymentFailedMail(
     { label: "Update your card", url: details.billingUrl },
   );
 }
+
+/**
+ * Downloads from the owner's projects reached 80 % or 100 % of the month's allowance (usage.ts):
+ * a warning only, since downloads are never cut off.
+ */
+export function downloadAllowanceMail(
+  to: string,
+  name: string,
+  details: {
+    percent: 80 | 100;
+    planName: string;
+    /** "November 2026". */
+    month: string;
+    used: string;
+    allowance: string;
+    pricingUrl: string;
+  },
+): MailMessage {
+  const reached = details.percent === 100 ? "all" : "80%";
+  return message(
+    to,
+    details.percent === 100
+      ? `You have used this month's Packyard download allowance`
+      : `You have used 80% of this month's Packyard download allowance`,
+    [
+      `Hi ${name},`,
+      `Downloads from your Packyard projects have reached ${details.used} in ${details.month} (UTC): ${reached} of the ${details.allowance} your ${details.planName} plan includes each month.`,
+      "Nothing is cut off: apt, dnf and every download URL keep working, so installers in the field are not affected. The counter starts again on the first of next month.",
+      details.percent === 100
+        ? "If this is your usual traffic, a larger plan includes more downloads."
+        : "If you expect more downloads this month, a larger plan includes more.",
+    ],
+    { label: "Compare plans", url: details.pricingUrl },
+  );
+}

@@ -71,7 +71,7 @@ export async function loader({ request, context, url, params }: Route.LoaderArgs
 
 export async function action({ request, context, url, params }: Route.ActionArgs) {
   const user = await requireOnboardedUser(request, context, url);
-  const { database, blobs } = services(context);
+  const { database, blobs, config } = services(context);
   const db = database.db;
   const actor = sessionActor(user);
   const slug = params.projectSlug;
@@ -82,7 +82,7 @@ export async function action({ request, context, url, params }: Route.ActionArgs
     const submission = parseForm(formData, editProjectForm);
     if (submission.status !== "success") return invalid(submission);
     try {
-      await updateProject(db, actor, slug, submission.value);
+      await updateProject(db, actor, slug, submission.value, config);
     } catch (error) {
       return domainFailure(submission, error);
     }

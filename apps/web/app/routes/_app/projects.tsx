@@ -48,7 +48,8 @@ export async function action({ request, context, url }: Route.ActionArgs) {
   if (submission.status !== "success") return invalid(submission);
   let slug: string;
   try {
-    ({ slug } = await createProject(services(context).database.db, sessionActor(user), submission.value));
+    const { database, config } = services(context);
+    ({ slug } = await createProject(database.db, sessionActor(user), submission.value, config));
   } catch (error) {
     return domainFailure(submission, error, { PROJECT_EXISTS: "slug", INVALID_SLUG: "slug" });
   }

@@ -365,4 +365,14 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0013_download_allowance_notices": {
+    async up(db: Kysely<unknown>) {
+      // The download-allowance warning already mailed to the owner for the month: 0 none yet,
+      // 80 or 100 (percent of the plan's allowance). One mail per level and month (usage.ts).
+      await db.schema
+        .alterTable("download_month")
+        .addColumn("notified_percent", "integer", (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  },
 };

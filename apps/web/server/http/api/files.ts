@@ -45,6 +45,7 @@ const uploadErrors = [
   "FILE_EXISTS",
   "PAYLOAD_TOO_LARGE",
   "INSUFFICIENT_STORAGE",
+  "PLAN_LIMIT",
 ] as const;
 
 const listFilesRoute = createRoute({
@@ -149,6 +150,7 @@ export function fileRoutes(services: Services) {
       apt: parseAptTarget(c.req.query("distribution"), c.req.query("component")),
       yumGroup: parseYumGroup(c.req.query("group")),
       rpmSigningKey: () => services.keys.newest(project),
+      limits: config,
     });
     const dto = await describeProjectRelease(db, config.baseUrl, project, release);
     return c.json({ file: dto.files.find((f) => f.filename === file.filename)! }, 201);
@@ -177,6 +179,7 @@ export function fileRoutes(services: Services) {
           ),
           yumGroup: parseYumGroup(part.fields.group ?? c.req.query("group")),
           rpmSigningKey: () => services.keys.newest(project),
+          limits: config,
         });
         uploaded.push(file.filename);
       });

@@ -84,7 +84,7 @@ export function projectRoutes(services: Services) {
   serve(api, createProjectRoute, async (c) => {
     const actor = await requireActor(services, c.req.raw.headers);
     const input = await readJson(c, createProjectRoute);
-    return c.json({ project: await createProject(db, actor, input) }, 201);
+    return c.json({ project: await createProject(db, actor, input, services.config) }, 201);
   });
 
   serve(api, getProjectRoute, async (c) => {
@@ -96,7 +96,10 @@ export function projectRoutes(services: Services) {
   serve(api, updateProjectRoute, async (c) => {
     const actor = await requireActor(services, c.req.raw.headers);
     const input = await readJson(c, updateProjectRoute);
-    return c.json({ project: await updateProject(db, actor, c.req.valid("param").slug, input) }, 200);
+    return c.json(
+      { project: await updateProject(db, actor, c.req.valid("param").slug, input, services.config) },
+      200,
+    );
   });
 
   serve(api, deleteProjectRoute, async (c) => {
