@@ -6,6 +6,8 @@ import { ArrowRight, Download, FolderGit2, FolderPlus, HardDrive, Tag } from "lu
 import { useEffect } from "react";
 import { Link, useOutletContext, useSearchParams } from "react-router";
 import { toast } from "sonner";
+import { usageSummary } from "../../../server/domain/usage.ts";
+import { UsageBars } from "../../components/billing/usage-bars.tsx";
 import { YankedBadge } from "../../components/dashboard/badges.tsx";
 import { FormattedDate } from "../../components/dashboard/formatted-date.tsx";
 import { StatGrid } from "../../components/dashboard/stats.tsx";
@@ -31,7 +33,11 @@ export const meta: Route.MetaFunction = ({ matches, location }) =>
 
 export async function loader({ request, context, url }: Route.LoaderArgs) {
   const user = await requireOnboardedUser(request, context, url);
-  return dashboardOverview(services(context).database.db, user.id);
+  const { database, config } = services(context);
+  return {
+    ...(await dashboardOverview(database.db, user.id)),
+    usageSummary: await usageSummary(database.db, config, user.id),
+  };
 }
 
 export default function Dashboard({ loaderData }: Route.ComponentProps) {
@@ -98,6 +104,7 @@ export default function Dashboard({ loaderData }: Route.ComponentProps) {
           },
         ]}
       />
+      <UsageBars usage={loaderData.usageSummary} className="mb-8" />
       {usage.projects === 0 ? (
         <EmptyState
           icon={FolderPlus}
