@@ -59,6 +59,8 @@ export interface FakeStripe {
   completeCheckout(sessionId: string): Promise<string>;
   /** A renewal whose card is declined: an open invoice, the subscription past due. */
   failRenewal(subscriptionId: string): Promise<{ invoice: Obj; subscription: Obj }>;
+  /** Resolves when every event delivered automatically so far has been answered. */
+  settled(): Promise<void>;
   /** Stripe gave up (or the subscription was canceled at once): status canceled. */
   endSubscription(subscriptionId: string, options?: { deliver?: boolean }): Promise<Obj>;
   close(): Promise<void>;
@@ -685,6 +687,7 @@ export async function startFakeStripe(
     completeCheckout,
     failRenewal,
     endSubscription,
+    settled: () => queue,
     async close() {
       await queue;
       server.closeAllConnections();

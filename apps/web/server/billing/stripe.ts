@@ -15,6 +15,7 @@ import { type Dialect, Kysely } from "kysely";
 import Stripe from "stripe";
 import type { Config, StripeConfig } from "../config.ts";
 import type { BillingDatabase } from "../domain/account-plan.ts";
+import type { CspAllowances } from "../http/site-scripts.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { stripeWebhookEndpoint } from "./webhook.ts";
 
@@ -94,6 +95,14 @@ function stripeBilling(config: StripeConfig, deps: { baseUrl: string; mailer: Ma
       }),
     },
   };
+}
+
+/**
+ * What payments add to the Content-Security-Policy: the billing forms answer with a redirect to
+ * Stripe's hosted Checkout and customer portal, which form-action must allow.
+ */
+export function stripeCspAllowances(config: StripeConfig | undefined): CspAllowances {
+  return config ? { "form-action": ["https://checkout.stripe.com", "https://billing.stripe.com"] } : {};
 }
 
 /** The plugin entry of auth.ts: Stripe when STRIPE_SECRET_KEY is set, otherwise its tables only. */

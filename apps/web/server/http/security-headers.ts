@@ -4,6 +4,7 @@
 // need (cspAllowances); with none configured it stays as strict as below.
 import { randomBytes } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
+import { stripeCspAllowances } from "../billing/stripe.ts";
 import type { Config } from "../config.ts";
 import { sentryCspAllowances } from "../observability.ts";
 import { type CspAllowances, type CspDirective, siteScripts } from "./site-scripts.ts";
@@ -11,9 +12,15 @@ import { type CspAllowances, type CspDirective, siteScripts } from "./site-scrip
 export type NonceEnv = { Variables: { nonce: string; staticFile?: boolean } };
 
 /** What the configured site scripts and Sentry add to the policy, merged and deduplicated. */
-export function cspAllowances(config: Pick<Config, "nodeEnv" | "siteScripts" | "sentryDsn">): CspAllowances {
+export function cspAllowances(
+  config: Pick<Config, "nodeEnv" | "siteScripts" | "sentryDsn"> & Partial<Pick<Config, "stripe">>,
+): CspAllowances {
   const merged: CspAllowances = {};
-  const parts = [...siteScripts(config).map((s) => s.csp), sentryCspAllowances(config.sentryDsn)];
+  const parts = [
+    ...siteScripts(config).map((s) => s.csp),
+    sentryCspAllowances(config.sentryDsn),
+    stripeCspAllowances(config.stripe),
+  ];
   for (const part of parts) {
     for (const [directive, origins] of Object.entries(part) as [CspDirective, string[]][]) {
       merged[directive] = [...new Set([...(merged[directive] ?? []), ...origins])];
@@ -38,7 +45,9 @@ export function contentSecurityPolicy(nonce: string, allow: CspAllowances = {}):
     "object-src 'none'",
     "base-uri 'self'",
     // The CLI's login hands its token to a program on this machine (/auth/generate-token).
-    "form-action 'self' http://127.0.0.1:* http://localhost:*",
+    // Stripe's hosted pages, when payments are configured: a form that starts Checkout or opens
+    // the customer portal answers with a redirect there.
+    `form-action 'self' http://127.0.0.1:* http://localhost:*${extra("form-action")}`,
     "frame-ancestors 'none'",
   ].join("; ");
 }

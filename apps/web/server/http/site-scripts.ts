@@ -25,7 +25,8 @@ export type CspDirective =
   | "connect-src"
   | "frame-src"
   | "media-src"
-  | "worker-src";
+  | "worker-src"
+  | "form-action";
 export type CspAllowances = Partial<Record<CspDirective, string[]>>;
 
 export type SiteScriptSlot = "analytics" | "ads" | "chat" | "heatmap";

@@ -1,31 +1,145 @@
-// /billing/success: where the card payment provider sends the user back.
-import { CircleCheck } from "lucide-react";
-import { Link } from "react-router";
+// /billing/success?session_id=…: where Stripe Checkout sends the user back. The loader asks
+// Stripe for the checkout session and, once it is paid, applies the subscription at once (the
+// webhook may not have arrived yet; applying twice changes nothing), then shows the new plan.
+
+import { plans } from "@packyard/contract/plans.ts";
+import { CircleCheck, Clock, SearchX, TriangleAlert } from "lucide-react";
+import { Link, redirect } from "react-router";
+import { BillingError, confirmCheckout } from "../../../server/billing/account.ts";
+import { FormattedDate } from "../../components/dashboard/formatted-date.tsx";
 import { EmptyState } from "../../components/empty-state.tsx";
 import { Button } from "../../components/ui/button.tsx";
+import { planView } from "../../lib/billing.server.ts";
 import { pageMeta } from "../../lib/meta.ts";
+import { requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/billing-success";
 
-export const meta: Route.MetaFunction = ({ matches, location }) =>
+export const meta: Route.MetaFunction = ({ matches, location, loaderData }) =>
   pageMeta({
     baseUrl: matches[0]?.loaderData?.baseUrl,
     path: location.pathname,
-    title: "Payment received",
+    title: loaderData?.state === "complete" ? "Payment received" : "Checking your payment",
     noindex: true,
   });
 
-export default function BillingSuccess() {
+export async function loader({ request, context, url }: Route.LoaderArgs) {
+  const user = await requireOnboardedUser(request, context, url);
+  const svc = services(context);
+  if (!svc.config.stripe) throw redirect("/subscription");
+  const sessionId = url.searchParams.get("session_id");
+  if (!sessionId) return { state: "not-found" as const };
+  try {
+    const confirmed = await confirmCheckout(svc, user.id, sessionId);
+    return confirmed.state === "complete"
+      ? { state: "complete" as const, plan: planView(confirmed.plan) }
+      : { state: confirmed.state };
+  } catch (error) {
+    if (!(error instanceof BillingError)) throw error;
+    svc.logger.warn(`confirming checkout ${sessionId}: ${error.message}`);
+    return { state: "error" as const };
+  }
+}
+
+export default function BillingSuccess({ loaderData }: Route.ComponentProps) {
+  const result = loaderData;
+  if (result.state === "complete") {
+    const { plan } = result;
+    return (
+      <EmptyState
+        icon={CircleCheck}
+        title={`You are on ${plans[plan.plan].name}`}
+        action={
+          <div className="flex flex-wrap justify-center gap-2">
+            <Button asChild>
+              <Link to="/dashboard">Go to the dashboard</Link>
+            </Button>
+            <Button asChild variant="outline">
+              <Link to="/billing">Billing and invoices</Link>
+            </Button>
+          </div>
+        }
+      >
+        <span data-testid="checkout-confirmed">
+          Thank you, your payment went through. {plans[plan.plan].name} is active now
+          {plan.source === "subscription" && plan.annual !== undefined
+            ? `, billed ${plan.annual ? "annually" : "monthly"}`
+            : ""}
+          {plan.periodEnd ? (
+            <>
+              ; it renews on <FormattedDate iso={plan.periodEnd} />
+            </>
+          ) : null}
+          . A receipt is on the Billing page.
+        </span>
+      </EmptyState>
+    );
+  }
+  if (result.state === "open") {
+    return (
+      <EmptyState
+        icon={Clock}
+        title="Waiting for the payment"
+        action={
+          <div className="flex flex-wrap justify-center gap-2">
+            <Button asChild>
+              <Link to="." reloadDocument>
+                Check again
+              </Link>
+            </Button>
+            <Button asChild variant="outline">
+              <Link to="/subscription">Back to the plans</Link>
+            </Button>
+          </div>
+        }
+      >
+        Stripe has not confirmed this payment yet. If you completed it, check again in a moment; nothing is
+        charged twice.
+      </EmptyState>
+    );
+  }
+  if (result.state === "expired") {
+    return (
+      <EmptyState
+        icon={Clock}
+        title="This checkout expired"
+        action={
+          <Button asChild>
+            <Link to="/subscription">Choose a plan</Link>
+          </Button>
+        }
+      >
+        Nothing was charged. Start again from your plans whenever you are ready.
+      </EmptyState>
+    );
+  }
+  if (result.state === "error") {
+    return (
+      <EmptyState
+        icon={TriangleAlert}
+        title="Stripe could not be reached"
+        action={
+          <Button asChild>
+            <Link to="." reloadDocument>
+              Try again
+            </Link>
+          </Button>
+        }
+      >
+        Your payment, if you made it, is safe: the plan is applied as soon as Stripe answers.
+      </EmptyState>
+    );
+  }
   return (
     <EmptyState
-      icon={CircleCheck}
-      title="Payment received"
+      icon={SearchX}
+      title="No checkout to confirm"
       action={
         <Button asChild>
           <Link to="/subscription">Go to Subscription</Link>
         </Button>
       }
     >
-      Thank you. Your subscription is being activated; it shows on the Subscription page within a minute.
+      This link does not name a checkout of yours. Your current plan is on the Subscription page.
     </EmptyState>
   );
 }

@@ -1,8 +1,10 @@
 // The signed-in shell: a sidebar with every section, collapsing to a menu below 768 px.
 import { LogOut, Menu, X } from "lucide-react";
 import { useState } from "react";
-import { NavLink, Outlet, useNavigate, useOutletContext } from "react-router";
+import { NavLink, Outlet, useLocation, useNavigate, useOutletContext } from "react-router";
 import { toast } from "sonner";
+import { billingNotice } from "../../../server/billing/account.ts";
+import { PastDueBanner } from "../../components/billing/past-due-banner.tsx";
 import {
   accountNav,
   integrationsIcon as IntegrationsIcon,
@@ -12,9 +14,10 @@ import {
 } from "../../components/layout/dashboard-nav.ts";
 import { Logo } from "../../components/logo.tsx";
 import { Button } from "../../components/ui/button.tsx";
-import type { SessionUser } from "../../lib/session.server.ts";
+import { requireOnboardedUser, type SessionUser, services } from "../../lib/session.server.ts";
 import { signOut } from "../../lib/sign-out.ts";
 import { cn } from "../../lib/utils.ts";
+import type { Route } from "./+types/dashboard-layout";
 
 const linkClass = ({ isActive }: { isActive: boolean }) =>
   cn(
@@ -48,9 +51,16 @@ function NavSection({
   );
 }
 
-export default function DashboardLayout() {
+export async function loader({ request, context, url }: Route.LoaderArgs) {
+  const user = await requireOnboardedUser(request, context, url);
+  // A failed payment shows on every dashboard page (billing pages show it themselves).
+  return { billingNotice: (await billingNotice(services(context).database.db, user.id)) ?? null };
+}
+
+export default function DashboardLayout({ loaderData }: Route.ComponentProps) {
   const user = useOutletContext<SessionUser>();
   const navigate = useNavigate();
+  const location = useLocation();
   const [open, setOpen] = useState(false);
   const close = () => setOpen(false);
 
@@ -114,6 +124,9 @@ export default function DashboardLayout() {
 
       <div className="min-w-0">
         <main className="mx-auto w-full max-w-6xl px-4 py-8 sm:px-8">
+          {loaderData.billingNotice && !/^\/(billing|subscription)(\/|$)/.test(location.pathname) ? (
+            <PastDueBanner plan={loaderData.billingNotice.plan} />
+          ) : null}
           <Outlet context={user} />
         </main>
       </div>

@@ -68,9 +68,9 @@ export default function Dashboard({ loaderData }: Route.ComponentProps) {
           You chose the {plans[plan].name} plan{annual ? ", billed annually" : ""}.{" "}
           <Link
             className="font-medium text-primary hover:underline"
-            to={`/billing?plan=${plan}&annual=${annual ? "true" : "false"}`}
+            to={`/subscription?plan=${plan}&annual=${annual ? "true" : "false"}`}
           >
-            Review it in Billing
+            Continue on the Subscription page
           </Link>
           .
         </Alert>

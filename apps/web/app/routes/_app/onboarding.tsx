@@ -1,14 +1,17 @@
 // /onboarding: a signed-in user without a username picks one (spec §5), then goes to the
-// dashboard with the plan they chose carried along.
+// dashboard with the plan they chose carried along — or, having chosen Starter or Pro on a
+// server with Stripe, straight to Stripe Checkout for that plan and period.
 
 import { useForm } from "@conform-to/react";
 import { onboardingSchema } from "@packyard/contract/account.ts";
 import { planParams } from "@packyard/contract/plans.ts";
 import { data, Form, redirect, useNavigation } from "react-router";
 import { z } from "zod";
+import { BillingError, startCheckout } from "../../../server/billing/account.ts";
 import { AuthShell } from "../../components/auth-shell.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { FormField } from "../../components/ui/form-field.tsx";
+import { paidChoice } from "../../lib/billing.ts";
 import { parseForm, text } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import { completeOnboarding, UsernameTakenError } from "../../lib/onboarding.server.ts";
@@ -55,7 +58,26 @@ export async function action({ request, context, url }: Route.ActionArgs) {
     }
     throw error;
   }
-  throw redirect(dashboardUrl(url.searchParams));
+  throw redirect(await afterOnboarding(request, context, url.searchParams));
+}
+
+/** Checkout for a chosen paid plan when Stripe is configured; otherwise the dashboard. */
+async function afterOnboarding(
+  request: Request,
+  context: Route.ActionArgs["context"],
+  search: URLSearchParams,
+) {
+  const choice = paidChoice(search);
+  const svc = services(context);
+  if (!choice || !svc.config.stripe) return dashboardUrl(search);
+  try {
+    return await startCheckout(svc, request.headers, choice);
+  } catch (error) {
+    if (!(error instanceof BillingError)) throw error;
+    svc.logger.warn(`checkout after onboarding: ${error.message}`);
+    // The plan waits on /subscription, with its "Continue to checkout".
+    return `/subscription?${new URLSearchParams({ plan: choice.plan, annual: String(choice.annual) })}`;
+  }
 }
 
 export default function Onboarding({ loaderData, actionData }: Route.ComponentProps) {

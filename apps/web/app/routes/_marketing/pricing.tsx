@@ -1,12 +1,17 @@
 // /pricing: the three plans from the contract's plans.ts, monthly or annual (?annual=true), with the chosen
-// plan (?plan=) highlighted and carried into sign-up and onboarding.
+// plan (?plan=) highlighted and carried into sign-up and onboarding (then Stripe Checkout). A
+// signed-in visitor goes straight to /subscription with the plan. Without Stripe configured the
+// paid plans say so, and how the operator sets a plan instead.
 
-import { parseAnnual, parsePlan, plans } from "@packyard/contract/plans.ts";
-import { Link, useSearchParams } from "react-router";
+import { type PlanId, parseAnnual, parsePlan, plans } from "@packyard/contract/plans.ts";
+import { Link, useRouteLoaderData, useSearchParams } from "react-router";
 import { PlanCards } from "../../components/plan-cards.tsx";
 import { Button } from "../../components/ui/button.tsx";
+import { SET_PLAN_COMMAND } from "../../lib/billing.ts";
 import { pageMeta } from "../../lib/meta.ts";
+import { services } from "../../lib/session.server.ts";
 import { cn } from "../../lib/utils.ts";
+import type { loader as rootLoader } from "../../root.tsx";
 import type { Route } from "./+types/pricing";
 
 export const meta: Route.MetaFunction = ({ matches, location }) =>
@@ -18,7 +23,13 @@ export const meta: Route.MetaFunction = ({ matches, location }) =>
       "Free for public projects. Starter and Pro add private projects, storage and downloads. Signing on every plan.",
   });
 
-export default function Pricing() {
+export function loader({ context }: Route.LoaderArgs) {
+  return { payments: Boolean(services(context).config.stripe) };
+}
+
+export default function Pricing({ loaderData }: Route.ComponentProps) {
+  const { payments } = loaderData;
+  const signedIn = Boolean(useRouteLoaderData<typeof rootLoader>("root")?.user);
   const [search] = useSearchParams();
   const annual = parseAnnual(search.get("annual")) ?? false;
   const chosen = parsePlan(search.get("plan"));
@@ -61,21 +72,67 @@ export default function Pricing() {
           annual={annual}
           highlight={chosen}
           action={(plan) => (
-            <Button
-              asChild
-              className="w-full"
-              variant={plan === (chosen ?? "starter") ? "default" : "outline"}
-            >
-              <Link to={`/auth/signin?mode=signup&plan=${plan}&annual=${annual}`}>
-                {plans[plan].monthlyPrice === 0 ? "Start for free" : `Choose ${plans[plan].name}`}
-              </Link>
-            </Button>
+            <PlanButton
+              plan={plan}
+              annual={annual}
+              payments={payments}
+              signedIn={signedIn}
+              primary={plan === (chosen ?? "starter")}
+            />
           )}
         />
       </div>
+      {payments ? null : (
+        <p
+          className="mx-auto mt-8 max-w-2xl text-center text-sm text-muted-foreground"
+          data-testid="payments-off"
+        >
+          This server takes no card payments. Its operator puts an account on a plan with{" "}
+          <code className="break-all rounded bg-muted px-1.5 py-0.5 font-mono text-xs">
+            {SET_PLAN_COMMAND}
+          </code>
+        </p>
+      )}
       <p className="mt-8 text-center text-sm text-muted-foreground">
-        Prices in US dollars. Limits are enforced on the server; you are told before anything is refused.
+        Prices in US dollars{payments ? ", paid by card through Stripe" : ""}. Limits are enforced on the
+        server; you are told before anything is refused.
       </p>
     </main>
+  );
+}
+
+function PlanButton({
+  plan,
+  annual,
+  payments,
+  signedIn,
+  primary,
+}: {
+  plan: PlanId;
+  annual: boolean;
+  payments: boolean;
+  signedIn: boolean;
+  primary: boolean;
+}) {
+  const free = plans[plan].monthlyPrice === 0;
+  if (!free && !payments) {
+    return (
+      <Button className="h-auto w-full whitespace-normal py-2" variant="outline" disabled>
+        Payments are not configured on this server
+      </Button>
+    );
+  }
+  const params = `plan=${plan}&annual=${annual}`;
+  const to = signedIn
+    ? free
+      ? "/subscription"
+      : `/subscription?${params}`
+    : `/auth/signin?mode=signup&${params}`;
+  return (
+    <Button asChild className="w-full" variant={primary ? "default" : "outline"}>
+      <Link to={to}>
+        {free ? (signedIn ? "See your plan" : "Start for free") : `Choose ${plans[plan].name}`}
+      </Link>
+    </Button>
   );
 }
