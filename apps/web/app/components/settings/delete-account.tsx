@@ -66,26 +66,20 @@ export function DeleteAccountCard({
     },
   );
 
-  const projects = summary.projects
-    ? `${count(summary.projects, "project")} with ${count(summary.releases, "release")} and ${count(summary.files, "file")}${summary.files ? ` (${formatFileSize(summary.bytes)})` : ""}`
-    : "Your projects (you have none now)";
   const items = [
-    {
-      key: "projects",
-      text: `${projects}: their public release pages, download URLs, and APT and YUM repositories stop working.`,
-    },
-    {
-      key: "keys",
-      text: summary.projects
-        ? `The projects' ${count(summary.signingKeys, "signing key")}: packages already installed from them can't be updated from Packyard.`
-        : "The projects' signing keys.",
-    },
-    {
-      key: "api",
-      text: `${count(summary.apiKeys, "API key")}: CI jobs and the CLI using them stop working.`,
-    },
-    { key: "accounts", text: `${count(accounts, "sign-in method")} (linked accounts and your password).` },
-    { key: "sessions", text: `${count(sessions, "session")}, on every device.` },
+    summary.projects
+      ? `${count(summary.projects, "project")} with ${count(summary.releases, "release")} and ${count(summary.files, "file")}${summary.files ? ` (${formatFileSize(summary.bytes)})` : ""}. ${summary.projects === 1 ? "Its" : "Their"} release pages, download URLs and APT and YUM repositories stop working.`
+      : "Your projects: you have none now.",
+    ...(summary.projects
+      ? [
+          `${count(summary.signingKeys, "repository signing key")}. Machines that installed your packages stop getting updates from Packyard.`,
+        ]
+      : []),
+    summary.apiKeys
+      ? `${count(summary.apiKeys, "API key")}. CI jobs and the CLI using ${summary.apiKeys === 1 ? "it" : "them"} stop working.`
+      : "API keys: you have none now.",
+    `${count(accounts, "sign-in method")}: your password and linked accounts.`,
+    `${count(sessions, "session")}: you are signed out everywhere.`,
   ];
 
   return (
@@ -100,7 +94,7 @@ export function DeleteAccountCard({
       <CardContent className="grid gap-6">
         <ul className="grid list-disc gap-1.5 pl-5 text-sm" data-testid="deletion-summary">
           {items.map((item) => (
-            <li key={item.key}>{item.text}</li>
+            <li key={item}>{item}</li>
           ))}
         </ul>
         {sent ? (

@@ -124,7 +124,7 @@ export function LinkedAccountsCard({
               <Button
                 variant="outline"
                 size="sm"
-                className="shrink-0 self-start sm:self-center"
+                className="ml-8 shrink-0 self-start sm:ml-0 sm:self-center"
                 disabled={busy !== null}
                 onClick={() => unlink(account)}
                 aria-label={`Unlink ${account.label}`}

@@ -61,7 +61,7 @@ function SessionRow({ session }: { session: SessionView }) {
         </div>
       </div>
       {session.current ? null : (
-        <fetcher.Form method="post" className="shrink-0 sm:self-center">
+        <fetcher.Form method="post" className="ml-8 shrink-0 sm:ml-0 sm:self-center">
           <input type="hidden" name="intent" value="revoke-session" />
           <input type="hidden" name="sessionId" value={session.id} />
           <Button

@@ -215,6 +215,44 @@ function ScanStep({
   );
 }
 
+/** What can be done when no step is under way. */
+function IdleActions({
+  enabled,
+  hasPassword,
+  ask,
+}: {
+  enabled: boolean;
+  hasPassword: boolean;
+  ask: (purpose: "enable" | "disable" | "codes") => void;
+}) {
+  if (!hasPassword)
+    return (
+      <p className="text-sm text-muted-foreground">
+        Set a password first (above): turning two-factor authentication on and off asks for it.
+      </p>
+    );
+  if (!enabled)
+    return (
+      <Button className="justify-self-start" onClick={() => ask("enable")}>
+        Set up two-factor authentication
+      </Button>
+    );
+  return (
+    <div className="flex flex-wrap gap-2">
+      <Button variant="outline" onClick={() => ask("codes")}>
+        Make new backup codes
+      </Button>
+      <Button
+        variant="ghost"
+        className="text-destructive hover:text-destructive"
+        onClick={() => ask("disable")}
+      >
+        Turn off
+      </Button>
+    </div>
+  );
+}
+
 export function TwoFactorCard({ enabled, hasPassword }: { enabled: boolean; hasPassword: boolean }) {
   const user = useOutletContext<SessionUser>();
   const revalidator = useRevalidator();
@@ -276,34 +314,12 @@ export function TwoFactorCard({ enabled, hasPassword }: { enabled: boolean; hasP
               });
             }}
           />
-        ) : step.kind === "idle" || step.kind === "codes" ? (
-          !hasPassword ? (
-            <p className="text-sm text-muted-foreground">
-              Set a password first (above): turning two-factor authentication on and off asks for it.
-            </p>
-          ) : enabled ? (
-            step.kind === "idle" ? (
-              <div className="flex flex-wrap gap-2">
-                <Button variant="outline" onClick={() => setStep({ kind: "password", purpose: "codes" })}>
-                  Make new backup codes
-                </Button>
-                <Button
-                  variant="ghost"
-                  className="text-destructive hover:text-destructive"
-                  onClick={() => setStep({ kind: "password", purpose: "disable" })}
-                >
-                  Turn off
-                </Button>
-              </div>
-            ) : null
-          ) : (
-            <Button
-              className="justify-self-start"
-              onClick={() => setStep({ kind: "password", purpose: "enable" })}
-            >
-              Set up two-factor authentication
-            </Button>
-          )
+        ) : step.kind === "idle" ? (
+          <IdleActions
+            enabled={enabled}
+            hasPassword={hasPassword}
+            ask={(purpose) => setStep({ kind: "password", purpose })}
+          />
         ) : null}
       </CardContent>
     </Card>
