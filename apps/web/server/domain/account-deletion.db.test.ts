@@ -258,6 +258,11 @@ describe(`a completed deletion (${databaseKind})`, () => {
     expect(await rowsOf("session", "userId", userId)).toBeGreaterThan(0);
     expect(await rowsOf("account", "userId", userId)).toBe(1);
     expect(await rowsOf("apikey", "referenceId", userId)).toBe(1);
+    // A two-factor secret (set up, not yet confirmed) goes too.
+    expect(
+      (await postJson(app, "/api/auth/two-factor/enable", { password: TEST_PASSWORD }, cookie)).status,
+    ).toBe(200);
+    expect(await rowsOf("twoFactor", "userId", userId)).toBe(1);
 
     await requestDeletion(cookie);
     const { path } = deletionLink(email);
