@@ -63,6 +63,11 @@ export const envSchema = z.object({
     .default(2 * 1024 ** 3),
   TRUST_PROXY: boolean.default(false),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  // /metrics: with a token, only `Authorization: Bearer <token>`; without, loopback only.
+  METRICS_TOKEN: z
+    .string()
+    .regex(/^[\x21-\x7e]{16,}$/, "must be at least 16 printable characters without spaces")
+    .optional(),
   // Optional site scripts (server/http/site-scripts.ts), loaded only in production. The formats
   // are checked strictly: the ids end up inside script tags.
   ANALYTICS_ID: z
@@ -173,6 +178,8 @@ export interface Config {
   indexCacheBytes: number;
   trustProxy: boolean;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /** METRICS_TOKEN: the Bearer token /metrics requires; unset, it answers loopback clients only. */
+  metricsToken: string | undefined;
   /** Ids of the optional site scripts; which of them load is decided in server/http/site-scripts.ts. */
   siteScripts: { analyticsId?: string; adsClientId?: string; chatId?: string; heatmapId?: string };
   /** Error reporting (Sentry) for the server and the browser; off when unset. */
@@ -297,6 +304,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     indexCacheBytes: e.INDEX_CACHE_MB * 1024 * 1024,
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
+    metricsToken: e.METRICS_TOKEN,
     siteScripts: {
       analyticsId: e.ANALYTICS_ID,
       adsClientId: e.ADS_CLIENT_ID,

@@ -6,7 +6,7 @@
 // public by design: it only lets a client send events.
 import type { Config } from "./config.ts";
 import type { CspAllowances } from "./http/site-scripts.ts";
-import type { Logger } from "./logger.ts";
+import { type Logger, logContext } from "./logger.ts";
 
 /** Spec §9: trace sampling 1, session replays 0.1, replays on error 1. */
 export const SAMPLE_RATES = {
@@ -17,8 +17,8 @@ export const SAMPLE_RATES = {
 
 export interface ErrorReporter {
   readonly enabled: boolean;
-  /** Reports an unexpected error, with the log line that announced it. */
-  capture(error: unknown, context?: { message?: string }): void;
+  /** Reports an unexpected error, with the log line that announced it and the request's id. */
+  capture(error: unknown, context?: { message?: string; requestId?: string }): void;
   /** Waits for queued events to be sent (at most `timeoutMs`). */
   flush(timeoutMs?: number): Promise<void>;
 }
@@ -48,14 +48,16 @@ export function sentryCspAllowances(dsn: string | undefined): CspAllowances {
   return { "connect-src": [new URL(dsn).origin], "worker-src": ["blob:"] };
 }
 
-/** A logger whose `error(message, error)` also reports the error. */
+/** A logger whose `error(message, error)` also reports the error (tagged with the request id). */
 export function reportingLogger(logger: Logger, errors: ErrorReporter): Logger {
   if (!errors.enabled) return logger;
   return {
     ...logger,
-    error(message, error) {
-      logger.error(message, error);
-      if (error !== undefined) errors.capture(error, { message });
+    error(message, error, fields) {
+      logger.error(message, error, fields);
+      if (error === undefined) return;
+      const requestId = logContext()?.reqId;
+      errors.capture(error, { message, requestId: typeof requestId === "string" ? requestId : undefined });
     },
   };
 }
@@ -82,7 +84,10 @@ export async function createErrorReporter(
   return {
     enabled: true,
     capture(error, context = {}) {
-      Sentry.captureException(error, context.message ? { extra: { message: context.message } } : undefined);
+      Sentry.captureException(error, {
+        ...(context.message ? { extra: { message: context.message } } : {}),
+        ...(context.requestId ? { tags: { request_id: context.requestId } } : {}),
+      });
     },
     async flush(timeoutMs = 2000) {
       await Sentry.flush(timeoutMs);

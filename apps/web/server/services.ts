@@ -10,6 +10,7 @@ import { deleteAccountData } from "./domain/account-deletion.ts";
 import { onProjectEvent } from "./domain/changes.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { createMailer, type Mailer } from "./mail/mailer.ts";
+import { createMetrics, type Metrics } from "./metrics.ts";
 import { createErrorReporter, type ErrorReporter, reportingLogger } from "./observability.ts";
 import { createAptBuilder } from "./publishing/apt/apt-builder.ts";
 import { MemoryBudget } from "./publishing/memory-budget.ts";
@@ -29,6 +30,8 @@ export interface Services {
   repos: RepositoryPublisher;
   /** Error reporting (Sentry when SENTRY_DSN is set, otherwise a no-op). */
   errors: ErrorReporter;
+  /** Prometheus metrics, served at /metrics. */
+  metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -67,16 +70,19 @@ export async function createServices(
     const keys = new SigningKeyService(database.db, config.secret);
     // One budget for what both formats remember between publishes.
     const indexMemory = new MemoryBudget(config.indexCacheBytes);
+    const metrics = createMetrics();
     const repos = new RepositoryPublisher(
       {
         db: database.db,
         store: createLocalBlobStore(indexDir),
         keys,
         logger,
+        metrics,
         builders: [createAptBuilder(indexMemory), createYumBuilder(indexMemory)],
       },
       { graceMs: config.aptGraceSeconds * 1000, keepGenerations: 3 },
     );
+    metrics.watchPublishQueue(() => repos.queueDepth());
     onProjectEvent(database.db, async (event) => {
       try {
         const project = await database.db
@@ -101,6 +107,7 @@ export async function createServices(
       keys,
       repos,
       errors,
+      metrics,
       close: async () => {
         await errors.flush();
         await database.close();

@@ -1,11 +1,11 @@
 // The one Hono app: health and error pages, better-auth, static assets, and every other
 // request handed to React Router for server rendering.
-import { getConnInfo } from "@hono/node-server/conninfo";
 import { serveStatic } from "@hono/node-server/serve-static";
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
 import { compress } from "hono/compress";
 import { createRequestHandler, RouterContextProvider, type ServerBuild } from "react-router";
 import { CLIENT_IP_HEADER } from "../auth/auth.ts";
+import { countUploadBytes, metricsHandler } from "../metrics.ts";
 import type { Services } from "../services.ts";
 import { DELETE_CALLBACK_PATH, readableDeletionLinkErrors } from "./account-deletion-link.ts";
 import { createApi } from "./api/index.ts";
@@ -15,6 +15,7 @@ import { createDownloads } from "./downloads.ts";
 import { renderErrorPage } from "./error-page.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { requestContext } from "./request-context.ts";
+import { clientAddress, pageRoutes, requestLog, socketAddress } from "./request-log.ts";
 import { cspAllowances, type NonceEnv, securityHeaders } from "./security-headers.ts";
 import { createSigningKeyRoutes } from "./signing-keys.ts";
 import { createYumRoutes } from "./yum.ts";
@@ -34,10 +35,24 @@ export function createApp({ services, build, clientDir }: AppOptions) {
     config.nodeEnv === "development" ? "development" : "production",
   );
 
+  // Logs each request and records its metrics when its response is over (request-log.ts).
+  const pageRoute = pageRoutes(build);
+  app.use(
+    requestLog({
+      logger: () => services.logger,
+      metrics: () => services.metrics,
+      trustProxy: config.trustProxy,
+      pageRoute,
+    }),
+  );
   app.use(securityHeaders({ https: config.baseUrl.startsWith("https://"), allow: cspAllowances(config) }));
 
   app.get("/ok", (c) => c.json({ ok: true }));
   app.get("/error", (c) => c.html(renderErrorPage(c.req.query("error"))));
+  app.get(
+    "/metrics",
+    metricsHandler(() => services.metrics, config.metricsToken, socketAddress),
+  );
 
   app.use("/api/*", jsonBodyLimit());
   app.use("/api/v1/*", sameOriginCookieWrites(config.baseUrl));
@@ -48,6 +63,10 @@ export function createApp({ services, build, clientDir }: AppOptions) {
     return services.auth.handler(request);
   });
 
+  app.use(
+    "/api/v1/projects/:slug/releases/:version/files/*",
+    countUploadBytes(() => services.metrics),
+  );
   const api = createApi(services);
   const openApi = buildOpenApiDocument(api, config.baseUrl);
   app.get("/api/openapi.json", (c) => c.json(openApi));
@@ -98,17 +117,4 @@ export function createApp({ services, build, clientDir }: AppOptions) {
   });
 
   return app;
-}
-
-function clientAddress(c: Context, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = c.req.header("x-forwarded-for")?.split(",")[0]?.trim();
-    if (forwarded) return forwarded;
-  }
-  try {
-    return getConnInfo(c).remote.address ?? "127.0.0.1";
-  } catch {
-    // app.request() in tests has no socket.
-    return "127.0.0.1";
-  }
 }

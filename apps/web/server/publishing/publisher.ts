@@ -13,6 +13,7 @@ import type { Kysely } from "kysely";
 import type { Database } from "../db/schema.ts";
 import { newRowId } from "../domain/ids.ts";
 import type { Logger } from "../logger.ts";
+import type { PublishMetrics } from "../metrics.ts";
 import type { BlobStore } from "../storage/blob-store.ts";
 import type { SigningKeyService } from "./signing-keys.ts";
 
@@ -114,6 +115,7 @@ export class RepositoryPublisher {
   readonly #store: BlobStore;
   readonly #keys: SigningKeyService;
   readonly #logger: Logger;
+  readonly #metrics: PublishMetrics | undefined;
   readonly #options: PublisherOptions;
   readonly #builders: FormatBuilder[];
   readonly #state = new Map<string, PublishState>();
@@ -122,19 +124,38 @@ export class RepositoryPublisher {
   readonly builds = new Map<string, number>();
 
   constructor(
-    deps: { db: Db; store: BlobStore; keys: SigningKeyService; logger: Logger; builders: FormatBuilder[] },
+    deps: {
+      db: Db;
+      store: BlobStore;
+      keys: SigningKeyService;
+      logger: Logger;
+      metrics?: PublishMetrics;
+      builders: FormatBuilder[];
+    },
     options: PublisherOptions,
   ) {
     this.#db = deps.db;
     this.#store = deps.store;
     this.#keys = deps.keys;
     this.#logger = deps.logger;
+    this.#metrics = deps.metrics;
     this.#builders = deps.builders;
     this.#options = options;
   }
 
   get store(): BlobStore {
     return this.#store;
+  }
+
+  /** Builds running now and builds waiting for one of the same project (the publish queue). */
+  queueDepth(): { running: number; waiting: number } {
+    let running = 0;
+    let waiting = 0;
+    for (const state of this.#state.values()) {
+      if (state.running) running++;
+      if (state.queued) waiting++;
+    }
+    return { running, waiting };
   }
 
   /** Rebuilds the project's repositories; resolves once a build that saw every change so far is live. */
@@ -146,9 +167,14 @@ export class RepositoryPublisher {
     }
     const s = state;
     const start = () => {
-      s.running = this.#build(projectId).finally(() => {
-        s.running = undefined;
-      });
+      s.running = this.#build(projectId)
+        .catch((error: unknown) => {
+          this.#metrics?.failed();
+          throw error;
+        })
+        .finally(() => {
+          s.running = undefined;
+        });
       return s.running;
     };
     if (!s.running) return start();
@@ -204,9 +230,9 @@ export class RepositoryPublisher {
       .where("id", "=", projectId)
       .where("published_revision", "<", revision)
       .execute();
-    this.#logger.debug(
-      `published ${project.username}/${project.slug} in ${Math.round(performance.now() - started)} ms`,
-    );
+    const ms = performance.now() - started;
+    this.#metrics?.published(ms / 1000);
+    this.#logger.debug(`published ${project.username}/${project.slug} in ${Math.round(ms)} ms`);
   }
 
   async #commit(projectId: string, format: RepositoryFormat, repository: BuiltRepository, date: Date) {

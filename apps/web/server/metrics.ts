@@ -1,0 +1,194 @@
+// Prometheus metrics (prom-client), one registry per server process, scraped at /metrics.
+// What is measured, and where:
+//   packyard_http_requests_total, packyard_http_request_duration_seconds
+//                                    every request, when its response is over (http/request-log.ts)
+//   packyard_download_bytes_total    body bytes of /dl responses handed to the client's connection
+//   packyard_upload_bytes_total      body bytes of file uploads read by the server
+//   packyard_publish_duration_seconds, packyard_publish_failures_total
+//                                    repository builds (publishing/publisher.ts)
+//   packyard_publish_queue           builds running and waiting, read at scrape time
+//   process_*, nodejs_*              prom-client's default process metrics
+import { timingSafeEqual } from "node:crypto";
+import type { Context, MiddlewareHandler } from "hono";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+
+/** What the publisher reports (publishing/publisher.ts). */
+export interface PublishMetrics {
+  published(seconds: number): void;
+  failed(): void;
+}
+
+export interface Metrics extends PublishMetrics {
+  readonly registry: Registry;
+  request(labels: { method: string; route: string; status: number }, seconds: number): void;
+  downloaded(bytes: number): void;
+  uploaded(bytes: number): void;
+  /** Where the publish queue gauge reads its value at scrape time. */
+  watchPublishQueue(read: () => { running: number; waiting: number }): void;
+}
+
+/** Seconds: from a fast index hit to a large download on a slow connection. */
+const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+const PUBLISH_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const labelNames = ["method", "route", "status"] as const;
+  const requests = new Counter({
+    name: "packyard_http_requests_total",
+    help: "HTTP requests answered, by method, route pattern and status",
+    labelNames,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: "packyard_http_request_duration_seconds",
+    help: "Time from a request's arrival to its response's last byte handed to the connection",
+    labelNames,
+    buckets: REQUEST_BUCKETS,
+    registers: [registry],
+  });
+  const downloadBytes = new Counter({
+    name: "packyard_download_bytes_total",
+    help: "Body bytes of /dl responses handed to clients' connections (files, repositories, keys)",
+    registers: [registry],
+  });
+  const uploadBytes = new Counter({
+    name: "packyard_upload_bytes_total",
+    help: "Body bytes of release file uploads received (PUT and multipart POST)",
+    registers: [registry],
+  });
+  const publishDuration = new Histogram({
+    name: "packyard_publish_duration_seconds",
+    help: "Duration of a project's repository build, from start to the new generation served",
+    buckets: PUBLISH_BUCKETS,
+    registers: [registry],
+  });
+  const publishFailures = new Counter({
+    name: "packyard_publish_failures_total",
+    help: "Repository builds that failed",
+    registers: [registry],
+  });
+  let readQueue: () => { running: number; waiting: number } = () => ({ running: 0, waiting: 0 });
+  new Gauge({
+    name: "packyard_publish_queue",
+    help: "Repository builds running and waiting to run (state: running, waiting)",
+    labelNames: ["state"] as const,
+    registers: [registry],
+    collect() {
+      const { running, waiting } = readQueue();
+      this.set({ state: "running" }, running);
+      this.set({ state: "waiting" }, waiting);
+    },
+  });
+
+  return {
+    registry,
+    request({ method, route, status }, seconds) {
+      const labels = { method, route, status: String(status) };
+      requests.inc(labels);
+      duration.observe(labels, seconds);
+    },
+    downloaded: (bytes) => downloadBytes.inc(bytes),
+    uploaded: (bytes) => uploadBytes.inc(bytes),
+    published: (seconds) => publishDuration.observe(seconds),
+    failed: () => publishFailures.inc(),
+    watchPublishQueue(read) {
+      readQueue = read;
+    },
+  };
+}
+
+/**
+ * /metrics. With METRICS_TOKEN set it answers a request bearing `Authorization: Bearer <token>`
+ * and 401 to any other. Without it, only a direct connection from the loopback interface is
+ * answered (403 otherwise): a request that came through a proxy (it carries X-Forwarded-For,
+ * Forwarded or X-Real-IP) is refused even from 127.0.0.1, since a proxy on the same machine
+ * would otherwise open the metrics to the whole internet.
+ */
+export function metricsHandler(
+  metrics: () => Metrics,
+  token: string | undefined,
+  socketAddress: (c: Context) => string | undefined,
+): MiddlewareHandler {
+  const expected = token ? Buffer.from(`Bearer ${token}`) : undefined;
+  return async (c) => {
+    if (expected) {
+      const given = Buffer.from(c.req.header("authorization") ?? "");
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        c.header("WWW-Authenticate", 'Bearer realm="metrics"');
+        return c.json(
+          {
+            error: {
+              code: "UNAUTHENTICATED",
+              message: "Send the metrics token: Authorization: Bearer <METRICS_TOKEN>",
+            },
+          },
+          401,
+        );
+      }
+    } else if (!isDirectLoopback(c, socketAddress(c))) {
+      return c.json(
+        {
+          error: {
+            code: "FORBIDDEN",
+            message: "Without METRICS_TOKEN, /metrics answers only to direct connections from this machine",
+          },
+        },
+        403,
+      );
+    }
+    const { registry } = metrics();
+    return c.body(await registry.metrics(), 200, {
+      "content-type": registry.contentType,
+      "cache-control": "no-store",
+    });
+  };
+}
+
+function isDirectLoopback(c: Context, address: string | undefined): boolean {
+  if (c.req.header("x-forwarded-for") || c.req.header("forwarded") || c.req.header("x-real-ip")) return false;
+  // No socket: called in memory by the process itself (app.request in tests).
+  if (address === undefined) return true;
+  return isLoopback(address);
+}
+
+export function isLoopback(address: string): boolean {
+  const v4 = address.startsWith("::ffff:") ? address.slice(7) : address;
+  return v4.startsWith("127.") || address === "::1";
+}
+
+/**
+ * Counts the request body bytes an upload route's handler reads (packyard_upload_bytes_total),
+ * as they arrive: a long upload shows while it runs, one cut off counts what was received.
+ */
+export function countUploadBytes(metrics: () => Metrics | undefined): MiddlewareHandler {
+  return async (c, next) => {
+    const body = c.req.raw.body;
+    const m = metrics();
+    if (body && m && (c.req.method === "PUT" || c.req.method === "POST")) {
+      const reader = body.getReader();
+      const counted = new ReadableStream<Uint8Array>(
+        {
+          async pull(controller) {
+            try {
+              const { done, value } = await reader.read();
+              if (done) {
+                controller.close();
+                return;
+              }
+              m.uploaded(value.byteLength);
+              controller.enqueue(value);
+            } catch (error) {
+              controller.error(error);
+            }
+          },
+          cancel: (reason) => reader.cancel(reason),
+        },
+        { highWaterMark: 0 },
+      );
+      c.req.raw = new Request(c.req.raw, { body: counted, duplex: "half" } as RequestInit);
+    }
+    await next();
+  };
+}
