@@ -98,7 +98,11 @@ export function DeleteAccountCard({
           ))}
         </ul>
         {sent ? (
-          <Alert variant="success" className="flex gap-3" data-testid="deletion-sent">
+          <Alert
+            variant="success"
+            className="flex gap-3 text-green-800 dark:text-success"
+            data-testid="deletion-sent"
+          >
             <MailCheck className="mt-0.5 size-5 shrink-0" aria-hidden="true" />
             <div className="grid gap-1">
               <p className="font-medium">

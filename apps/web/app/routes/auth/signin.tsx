@@ -238,7 +238,11 @@ export default function SignIn({ loaderData }: Route.ComponentProps) {
       }
     >
       {search.get("deleted") === "1" ? (
-        <Alert variant="success" className="mb-4" data-testid="account-deleted">
+        <Alert
+          variant="success"
+          className="mb-4 text-green-800 dark:text-success"
+          data-testid="account-deleted"
+        >
           Your account was deleted, with its projects, files, repositories and keys. Thank you for using
           Packyard.
         </Alert>
