@@ -1,13 +1,16 @@
 // Starts the production build of Packyard as a real process on a free loopback port with its
 // own data directory, for the browser tests; stops it (SIGTERM) when they end. A real OpenID
 // Connect provider (test/oidc-provider.ts) starts first, and Packyard signs in through it as
-// "Test SSO" (AUTH_OIDC_*); the specs find its issuer in PACKYARD_E2E_OIDC_ISSUER.
+// "Test SSO" (AUTH_OIDC_*); the specs find its issuer in PACKYARD_E2E_OIDC_ISSUER. A fake
+// Stripe (test/fake-stripe.ts) takes the payments (STRIPE_*), delivering its webhook events to
+// Packyard; the specs find it in PACKYARD_E2E_STRIPE_URL.
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { CHROMIUM } from "../playwright.config.ts";
+import { startFakeStripe } from "../test/fake-stripe.ts";
 import { startOidcProvider } from "../test/oidc-provider.ts";
 
 async function freePort(): Promise<number> {
@@ -53,6 +56,10 @@ export default async function globalSetup() {
   const dataDir = mkdtempSync(join(tmpdir(), "packyard-e2e-"));
   // Packyard reads the provider's discovery document when it starts: the provider comes first.
   const oidc = await startOidcProvider({ packyardBaseUrl: url, name: "Test SSO" });
+  const stripe = await startFakeStripe({
+    autoDeliver: true,
+    webhookTarget: `${url}/api/auth/stripe/webhook`,
+  });
   const child = spawn(process.execPath, ["server/main.ts"], {
     cwd: appDir,
     env: {
@@ -66,6 +73,7 @@ export default async function globalSetup() {
       AUTH_RATE_LIMIT: "false",
       LOG_LEVEL: "warn",
       ...oidc.env,
+      ...stripe.env,
     },
     stdio: ["ignore", "inherit", "inherit"],
   });
@@ -74,11 +82,13 @@ export default async function globalSetup() {
   } catch (error) {
     child.kill("SIGTERM");
     await oidc.stop();
+    await stripe.close();
     throw error;
   }
   process.env.PACKYARD_E2E_URL = url;
   process.env.PACKYARD_E2E_DATA_DIR = dataDir;
   process.env.PACKYARD_E2E_OIDC_ISSUER = oidc.issuer;
+  process.env.PACKYARD_E2E_STRIPE_URL = stripe.url;
 
   return async () => {
     if (child.exitCode === null) {
@@ -88,6 +98,7 @@ export default async function globalSetup() {
       if (code !== 0) console.warn(`Packyard exited with code ${code} on SIGTERM`);
     }
     await oidc.stop();
+    await stripe.close();
     rmSync(dataDir, { recursive: true, force: true });
   };
 }

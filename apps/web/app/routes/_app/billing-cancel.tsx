@@ -31,6 +31,7 @@ export default function BillingCancel({ loaderData }: Route.ComponentProps) {
   const { choice } = loaderData;
   return (
     <EmptyState
+      titleAs="h1"
       icon={CircleX}
       title="Checkout canceled"
       action={

@@ -46,6 +46,7 @@ export default function BillingSuccess({ loaderData }: Route.ComponentProps) {
     const { plan } = result;
     return (
       <EmptyState
+        titleAs="h1"
         icon={CircleCheck}
         title={`You are on ${plans[plan.plan].name}`}
         action={
@@ -77,6 +78,7 @@ export default function BillingSuccess({ loaderData }: Route.ComponentProps) {
   if (result.state === "open") {
     return (
       <EmptyState
+        titleAs="h1"
         icon={Clock}
         title="Waiting for the payment"
         action={
@@ -100,6 +102,7 @@ export default function BillingSuccess({ loaderData }: Route.ComponentProps) {
   if (result.state === "expired") {
     return (
       <EmptyState
+        titleAs="h1"
         icon={Clock}
         title="This checkout expired"
         action={
@@ -115,6 +118,7 @@ export default function BillingSuccess({ loaderData }: Route.ComponentProps) {
   if (result.state === "error") {
     return (
       <EmptyState
+        titleAs="h1"
         icon={TriangleAlert}
         title="Stripe could not be reached"
         action={
@@ -131,6 +135,7 @@ export default function BillingSuccess({ loaderData }: Route.ComponentProps) {
   }
   return (
     <EmptyState
+      titleAs="h1"
       icon={SearchX}
       title="No checkout to confirm"
       action={
