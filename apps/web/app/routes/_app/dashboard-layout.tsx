@@ -4,7 +4,9 @@ import { useState } from "react";
 import { NavLink, Outlet, useLocation, useNavigate, useOutletContext } from "react-router";
 import { toast } from "sonner";
 import { billingNotice } from "../../../server/billing/account.ts";
+import { downloadAlert } from "../../../server/domain/usage.ts";
 import { PastDueBanner } from "../../components/billing/past-due-banner.tsx";
+import { UsageBanner } from "../../components/billing/usage-banner.tsx";
 import {
   accountNav,
   integrationsIcon as IntegrationsIcon,
@@ -53,8 +55,13 @@ function NavSection({
 
 export async function loader({ request, context, url }: Route.LoaderArgs) {
   const user = await requireOnboardedUser(request, context, url);
-  // A failed payment shows on every dashboard page (billing pages show it themselves).
-  return { billingNotice: (await billingNotice(services(context).database.db, user.id)) ?? null };
+  const { database, config } = services(context);
+  return {
+    // A failed payment shows on every dashboard page (billing pages show it themselves).
+    billingNotice: (await billingNotice(database.db, user.id)) ?? null,
+    // So does this month's downloads passing 80 % or 100 % of the plan's allowance.
+    downloadAlert: (await downloadAlert(database.db, config, user.id)) ?? null,
+  };
 }
 
 export default function DashboardLayout({ loaderData }: Route.ComponentProps) {
@@ -127,6 +134,7 @@ export default function DashboardLayout({ loaderData }: Route.ComponentProps) {
           {loaderData.billingNotice && !/^\/(billing|subscription)(\/|$)/.test(location.pathname) ? (
             <PastDueBanner plan={loaderData.billingNotice.plan} />
           ) : null}
+          <UsageBanner alert={loaderData.downloadAlert} />
           <Outlet context={user} />
         </main>
       </div>

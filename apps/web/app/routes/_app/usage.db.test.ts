@@ -1,6 +1,7 @@
 // /dashboard shows the plan's usage as accessible bars (progressbar role, the values in text):
 // private projects, storage and this month's downloads against the plan's limits; unlimited on
-// Pro, no bars with PLAN_LIMITS=off. SQLite and PostgreSQL.
+// Pro, no bars with PLAN_LIMITS=off. Past 80 % and 100 % of the month's download allowance every
+// dashboard page shows a banner. SQLite and PostgreSQL.
 import { plans } from "@packyard/contract/plans.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setOperatorPlan } from "../../../server/domain/account-plan.ts";
@@ -27,7 +28,8 @@ function bars(html: string) {
   });
 }
 
-async function seedMonth(db: TestApp["services"]["database"]["db"], ownerId: string, bytes: number) {
+async function seedMonth(db: TestApp["services"]["database"]["db"], ownerId: string, share: number) {
+  const bytes = Math.round(share);
   await db
     .insertInto("download_month")
     .values({ owner_id: ownerId, month: currentMonth(), bytes })
@@ -64,6 +66,35 @@ describe(`usage bars on /dashboard (${databaseKind})`, () => {
     );
     expect(html).toContain("Limit reached: new private projects are refused");
     expect(html).toContain("downloads are never cut off");
+    // Past 80 % of the allowance: the banner, on every dashboard page.
+    expect(html).toContain('data-testid="usage-banner" data-level="80"');
+    expect(html).toContain("You have used 85% of this month&#x27;s download allowance: 17 GB of 20 GB.");
+    const projects = await (await app.request("/projects", { cookie })).text();
+    expect(projects).toContain('data-testid="usage-banner" data-level="80"');
+
+    await seedMonth(app.services.database.db, userId, plans.basic.downloadBytesPerMonth + 1024 ** 3);
+    const full = await (await app.request("/dashboard", { cookie })).text();
+    expect(full).toContain('data-testid="usage-banner" data-level="100"');
+    expect(full).toContain("You have used this month&#x27;s download allowance: 21 GB of 20 GB.");
+    expect(full).toContain("Downloads keep working and nothing is cut off");
+    expect(bars(full)).toContainEqual({
+      label: "Downloads this month",
+      text: "21 GB of 20 GB (105%)",
+      now: "100",
+    });
+    expect(full).toContain("Allowance used: downloads keep working, nothing is cut off");
+  });
+
+  it("shows no banner under 80 % of the allowance", async () => {
+    const { cookie, userId } = await onboardedUser(app, "modest");
+    await seedMonth(app.services.database.db, userId, plans.basic.downloadBytesPerMonth * 0.75);
+    const html = await (await app.request("/dashboard", { cookie })).text();
+    expect(html).not.toContain('data-testid="usage-banner"');
+    expect(bars(html)).toContainEqual({
+      label: "Downloads this month",
+      text: "15 GB of 20 GB (75%)",
+      now: "75",
+    });
   });
 
   it("says unlimited where the plan has no limit (Pro), and shows no bar for it", async () => {
