@@ -73,12 +73,14 @@ export function ConfirmedBillingButton({
   const fetcher = useFetcher<BillingAnswer>();
   const [open, setOpen] = useState(false);
   const busy = fetcher.state !== "idle";
+  // The answer arrives before the page's data is reloaded, which may replace this button (a plan
+  // that became current): toast on the answer itself.
   useEffect(() => {
-    if (!fetcher.data || fetcher.state !== "idle") return;
+    if (!fetcher.data) return;
     if (fetcher.data.ok) toast.success(fetcher.data.message ?? "Done");
     else toast.error(fetcher.data.error ?? "Something went wrong");
     setOpen(false);
-  }, [fetcher.data, fetcher.state]);
+  }, [fetcher.data]);
   return (
     <AlertDialog open={open} onOpenChange={setOpen}>
       <Button type="button" onClick={() => setOpen(true)} disabled={busy} {...props}>
