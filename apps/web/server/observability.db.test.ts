@@ -37,14 +37,23 @@ afterAll(async () => {
 });
 
 /** The error events received since the last call (transactions and sessions left out). */
-async function receivedErrors(): Promise<{ path: string; exception: string }[]> {
+async function receivedErrors(): Promise<{ path: string; exception: string; requestId?: string }[]> {
   await app.services.errors.flush(5000);
   const events = envelopes.flatMap(({ path, body }) => {
     const [, itemHeader, payload] = body.split("\n");
     if (!itemHeader || !payload || JSON.parse(itemHeader).type !== "event") return [];
-    const event = JSON.parse(payload) as { exception?: { values?: { type: string; value: string }[] } };
+    const event = JSON.parse(payload) as {
+      exception?: { values?: { type: string; value: string }[] };
+      tags?: Record<string, string>;
+    };
     const values = event.exception?.values ?? [];
-    return [{ path, exception: values.map((v) => `${v.type}: ${v.value}`).join("\n") }];
+    return [
+      {
+        path,
+        exception: values.map((v) => `${v.type}: ${v.value}`).join("\n"),
+        requestId: event.tags?.request_id,
+      },
+    ];
   });
   envelopes = [];
   return events;
@@ -85,6 +94,9 @@ describe("server-side error reporting", () => {
     const events = await receivedErrors();
     expect(events).toHaveLength(1);
     expect(events[0]?.exception).toMatch(/project/);
+    // Tagged with the request's id, as its log lines are.
+    expect(events[0]?.requestId).toBe(res.headers.get("x-request-id"));
+    expect(events[0]?.requestId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it("sends nothing for a page that is not found", async () => {
