@@ -5,7 +5,8 @@
 // key the page shows).
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { Page } from "@playwright/test";
+import AxeBuilder from "@axe-core/playwright";
+import type { Browser, BrowserContextOptions, Page } from "@playwright/test";
 import * as OTPAuth from "otpauth";
 import { readOutbox } from "../test/harness.ts";
 import { appOrigin, expect, outboxDir, PASSWORD, signUpAndOnboard, test, uniqueEmail } from "./support.ts";
@@ -190,4 +191,69 @@ test("two-factor authentication: set up with the QR code's key, then sign in wit
   await page.getByRole("button", { name: "Verify" }).click();
   await expect(page).toHaveURL(/\/settings$/);
   await expect(page.getByRole("heading", { name: "Two-factor authentication" })).toBeVisible();
+});
+
+const VIEWS = [
+  { width: 1280, height: 900, colorScheme: "light" },
+  { width: 1280, height: 900, colorScheme: "dark" },
+  { width: 375, height: 800, colorScheme: "light" },
+  { width: 375, height: 800, colorScheme: "dark" },
+] as const;
+
+async function axeFailures(page: Page, label: string): Promise<string[]> {
+  await page.waitForLoadState("networkidle");
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations.map(
+    (v) => `${label}: ${v.id} (${v.impact}) ${v.help}: ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3)}`,
+  );
+}
+
+async function inView(browser: Browser, options: BrowserContextOptions, view: (typeof VIEWS)[number]) {
+  return browser.newContext({
+    ...options,
+    baseURL: process.env.PACKYARD_E2E_URL,
+    viewport: { width: view.width, height: view.height },
+    colorScheme: view.colorScheme,
+  });
+}
+
+test("no axe violations on /settings (and its two-factor set-up), /auth/two-factor and /auth/delete-account, light and dark, 1280 and 375 px", async ({
+  page,
+  browser,
+}) => {
+  // Twenty axe runs on a shared machine.
+  test.setTimeout(240_000);
+  await signUpAndOnboard(page, {
+    email: uniqueEmail("axe-settings"),
+    name: "Axe Settings",
+    username: unique("axeset"),
+  });
+  const storageState = await page.context().storageState();
+  const failures: string[] = [];
+  for (const view of VIEWS) {
+    const label = `${view.width}px ${view.colorScheme}`;
+    const signedIn = await inView(browser, { storageState }, view);
+    const settings = await signedIn.newPage();
+    await settings.goto("/settings");
+    failures.push(...(await axeFailures(settings, `/settings ${label}`)));
+    await settings.getByRole("button", { name: "Set up two-factor authentication" }).click();
+    await settings.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await settings.getByRole("button", { name: "Continue" }).click();
+    await expect(settings.getByTestId("totp-qr")).toBeVisible();
+    failures.push(...(await axeFailures(settings, `/settings two-factor set-up ${label}`)));
+    await signedIn.close();
+
+    const visitor = await inView(browser, {}, view);
+    const anonymous = await visitor.newPage();
+    for (const path of [
+      "/auth/two-factor",
+      "/auth/delete-account?error=INVALID_TOKEN",
+      "/auth/signin?deleted=1",
+    ]) {
+      await anonymous.goto(path);
+      failures.push(...(await axeFailures(anonymous, `${path} ${label}`)));
+    }
+    await visitor.close();
+  }
+  expect(failures, failures.join("\n")).toEqual([]);
 });
