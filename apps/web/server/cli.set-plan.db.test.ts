@@ -51,7 +51,7 @@ describe(`packyard users set-plan (${databaseKind})`, () => {
     const { userId } = await onboardedUser(app, "timed");
     const result = await run(["--username", "timed", "--plan", "starter", "--until", "2099-12-31"]);
     expect(result.code).toBe(0);
-    expect(result.out).toContain("until 2100-01-01T00:00:00.000Z");
+    expect(result.out).toContain("timed is on the Starter plan through 2099-12-31 (UTC)");
     const db = app.services.database.db;
     const until = new Date("2100-01-01T00:00:00.000Z");
     expect(await operatorPlan(db, userId)).toMatchObject({ plan: "starter", until });

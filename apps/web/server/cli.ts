@@ -158,6 +158,12 @@ export function parseUntil(value: string): Date | undefined {
   return Number.isNaN(time.getTime()) ? undefined : time;
 }
 
+function untilText(given: string | undefined, until: Date | undefined): string {
+  if (!given || !until) return "until you change it";
+  if (/^\d{4}-\d{2}-\d{2}$/.test(given)) return `through ${given} (UTC)`;
+  return `until ${until.toISOString()}`;
+}
+
 async function setPlanCommand(
   args: string[],
   env: Record<string, string | undefined>,
@@ -227,7 +233,7 @@ async function setPlanCommand(
     }
     await setOperatorPlan(db, user.id, plan!, until);
     io.out(
-      `${user.username} is on the ${plans[plan!].name} plan ${until ? `until ${until.toISOString()}` : "until you change it"} (set by the operator; it takes precedence over any Stripe subscription).`,
+      `${user.username} is on the ${plans[plan!].name} plan ${untilText(values.until, until)} (set by the operator; it takes precedence over any Stripe subscription).`,
     );
     if (!config.planLimits) io.out("PLAN_LIMITS=off: this server enforces no plan limits at the moment.");
     return 0;

@@ -157,30 +157,30 @@ export default function Billing({ loaderData, actionData }: Route.ComponentProps
         {!page.payments ? (
           <EmptyState icon={Receipt} title="No payments on this server">
             Plans on this server are set by its operator, so there are no invoices. The operator uses{" "}
-            <code className="break-all rounded bg-muted px-1 font-mono text-xs">{SET_PLAN_COMMAND}</code>
+            <code className="break-words rounded bg-muted px-1 font-mono text-xs">{SET_PLAN_COMMAND}</code>
           </EmptyState>
         ) : !details?.invoices.length ? (
           <EmptyState icon={Receipt} title="No invoices yet">
             Invoices appear here once you subscribe to Starter or Pro, with a PDF of each one.
           </EmptyState>
         ) : (
-          <Card className="overflow-hidden">
+          <Card className="overflow-x-auto">
             <table className="w-full text-sm" data-testid="invoices">
               <thead className="border-b border-border bg-muted/40 text-left text-xs uppercase tracking-wide text-muted-foreground">
                 <tr>
-                  <th scope="col" className="px-4 py-2 font-medium">
+                  <th scope="col" className="px-3 py-2 sm:px-4 font-medium">
                     Date
                   </th>
-                  <th scope="col" className="hidden px-4 py-2 font-medium sm:table-cell">
+                  <th scope="col" className="hidden px-3 py-2 font-medium sm:table-cell sm:px-4">
                     Number
                   </th>
-                  <th scope="col" className="px-4 py-2 text-right font-medium">
+                  <th scope="col" className="px-3 py-2 sm:px-4 text-right font-medium">
                     Amount
                   </th>
-                  <th scope="col" className="px-4 py-2 font-medium">
+                  <th scope="col" className="px-3 py-2 sm:px-4 font-medium">
                     Status
                   </th>
-                  <th scope="col" className="px-4 py-2 text-right font-medium">
+                  <th scope="col" className="px-3 py-2 sm:px-4 text-right font-medium">
                     <span className="sr-only">PDF</span>
                   </th>
                 </tr>
@@ -193,19 +193,19 @@ export default function Billing({ loaderData, actionData }: Route.ComponentProps
                   };
                   return (
                     <tr key={invoice.id}>
-                      <td className="px-4 py-3 whitespace-nowrap">
+                      <td className="px-3 py-3 sm:px-4 whitespace-nowrap">
                         <FormattedDate iso={invoice.date} />
                       </td>
-                      <td className="hidden px-4 py-3 font-mono text-xs text-muted-foreground sm:table-cell">
+                      <td className="hidden px-3 py-3 font-mono text-xs text-muted-foreground sm:table-cell sm:px-4">
                         {invoice.number ?? "—"}
                       </td>
-                      <td className="px-4 py-3 text-right font-medium tabular-nums">
+                      <td className="px-3 py-3 sm:px-4 text-right font-medium tabular-nums">
                         {formatCurrency(invoice.amount, invoice.currency)}
                       </td>
-                      <td className="px-4 py-3">
+                      <td className="px-3 py-3 sm:px-4">
                         <Badge variant={status.variant}>{status.label}</Badge>
                       </td>
-                      <td className="px-4 py-3 text-right">
+                      <td className="px-3 py-3 sm:px-4 text-right">
                         {invoice.pdfUrl ? (
                           <a
                             href={invoice.pdfUrl}
@@ -213,7 +213,7 @@ export default function Billing({ loaderData, actionData }: Route.ComponentProps
                             rel="noreferrer"
                           >
                             <Download className="size-3.5" aria-hidden="true" />
-                            PDF
+                            <span className="sr-only sm:not-sr-only">PDF</span>
                             <span className="sr-only"> of invoice {invoice.number ?? invoice.id}</span>
                           </a>
                         ) : invoice.hostedUrl ? (

@@ -8,7 +8,7 @@ import { CalendarClock, ShieldCheck } from "lucide-react";
 import { Link, useSearchParams } from "react-router";
 import { ConfirmedBillingButton, StripeRedirectButton } from "../../components/billing/billing-forms.tsx";
 import { PastDueBanner } from "../../components/billing/past-due-banner.tsx";
-import { FormattedDate } from "../../components/dashboard/formatted-date.tsx";
+import { FormattedDate, formatDate } from "../../components/dashboard/formatted-date.tsx";
 import { PageHeader } from "../../components/page-header.tsx";
 import { PlanCards } from "../../components/plan-cards.tsx";
 import { Alert } from "../../components/ui/alert.tsx";
@@ -150,7 +150,7 @@ export default function Subscription({ loaderData, actionData }: Route.Component
       {!page.payments ? (
         <p className="mt-6 text-sm text-muted-foreground" data-testid="operator-hint">
           The operator of this server puts an account on a plan with{" "}
-          <code className="break-all rounded bg-muted px-1.5 py-0.5 font-mono text-xs">
+          <code className="break-words rounded bg-muted px-1.5 py-0.5 font-mono text-xs">
             {SET_PLAN_COMMAND}
           </code>
         </p>
@@ -185,13 +185,14 @@ function CurrentPlan({ page }: { page: SubscriptionPageData }) {
           </p>
         </div>
         {current.source === "subscription" ? (
-          <div className="flex flex-wrap gap-2">
+          <div className="flex flex-col gap-2 sm:flex-row">
             {current.cancelAtPeriodEnd ? (
               <ConfirmedBillingButton
                 intent="resume"
                 title="Resume your subscription?"
                 description={<p>It renews at the end of the period as before, at the same price.</p>}
                 confirmLabel="Resume subscription"
+                className="w-full sm:w-auto"
               >
                 Resume subscription
               </ConfirmedBillingButton>
@@ -216,11 +217,12 @@ function CurrentPlan({ page }: { page: SubscriptionPageData }) {
                   </>
                 }
                 confirmLabel="Cancel at period end"
+                className="w-full sm:w-auto"
               >
                 Cancel subscription
               </ConfirmedBillingButton>
             )}
-            <Button asChild variant="outline">
+            <Button asChild variant="outline" className="w-full sm:w-auto">
               <Link to="/billing">Billing and invoices</Link>
             </Button>
           </div>
@@ -233,6 +235,11 @@ function CurrentPlan({ page }: { page: SubscriptionPageData }) {
             {current.cancelAtPeriodEnd ? (
               <span>
                 Ends on <FormattedDate iso={current.periodEnd} className="font-medium" />; Basic after that.
+              </span>
+            ) : current.status === "past_due" ? (
+              <span>
+                Stripe is retrying the payment for the period ending{" "}
+                <FormattedDate iso={current.periodEnd} className="font-medium" />.
               </span>
             ) : current.status === "trialing" ? (
               <span>
@@ -250,7 +257,7 @@ function CurrentPlan({ page }: { page: SubscriptionPageData }) {
             <ShieldCheck className="size-4 text-muted-foreground" aria-hidden="true" />
             {current.operatorUntil ? (
               <span>
-                Until <FormattedDate iso={current.operatorUntil} withTime className="font-medium" />
+                Until <OperatorUntil iso={current.operatorUntil} />
                 {page.paying && sub ? `; your ${plans[sub.plan].name} subscription applies after that.` : "."}
               </span>
             ) : (
@@ -297,8 +304,9 @@ function PlanAction({ page, plan, annual }: { page: SubscriptionPageData; plan: 
   const name = plans[plan].name;
   if (!page.payments) {
     if (plan === current.plan) return <CurrentButton />;
+    if (plan === "basic") return null;
     return (
-      <Button className="w-full" variant="outline" disabled>
+      <Button className="h-auto w-full whitespace-normal py-2" variant="outline" disabled>
         Payments are not configured on this server
       </Button>
     );
@@ -370,6 +378,19 @@ function PlanAction({ page, plan, annual }: { page: SubscriptionPageData; plan: 
       {label}
     </ConfirmedBillingButton>
   );
+}
+
+/**
+ * The end of the operator's plan: a day given to set-plan ends at midnight UTC after it, so it
+ * reads "the end of Jun 30, 2027 (UTC)"; any other time as a local date and time.
+ */
+function OperatorUntil({ iso }: { iso: string }) {
+  const until = new Date(iso);
+  if (until.getTime() % (24 * 60 * 60 * 1000) === 0) {
+    const lastDay = new Date(until.getTime() - 12 * 60 * 60 * 1000).toISOString();
+    return <span className="font-medium">the end of {formatDate(lastDay, { timeZone: "UTC" })} (UTC)</span>;
+  }
+  return <FormattedDate iso={iso} withTime className="font-medium" />;
 }
 
 function CurrentButton() {

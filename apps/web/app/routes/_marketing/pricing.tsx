@@ -88,7 +88,7 @@ export default function Pricing({ loaderData }: Route.ComponentProps) {
           data-testid="payments-off"
         >
           This server takes no card payments. Its operator puts an account on a plan with{" "}
-          <code className="break-all rounded bg-muted px-1.5 py-0.5 font-mono text-xs">
+          <code className="break-words rounded bg-muted px-1.5 py-0.5 font-mono text-xs">
             {SET_PLAN_COMMAND}
           </code>
         </p>
