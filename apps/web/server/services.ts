@@ -8,6 +8,7 @@ import { type DatabaseHandle, openDatabase } from "./db/database.ts";
 import { migrateDatabase } from "./db/migrate.ts";
 import { deleteAccountData } from "./domain/account-deletion.ts";
 import { onProjectEvent } from "./domain/changes.ts";
+import { flushDownloadCounts } from "./domain/usage.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { createMailer, type Mailer } from "./mail/mailer.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
@@ -109,6 +110,8 @@ export async function createServices(
       errors,
       metrics,
       close: async () => {
+        // Downloaded bytes still in memory (usage.ts) are written before the database closes.
+        await flushDownloadCounts(database.db);
         await errors.flush();
         await database.close();
       },

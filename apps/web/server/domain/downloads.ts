@@ -2,7 +2,8 @@
 // pool files and indexes, YUM packages and repodata) adds the bytes it handed to the client to
 // the owner's monthly total, ranges and cut-off downloads by what was actually sent; a release
 // file delivered to its last byte also counts as one download of that file and of the month.
-// Usage and the download allowance (usage.ts) read these totals.
+// Usage and the download allowance (usage.ts) read these totals; usage.ts's countServed decides
+// when a response is written (a whole file at once, other bytes batched in memory).
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
 
@@ -25,13 +26,12 @@ export interface MonthTotals {
   notifiedPercent: number;
 }
 
-/** Adds one served response to the owner's month (and a delivered file to its counter). */
+/** Adds served bytes to the owner's month (and a file delivered whole to its counter). */
 export async function recordServed(
   db: Kysely<Database>,
   served: Served,
-  now = new Date(),
+  month = currentMonth(),
 ): Promise<MonthTotals> {
-  const month = currentMonth(now);
   const downloads = served.fileId ? 1 : 0;
   const upsert = (tx: Kysely<Database>) =>
     tx

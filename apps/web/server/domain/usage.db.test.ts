@@ -19,7 +19,7 @@ import {
 } from "../../test/harness.ts";
 import { clearOperatorPlan, setOperatorPlan } from "./account-plan.ts";
 import { currentMonth } from "./downloads.ts";
-import { downloadAlert, usageSummary } from "./usage.ts";
+import { downloadAlert, FLUSH_MS, flushDownloadCounts, usageSummary } from "./usage.ts";
 
 const hasRpmTools = requireTools(["rpmbuild"]);
 const allowance = plans.basic.downloadBytesPerMonth;
@@ -39,7 +39,9 @@ async function put(slug: string, version: string, filename: string, body: BodyIn
   expect(res.status, await res.clone().text()).toBe(201);
 }
 
+/** The owner's bytes this month, once what waits in memory is written. */
 async function monthBytes(ownerId = userId): Promise<number> {
+  await flushDownloadCounts(db());
   const row = await db()
     .selectFrom("download_month")
     .select("bytes")
@@ -49,7 +51,8 @@ async function monthBytes(ownerId = userId): Promise<number> {
   return Number(row?.bytes ?? 0);
 }
 
-/** Waits until the month's counter moved past `before` (counting runs after delivery). */
+/** Waits until the month's counter moved past `before`: counting runs after delivery, and bytes
+ * other than whole files wait in memory until written (every FLUSH_MS, or now). */
 async function bytesAfter(before: number, expected: number): Promise<void> {
   await vi.waitFor(async () => expect(await monthBytes()).toBe(before + expected), { timeout: 5000 });
 }
@@ -118,6 +121,23 @@ describe(`usage (${databaseKind})`, () => {
     ).toBe(304);
     await download();
     await bytesAfter(before, 20);
+  });
+
+  it("writes batched bytes by itself within a few seconds, one write per owner", async () => {
+    const before = await monthBytes();
+    for (let i = 0; i < 5; i++) await download(undefined, { headers: { range: "bytes=0-1" } });
+    const row = () =>
+      db()
+        .selectFrom("download_month")
+        .select("bytes")
+        .where("owner_id", "=", userId)
+        .where("month", "=", currentMonth())
+        .executeTakeFirstOrThrow();
+    expect(Number((await row()).bytes)).toBe(before);
+    await vi.waitFor(async () => expect(Number((await row()).bytes)).toBe(before + 10), {
+      timeout: FLUSH_MS + 3000,
+      interval: 200,
+    });
   });
 
   it("counts APT packages and indexes in the owner's bytes", async () => {

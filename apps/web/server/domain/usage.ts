@@ -205,19 +205,78 @@ export interface DownloadAccountingDeps {
 }
 
 /**
- * Counts a response served from an owner's /dl URLs, after it was delivered (it never delays
- * or fails the download), and mails the owner once per month and level when the month's bytes
- * pass 80 % and 100 % of their plan's allowance. A response that takes the month past both at
- * once sends the 100 % mail only. Failures are logged, never thrown.
+ * Counts a response served from an owner's /dl URLs, after it was delivered: it never delays or
+ * fails the download. A release file delivered whole is written at once (its download counter
+ * and the month's, as before plan limits); the bytes of every other response (ranges, cut-off
+ * downloads, APT and YUM packages and indexes) wait in memory and are written per owner every
+ * FLUSH_MS and at shutdown — one write per owner instead of one per response (measured in
+ * decision 018). Each write may send the owner the month's 80 % or 100 % mail (once per month
+ * and level; a write that takes the month past both at once sends the 100 % mail only).
+ * Failures are logged, never thrown.
  */
-export async function countServed(deps: DownloadAccountingDeps, served: Served, now = new Date()) {
+export async function countServed(deps: DownloadAccountingDeps, served: Served): Promise<void> {
+  if (served.fileId) await writeServed(deps, served, currentMonth());
+  else if (served.bytes > 0) pendingFor(deps).add(served.ownerId, served.bytes);
+}
+
+/** Writes what waits in memory now (tests; services.close() at shutdown). */
+export function flushDownloadCounts(db: Db): Promise<void> {
+  return pendingBytes.get(db)?.flush() ?? Promise.resolve();
+}
+
+export const FLUSH_MS = 2000;
+
+async function writeServed(deps: DownloadAccountingDeps, served: Served, month: string): Promise<void> {
   try {
-    if (served.bytes <= 0 && !served.fileId) return;
-    const totals = await recordServed(deps.db, served, now);
-    await warnAboutAllowance(deps, served.ownerId, totals, now);
+    const totals = await recordServed(deps.db, served, month);
+    await warnAboutAllowance(deps, served.ownerId, totals, new Date());
   } catch (error) {
     deps.logger.error("counting a download failed", error);
   }
+}
+
+/** Bytes served per owner and month, not written yet. */
+class PendingBytes {
+  private pending = new Map<string, { ownerId: string; month: string; bytes: number }>();
+  private timer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> = Promise.resolve();
+  private readonly deps: DownloadAccountingDeps;
+
+  constructor(deps: DownloadAccountingDeps) {
+    this.deps = deps;
+  }
+
+  add(ownerId: string, bytes: number): void {
+    const month = currentMonth();
+    const key = `${ownerId} ${month}`;
+    const entry = this.pending.get(key);
+    if (entry) entry.bytes += bytes;
+    else this.pending.set(key, { ownerId, month, bytes });
+    this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS).unref();
+  }
+
+  flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const batch = [...this.pending.values()];
+    this.pending = new Map();
+    // One flush at a time, in order.
+    this.writing = this.writing.then(async () => {
+      for (const { ownerId, month, bytes } of batch) await writeServed(this.deps, { ownerId, bytes }, month);
+    });
+    return this.writing;
+  }
+}
+
+const pendingBytes = new WeakMap<Db, PendingBytes>();
+
+function pendingFor(deps: DownloadAccountingDeps): PendingBytes {
+  let pending = pendingBytes.get(deps.db);
+  if (!pending) {
+    pending = new PendingBytes(deps);
+    pendingBytes.set(deps.db, pending);
+  }
+  return pending;
 }
 
 async function warnAboutAllowance(

@@ -13,6 +13,7 @@ import { databaseKind } from "../../test/harness.ts";
 import { type LiveServer, publisher, startLiveServer } from "../../test/live-server.ts";
 import { removeTempDirs } from "../../test/temp-dirs.ts";
 import { setOperatorPlan } from "../domain/account-plan.ts";
+import { flushDownloadCounts } from "../domain/usage.ts";
 
 const hasTools = requireTools(["apt-get", "apt-cache", "dpkg", "gpgv"]);
 const USER = "downgraded";
@@ -123,6 +124,7 @@ describe.runIf(hasTools)(`a downgrade from Pro to Basic (${databaseKind})`, () =
     // What apt fetched over the socket (indexes and packages) counts in the month's bytes.
     const debBytes = PROJECTS.reduce((sum, slug) => sum + deb(`${slug}-tool`, "1.0.0").length, 0);
     await vi.waitFor(async () => {
+      await flushDownloadCounts(server.services.database.db);
       const month = await server.services.database.db
         .selectFrom("download_month")
         .select("bytes")
