@@ -32,11 +32,11 @@ export function UsageBanner({ alert }: { alert: DownloadAlert | undefined | null
         <span>
           <strong className="font-semibold">
             {full
-              ? `You have used this month's download allowance: ${used} of ${allowance}.`
-              : `You have used ${Math.floor((alert.usedBytes / alert.allowanceBytes) * 100)}% of this month's download allowance: ${used} of ${allowance}.`}
+              ? `You have used this month's download allowance: ${used} of the ${allowance} your ${alert.planName} plan includes.`
+              : `You have used ${Math.floor((alert.usedBytes / alert.allowanceBytes) * 100)}% of this month's download allowance: ${used} of the ${allowance} your ${alert.planName} plan includes.`}
           </strong>{" "}
-          Downloads keep working and nothing is cut off; the {alert.planName} plan's counter starts again on
-          the first of next month (UTC).
+          Downloads keep working and nothing is cut off. The count starts again on the first of next month
+          (UTC).
         </span>
       </p>
       <Button asChild variant="outline" size="sm" className="shrink-0">

@@ -47,12 +47,15 @@ interface Row {
   format: (value: number) => string;
   /** What reaching the limit means, in the row's words. */
   hints: Record<Level, (left: string) => string>;
+  /** A count at its limit is a warning (nothing more may be added); only over it is "full". */
+  fullOnlyOver?: boolean;
 }
 
 function UsageRow({ row, planName, limited }: { row: Row; planName: string; limited: boolean }) {
   const { used, limit } = row.measure;
   const share = limit === null ? 0 : limit === 0 ? 100 : (used / limit) * 100;
-  const level = limit === null ? "ok" : levelOf(share);
+  const level: Level =
+    limit === null ? "ok" : row.fullOnlyOver && used === limit ? "warning" : levelOf(share);
   const value = limit === null ? row.format(used) : `${row.format(used)} of ${row.format(limit)}`;
   const hint =
     limit === null
@@ -62,9 +65,14 @@ function UsageRow({ row, planName, limited }: { row: Row; planName: string; limi
       : row.hints[level](row.format(Math.max(0, limit - used)));
   return (
     <li className="grid gap-2" data-testid={`usage-${row.key}`}>
-      <div className="flex items-baseline justify-between gap-3 text-sm">
-        <span className="font-medium">{row.label}</span>
-        <span className="tabular-nums text-muted-foreground">{value}</span>
+      <div className="grid gap-0.5">
+        <span className="text-sm text-muted-foreground">{row.label}</span>
+        <span className="text-lg font-semibold tabular-nums">
+          {row.format(used)}
+          {limit === null ? null : (
+            <span className="text-sm font-normal text-muted-foreground"> of {row.format(limit)}</span>
+          )}
+        </span>
       </div>
       {limit === null ? null : (
         <Progress
@@ -101,9 +109,11 @@ export function UsageBars({ usage, className, plansHref = "/pricing" }: UsageBar
       format: count,
       hints: {
         ok: (left) => `${left} more available`,
-        warning: (left) => `${left} more available`,
-        full: () => "Limit reached: new private projects are refused",
+        warning: (left) =>
+          left === "0" ? "Limit reached: new private projects are refused" : `${left} more available`,
+        full: () => "Over the limit: uploads to private projects are refused",
       },
+      fullOnlyOver: true,
     },
     {
       key: "storage",

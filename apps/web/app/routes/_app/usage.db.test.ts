@@ -68,14 +68,18 @@ describe(`usage bars on /dashboard (${databaseKind})`, () => {
     expect(html).toContain("downloads are never cut off");
     // Past 80 % of the allowance: the banner, on every dashboard page.
     expect(html).toContain('data-testid="usage-banner" data-level="80"');
-    expect(html).toContain("You have used 85% of this month&#x27;s download allowance: 17 GB of 20 GB.");
+    expect(html).toContain(
+      "You have used 85% of this month&#x27;s download allowance: 17 GB of the 20 GB your Basic plan includes.",
+    );
     const projects = await (await app.request("/projects", { cookie })).text();
     expect(projects).toContain('data-testid="usage-banner" data-level="80"');
 
     await seedMonth(app.services.database.db, userId, plans.basic.downloadBytesPerMonth + 1024 ** 3);
     const full = await (await app.request("/dashboard", { cookie })).text();
     expect(full).toContain('data-testid="usage-banner" data-level="100"');
-    expect(full).toContain("You have used this month&#x27;s download allowance: 21 GB of 20 GB.");
+    expect(full).toContain(
+      "You have used this month&#x27;s download allowance: 21 GB of the 20 GB your Basic plan includes.",
+    );
     expect(full).toContain("Downloads keep working and nothing is cut off");
     expect(bars(full)).toContainEqual({
       label: "Downloads this month",
