@@ -195,5 +195,6 @@ export interface Database {
   download_month: DownloadMonthTable;
   contact_message: ContactMessageTable;
   username_history: UsernameHistoryTable;
+  released_username: { name_key: string; username: string; released_at: string };
   packyard_meta: { key: string; value: string; updated_at: Generated<string> };
 }

@@ -9,6 +9,7 @@ import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { BlobStore } from "../storage/blob-store.ts";
 import { collectUnreferencedBlobs } from "./blobs.ts";
+import { holdNamesOfDeletedUser } from "./usernames.ts";
 
 export interface DeletedAccountData {
   projects: number;
@@ -21,6 +22,8 @@ export async function deleteAccountData(
   blobs: BlobStore,
   userId: string,
 ): Promise<DeletedAccountData> {
+  // The account's names stay taken for the hold (decision 014), whoever signs up next.
+  await holdNamesOfDeletedUser(db, userId);
   // API keys first: from here on nothing can publish into the projects being removed.
   const apiKeys = await db.deleteFrom("apikey").where("referenceId", "=", userId).executeTakeFirst();
   const projects = await db.deleteFrom("project").where("owner_id", "=", userId).executeTakeFirst();

@@ -16,6 +16,7 @@ import { findVisibleProject } from "./projects.ts";
 import {
   assertUsernameAvailable,
   heldUsernames,
+  holdNamesOfDeletedUser,
   resolveUsername,
   setUsername,
   UsernameMovedError,
@@ -221,5 +222,31 @@ describe(`usernames (${databaseKind})`, () => {
       expect(took.status).toBe("rejected");
       expect(await currentName(taker)).toBe(`taker-${round}`);
     }
+  });
+
+  it("holds a deleted account's current and held names for everyone, then frees them", async () => {
+    const leaver = await user("gone-old");
+    await setUsername(db(), leaver, { username: "gone" }, at(0));
+    const other = await user("arrival");
+    // The account is deleted 10 days after giving up "gone-old": deletion records the holds.
+    await holdNamesOfDeletedUser(db(), leaver, at(10 * DAY));
+    await db().deleteFrom("user").where("id", "=", leaver).execute();
+    for (const name of ["gone", "Gone-Old"]) {
+      await expect(assertUsernameAvailable(db(), other, name, at(11 * DAY))).rejects.toBeInstanceOf(
+        UsernameTakenError,
+      );
+      // Held for nobody: the URLs answer 404, they redirect nowhere.
+      expect(await resolveUsername(db(), name, at(11 * DAY))).toBeNull();
+    }
+    // The old name's hold runs from its release, the current name's from the deletion.
+    await expect(
+      assertUsernameAvailable(db(), other, "gone-old", at((USERNAME_HOLD_DAYS + 1) * DAY)),
+    ).resolves.toBeUndefined();
+    await expect(
+      assertUsernameAvailable(db(), other, "gone", at((USERNAME_HOLD_DAYS + 1) * DAY)),
+    ).rejects.toBeInstanceOf(UsernameTakenError);
+    await expect(
+      assertUsernameAvailable(db(), other, "gone", at((USERNAME_HOLD_DAYS + 11) * DAY)),
+    ).resolves.toBeUndefined();
   });
 });

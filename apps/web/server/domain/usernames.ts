@@ -118,7 +118,50 @@ async function heldByAnother(db: Db, userId: string, key: string, now: Date): Pr
     .where("user_id", "!=", userId)
     .where("released_at", ">", holdCutoff(now))
     .executeTakeFirst();
-  return row !== undefined;
+  if (row) return true;
+  // A deleted account's name is held for nobody.
+  const released = await db
+    .selectFrom("released_username")
+    .select("name_key")
+    .where("name_key", "=", key)
+    .where("released_at", ">", holdCutoff(now))
+    .executeTakeFirst();
+  return released !== undefined;
+}
+
+/**
+ * Before an account is deleted: its current name and the old names it still holds stay taken for
+ * USERNAME_HOLD_DAYS (from now for the current one, from their release for the old ones), so
+ * nobody else can publish at the URLs its machines and scripts still use.
+ */
+export async function holdNamesOfDeletedUser(
+  db: Db,
+  userId: string,
+  clock: Clock = systemClock,
+): Promise<void> {
+  const now = clock();
+  const user = await db.selectFrom("user").select("username").where("id", "=", userId).executeTakeFirst();
+  const held = await db
+    .selectFrom("username_history")
+    .select(["name_key", "username", "released_at"])
+    .where("user_id", "=", userId)
+    .where("released_at", ">", holdCutoff(now))
+    .execute();
+  const rows = [
+    ...held,
+    ...(user?.username
+      ? [{ name_key: usernameKey(user.username), username: user.username, released_at: now.toISOString() }]
+      : []),
+  ];
+  for (const row of rows) {
+    await db
+      .insertInto("released_username")
+      .values(row)
+      .onConflict((oc) =>
+        oc.column("name_key").doUpdateSet({ username: row.username, released_at: row.released_at }),
+      )
+      .execute();
+  }
 }
 
 /**

@@ -375,4 +375,17 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0014_released_usernames": {
+    async up(db: Kysely<unknown>) {
+      // The names of deleted accounts (their current one and those they still held): nobody may
+      // take them for USERNAME_HOLD_DAYS, so a newcomer cannot publish at the /dl and /releases
+      // URLs that machines and scripts of the deleted account still use. They redirect nowhere.
+      await db.schema
+        .createTable("released_username")
+        .addColumn("name_key", "varchar(30)", (c) => c.primaryKey())
+        .addColumn("username", "varchar(30)", (c) => c.notNull())
+        .addColumn("released_at", "varchar(30)", (c) => c.notNull())
+        .execute();
+    },
+  },
 };
