@@ -4,6 +4,7 @@ import {
   assertAccountAccess,
   assertPrivateProjectAllowed,
   assertProjectAccess,
+  assertUploadAllowed,
   canViewProject,
   scopeFromPermissions,
   scopeToPermissions,
@@ -83,6 +84,46 @@ describe("plan limits", () => {
     expect(codeOf(() => assertPrivateProjectAllowed("starter", 9))).toBe("OK");
     expect(codeOf(() => assertPrivateProjectAllowed("starter", 10))).toBe("PLAN_LIMIT");
     expect(codeOf(() => assertPrivateProjectAllowed("pro", 10_000))).toBe("OK");
+  });
+
+  const GB = 1024 ** 3;
+  const account = (privateProjects: number, storageBytes: number, plan: "basic" | "pro" = "basic") => ({
+    plan,
+    privateProjects,
+    storageBytes,
+  });
+
+  it("refuses an upload that would take the account past its storage, at the byte", () => {
+    expect(codeOf(() => assertUploadAllowed(account(0, 2 * GB - 10), publicProject, 10))).toBe("OK");
+    expect(codeOf(() => assertUploadAllowed(account(0, 2 * GB - 10), publicProject, 11))).toBe("PLAN_LIMIT");
+    // Size not known yet: only an account already over is refused before reading.
+    expect(codeOf(() => assertUploadAllowed(account(0, 2 * GB), publicProject, undefined))).toBe("OK");
+    expect(codeOf(() => assertUploadAllowed(account(0, 2 * GB + 1), publicProject, undefined))).toBe(
+      "PLAN_LIMIT",
+    );
+    expect(codeOf(() => assertUploadAllowed(account(0, 200 * GB, "pro"), publicProject, GB))).toBe("OK");
+  });
+
+  it("refuses uploads to private projects while the account holds more than its plan includes", () => {
+    expect(codeOf(() => assertUploadAllowed(account(1, 0), privateProject, 1))).toBe("OK");
+    expect(codeOf(() => assertUploadAllowed(account(2, 0), privateProject, 1))).toBe("PLAN_LIMIT");
+    // Public projects are unlimited on every plan.
+    expect(codeOf(() => assertUploadAllowed(account(2, 0), publicProject, 1))).toBe("OK");
+    expect(codeOf(() => assertUploadAllowed(account(500, 0, "pro"), privateProject, 1))).toBe("OK");
+  });
+
+  it("names the limit and the pricing page", () => {
+    try {
+      assertUploadAllowed(account(0, 2 * GB - 1024), publicProject, 4096);
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(DomainError);
+      const { message, details } = error as DomainError;
+      expect(message).toBe(
+        "Your Basic plan includes 2 GB of storage; your files use 2 GB and this file (4 KB) would take them past it. Delete files you no longer need, or upgrade on /pricing for more storage.",
+      );
+      expect(details).toEqual({ limit: "storage", pricing: "/pricing" });
+    }
   });
 });
 
