@@ -100,6 +100,27 @@ describe(`packyard users create (${databaseKind})`, () => {
     expect(result.err).toContain(message);
   });
 
+  it("refuses a name held after a rename, like onboarding does", async () => {
+    const db = app.services.database.db;
+    const owner = await db
+      .selectFrom("user")
+      .select("id")
+      .where("username", "=", "admin")
+      .executeTakeFirstOrThrow();
+    await db
+      .insertInto("username_history")
+      .values({
+        name_key: "old-admin",
+        username: "old-admin",
+        user_id: owner.id,
+        released_at: new Date().toISOString(),
+      })
+      .execute();
+    const result = await run(["users", "create", "--email", "held@example.com", "--username", "old-admin"]);
+    expect(result.code).toBe(1);
+    expect(result.err).toContain("the username old-admin is already taken");
+  });
+
   it("names a bad configuration variable", async () => {
     const result = await run(["users", "create", "--email", "c@example.com", "--username", "cfg"], {
       PORT: "nope",

@@ -8,6 +8,7 @@ import { type PlanId, parsePlan, planIds, plans } from "@packyard/contract/plans
 import { z } from "zod";
 import { ConfigError, loadConfig } from "./config.ts";
 import { accountPlan, clearOperatorPlan, setOperatorPlan } from "./domain/account-plan.ts";
+import { assertUsernameAvailable, UsernameTakenError } from "./domain/usernames.ts";
 import { createLogger } from "./logger.ts";
 import { createServices, type Services } from "./services.ts";
 
@@ -46,8 +47,13 @@ export async function createVerifiedUser(
   if (await db.selectFrom("user").select("id").where("email", "=", input.email).executeTakeFirst()) {
     throw new CliError(`a user with the email ${input.email} already exists`);
   }
-  if (await db.selectFrom("user").select("id").where("username", "=", input.username).executeTakeFirst()) {
-    throw new CliError(`the username ${input.username} is already taken`);
+  // Taken whatever its case, or held after a rename or a deleted account (decisions 014, 019).
+  try {
+    await assertUsernameAvailable(db, "", input.username);
+  } catch (error) {
+    if (error instanceof UsernameTakenError)
+      throw new CliError(`the username ${input.username} is already taken`);
+    throw error;
   }
   const ctx = await services.auth.$context;
   const user = await ctx.internalAdapter.createUser(
