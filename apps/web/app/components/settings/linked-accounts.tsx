@@ -22,8 +22,10 @@ const LINK_ERRORS: Record<string, string> = {
   "email_doesn't_match":
     "That account's email is not the one of your Packyard account, so it can't be linked to it.",
   email_not_verified: "The provider has not verified that account's email, so it can't be linked.",
-  unable_to_link_account: "That account could not be linked. Try again.",
-  account_not_linked: "That account could not be linked. Try again.",
+  unable_to_link_account:
+    "That account could not be linked: the provider has not confirmed that its email address is yours. Verify the address with the provider, then try again.",
+  account_not_linked:
+    "The provider has not confirmed that this email address is yours, so the account can't be linked. Verify the address with the provider, then try again.",
   state_not_found: "The link was interrupted or took too long. Try again.",
   please_restart_the_process: "The link was interrupted or took too long. Try again.",
   invalid_code: "The provider did not confirm the link. Try again.",
