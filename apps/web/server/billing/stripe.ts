@@ -81,6 +81,8 @@ function stripeBilling(config: StripeConfig, deps: { baseUrl: string; mailer: Ma
       requireEmailVerification: true,
     },
   });
+  // Packyard's own tables (stripe_event) on the connection better-auth shares.
+  const db = new Kysely<BillingDatabase>({ dialect: deps.dialect });
   return {
     ...plugin,
     endpoints: {
@@ -90,11 +92,72 @@ function stripeBilling(config: StripeConfig, deps: { baseUrl: string; mailer: Ma
         config,
         baseUrl: deps.baseUrl,
         mailer: deps.mailer,
-        // Packyard's own tables (stripe_event) on the connection better-auth shares.
-        db: new Kysely<BillingDatabase>({ dialect: deps.dialect }),
+        db,
       }),
     },
+    async init(ctx: Parameters<NonNullable<typeof plugin.init>>[0]) {
+      const base = await plugin.init(ctx);
+      const hooks = (base?.options?.databaseHooks ?? {}) as { user?: Record<string, unknown> };
+      return {
+        ...base,
+        options: {
+          ...base?.options,
+          databaseHooks: {
+            ...hooks,
+            user: {
+              ...hooks.user,
+              // A deleted account is not charged again: its subscriptions end at Stripe now.
+              delete: {
+                async before(user: { id: string }) {
+                  await endSubscriptionsOf(client, db, user.id, (message) => ctx.logger.error(message));
+                },
+              },
+            },
+          },
+        },
+      };
+    },
   };
+}
+
+/**
+ * Cancels at Stripe, at once, every subscription of a user being deleted, and removes their
+ * rows (a row whose cancelation failed stays, for the operator). Never throws: the deletion has begun (sessions are gone) and must finish; a failure is
+ * logged for the operator.
+ */
+export async function endSubscriptionsOf(
+  client: Stripe,
+  db: Kysely<BillingDatabase>,
+  userId: string,
+  logError: (message: string) => void,
+): Promise<void> {
+  try {
+    const rows = await db
+      .selectFrom("subscription")
+      .select(["id", "stripeSubscriptionId", "status"])
+      .where("referenceId", "=", userId)
+      .execute();
+    const ended: string[] = [];
+    for (const row of rows) {
+      if (row.stripeSubscriptionId && row.status !== "canceled" && row.status !== "incomplete_expired") {
+        try {
+          await client.subscriptions.cancel(row.stripeSubscriptionId);
+        } catch (error) {
+          if ((error as { code?: string }).code !== "resource_missing") {
+            // The row stays, naming the subscription to cancel by hand.
+            logError(
+              `deleting user ${userId}: canceling Stripe subscription ${row.stripeSubscriptionId} failed: ${(error as Error).message}`,
+            );
+            continue;
+          }
+        }
+      }
+      ended.push(row.id);
+    }
+    if (ended.length > 0) await db.deleteFrom("subscription").where("id", "in", ended).execute();
+  } catch (error) {
+    logError(`deleting user ${userId}: ending subscriptions failed: ${(error as Error).message}`);
+  }
 }
 
 /**

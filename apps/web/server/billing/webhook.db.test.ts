@@ -293,6 +293,20 @@ describe(`billing actions (${databaseKind})`, () => {
     expect(details.invoices[0]!.pdfUrl).toMatch(/\.pdf$/);
   });
 
+  it("ends the Stripe subscription at once when the account is deleted", async () => {
+    const { userId, sessionId, subscription } = await paidCheckout("leaver", "pro", false);
+    await confirmCheckout(app.services, userId, sessionId);
+    const ctx = await app.services.auth.$context;
+    await ctx.internalAdapter.deleteUser(userId);
+    expect(fake.subscriptions.get(subscription.id)?.status).toBe("canceled");
+    const rows = await billingDb(db())
+      .selectFrom("subscription")
+      .selectAll()
+      .where("referenceId", "=", userId)
+      .execute();
+    expect(rows).toEqual([]);
+  });
+
   it("refuses changes without a paid subscription", async () => {
     const { userId } = await onboardedUser(app, "freeloader");
     await expect(changePlan(app.services, userId, { plan: "pro", annual: false })).rejects.toMatchObject({
