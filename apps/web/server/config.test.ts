@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { makeTempDir, removeTempDirs } from "../test/temp-dirs.ts";
@@ -38,8 +38,18 @@ describe("loadConfig", () => {
     const config = loadConfig({
       DATA_DIR: dataDir(),
       DATABASE_URL: "postgres://u:p@127.0.0.1:5432/packyard",
+      SECRET: "a-secret-shared-by-every-server-0123456789",
     });
     expect(config.database).toEqual({ kind: "postgres", url: "postgres://u:p@127.0.0.1:5432/packyard" });
+    expect(config.secretSource).toBe("env");
+  });
+
+  it("refuses DATABASE_URL without SECRET, naming SECRET, and writes no secret file", () => {
+    const dir = dataDir();
+    const error = errorFor({ DATA_DIR: dir, DATABASE_URL: "postgres://u:p@127.0.0.1:5432/packyard" });
+    expect(error.issues.map((i) => i.variable)).toEqual(["SECRET"]);
+    expect(error.message).toContain("SECRET: must be set with DATABASE_URL");
+    expect(existsSync(join(dir, "secret"))).toBe(false);
   });
 
   it.each([

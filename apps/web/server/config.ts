@@ -269,6 +269,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const given = e.SANITY_PROJECT_ID ? "SANITY_PROJECT_ID" : "SANITY_DATASET";
     throw new ConfigError([{ variable: missing, message: `must be set with ${given}` }]);
   }
+  // Several servers share one PostgreSQL database: each generating its own secret would make
+  // their sessions, tokens and encrypted keys unreadable to the others.
+  if (e.DATABASE_URL && !e.SECRET) {
+    throw new ConfigError([
+      {
+        variable: "SECRET",
+        message:
+          "must be set with DATABASE_URL (the same value on every server; e.g. openssl rand -base64 32)",
+      },
+    ]);
+  }
   const stripe = readStripe(e);
   const socialProviders = readSocialProviders(cleaned, e);
   const oidc = readOidc(e);
