@@ -42,7 +42,10 @@ export function createLogger(level: LogLevel, destination?: pino.DestinationStre
       // A copy: pino merges the line's own fields into what mixin returns.
       mixin: () => ({ ...context.getStore() }),
     },
-    destination ?? pino.destination(2),
+    // Synchronous writes, as process.stderr's to a file or pipe: no line is lost when the
+    // process dies, and under load it costs no more CPU than pino's asynchronous default
+    // (bench/downloads/overhead.ts --async-log; docs/benchmarks.md).
+    destination ?? pino.destination({ dest: 2, sync: true }),
   );
   return {
     debug: (message, fields) => log.debug(fields ?? {}, message),
