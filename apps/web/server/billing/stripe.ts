@@ -95,6 +95,9 @@ function stripeBilling(config: StripeConfig, deps: { baseUrl: string; mailer: Ma
         db,
       }),
     },
+    // Stripe sends bursts of events from a few addresses; every one is signed and verified, so
+    // the per-address limit of the auth API (100 a minute) would only delay them.
+    rateLimit: [{ pathMatcher: (path: string) => path === "/stripe/webhook", window: 60, max: 10_000 }],
     async init(ctx: Parameters<NonNullable<typeof plugin.init>>[0]) {
       const base = await plugin.init(ctx);
       const hooks = (base?.options?.databaseHooks ?? {}) as { user?: Record<string, unknown> };

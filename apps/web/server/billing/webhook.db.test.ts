@@ -315,3 +315,27 @@ describe(`billing actions (${databaseKind})`, () => {
     expect(await billingDetails(app.services, userId)).toEqual({ invoices: [], hasCustomer: false });
   });
 });
+
+describe(`Stripe webhook and the auth API's rate limit (${databaseKind})`, () => {
+  it("takes a burst of events from one address (the per-address limit is 100 a minute)", async () => {
+    const limited = await createTestApp({ ...fake.env, AUTH_RATE_LIMIT: "true" });
+    try {
+      const statuses = new Set<number>();
+      for (let i = 0; i < 120; i++) {
+        const { payload, signature } = fake.signedEvent("customer.created", {
+          id: `cus_fake_${i}`,
+          object: "customer",
+        });
+        const res = await limited.request(WEBHOOK, {
+          method: "POST",
+          headers: { "content-type": "application/json", "stripe-signature": signature },
+          body: payload,
+        });
+        statuses.add(res.status);
+      }
+      expect([...statuses]).toEqual([200]);
+    } finally {
+      await limited.close();
+    }
+  });
+});
