@@ -1,10 +1,11 @@
-// Content-addressed blob storage on the local disk. A write streams the body into a temporary
-// file while hashing it in the same pass (sha256, sha512, sha1, md5), enforcing a size limit;
-// commit() fsyncs and renames it to blobs/<aa>/<bb>/<sha256> atomically. Identical content is
-// stored once. Nothing is visible under its final name before commit(), so an aborted upload
-// leaves nothing behind. The store knows nothing of the database: who may place or remove a
-// blob, and when, is decided by domain/blobs.ts. The interface is small so an S3
-// implementation can follow.
+// Content-addressed storage of blobs and published index files: one interface (BlobStore), two
+// implementations — the local disk here (the default) and S3-compatible object storage
+// (s3-blob-store.ts). A write streams the body to a temporary place while hashing it in the
+// same pass (sha256, sha512, sha1, md5), enforcing a size limit; commit() makes it visible
+// under its sha256. Identical content is stored once. Nothing is visible under its final name
+// before commit(), so an aborted upload leaves nothing behind. The store knows nothing of the
+// database: who may place or remove a blob, and when, is decided by domain/blobs.ts.
+// On disk: commit() fsyncs and renames the temporary file to <root>/sha256/<aa>/<bb>/<sha256>.
 import { createHash, randomUUID } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { type FileHandle, mkdir, open, readdir, rename, rm, stat, unlink } from "node:fs/promises";
@@ -28,6 +29,29 @@ export interface StagedBlob extends BlobDigests {
   discard(): Promise<void>;
 }
 
+/** A stored blob as a listing reports it. */
+export interface BlobEntry {
+  sha256: string;
+  size: number;
+  /** When it was last written (ms since the epoch). */
+  modifiedAt: number;
+}
+
+export interface BlobPage {
+  entries: BlobEntry[];
+  /** Pass back as `cursor` for the next page; absent on the last page. */
+  cursor?: string;
+}
+
+export interface ListOptions {
+  /** Only blobs whose sha256 starts with this (hex). */
+  prefix?: string;
+  /** Where the previous page ended. */
+  cursor?: string;
+  /** At most this many entries (default 1000). */
+  limit?: number;
+}
+
 export interface BlobStore {
   stage(body: AsyncIterable<Uint8Array>, options: { maxBytes: number }): Promise<StagedBlob>;
   /** Stores bytes whose sha256 the caller computed (generated index files). */
@@ -41,9 +65,32 @@ export interface BlobStore {
    */
   open(sha256: string, range?: { start: number; end: number }): Promise<Readable>;
   delete(sha256: string): Promise<void>;
+  /** Size and last write of a stored blob, or undefined when it is not stored. */
+  stat(sha256: string): Promise<{ size: number; modifiedAt: number } | undefined>;
   /** When the blob was last written (ms since the epoch), or undefined when it is not stored. */
   modifiedAt(sha256: string): Promise<number | undefined>;
-  list(): AsyncIterable<string>;
+  /** One page of stored blobs, in sha256 order. */
+  listPage(options?: ListOptions): Promise<BlobPage>;
+  /** Every stored blob (by prefix), fetched a page at a time. */
+  list(options?: { prefix?: string; pageSize?: number }): AsyncIterable<string>;
+  /**
+   * Removes temporary data not written to for `olderThanMs`: leftovers of uploads and index
+   * writes cut off by a crash. Returns how many were removed.
+   */
+  removeStaleTemporary(olderThanMs: number): Promise<number>;
+}
+
+/** list() over listPage(): one page in memory at a time. */
+export async function* listAll(
+  store: Pick<BlobStore, "listPage">,
+  options: { prefix?: string; pageSize?: number } = {},
+): AsyncIterable<BlobEntry> {
+  let cursor: string | undefined;
+  do {
+    const page = await store.listPage({ prefix: options.prefix, cursor, limit: options.pageSize });
+    yield* page.entries;
+    cursor = page.cursor;
+  } while (cursor !== undefined);
 }
 
 export class BlobMissingError extends Error {
@@ -71,7 +118,12 @@ export class StorageFullError extends Error {
   }
 }
 
-const isHex64 = (s: string) => /^[0-9a-f]{64}$/.test(s);
+export const isHex64 = (s: string) => /^[0-9a-f]{64}$/.test(s);
+/** Whether a directory named by the first characters of a sha256 may hold blobs with `prefix`. */
+const mayHold = (dir: string, prefix: string) => {
+  const n = Math.min(dir.length, prefix.length);
+  return dir.slice(0, n) === prefix.slice(0, n);
+};
 
 export function createLocalBlobStore(root: string): BlobStore {
   const tmpDir = join(root, "tmp");
@@ -203,6 +255,11 @@ export function createLocalBlobStore(root: string): BlobStore {
       return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
     },
 
+    async stat(sha256) {
+      const info = await stat(pathOf(sha256)).catch(() => undefined);
+      return info ? { size: info.size, modifiedAt: info.mtimeMs } : undefined;
+    },
+
     async modifiedAt(sha256) {
       const info = await stat(pathOf(sha256)).catch(() => undefined);
       return info?.mtimeMs;
@@ -216,21 +273,35 @@ export function createLocalBlobStore(root: string): BlobStore {
       }
     },
 
-    async *list() {
+    async listPage({ prefix = "", cursor, limit = 1000 } = {}) {
       const base = join(root, "sha256");
-      let firsts: string[];
-      try {
-        firsts = await readdir(base);
-      } catch {
-        return;
-      }
-      for (const a of firsts) {
-        for (const b of await readdir(join(base, a)).catch(() => [] as string[])) {
-          for (const name of await readdir(join(base, a, b)).catch(() => [] as string[])) {
-            if (isHex64(name)) yield name;
+      const entries: BlobEntry[] = [];
+      const sorted = async (dir: string) => (await readdir(dir).catch(() => [] as string[])).sort();
+      // Directories wholly before the cursor are skipped without being read.
+      const after = (name: string) => cursor === undefined || name >= cursor.slice(0, name.length);
+      for (const a of await sorted(base)) {
+        if (a.length !== 2 || !mayHold(a, prefix) || !after(a)) continue;
+        for (const b of await sorted(join(base, a))) {
+          if (b.length !== 2 || !mayHold(a + b, prefix) || !after(a + b)) continue;
+          for (const name of await sorted(join(base, a, b))) {
+            if (!isHex64(name) || !name.startsWith(prefix)) continue;
+            if (cursor !== undefined && name <= cursor) continue;
+            const info = await stat(join(base, a, b, name)).catch(() => undefined);
+            if (!info) continue;
+            entries.push({ sha256: name, size: info.size, modifiedAt: info.mtimeMs });
+            if (entries.length === limit) return { entries, cursor: name };
           }
         }
       }
+      return { entries };
+    },
+
+    async *list(options) {
+      for await (const entry of listAll(this, options)) yield entry.sha256;
+    },
+
+    removeStaleTemporary(olderThanMs) {
+      return removeStaleTemporaryFiles(root, olderThanMs);
     },
   };
 }

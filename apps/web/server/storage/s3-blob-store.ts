@@ -1,0 +1,356 @@
+// The BlobStore (blob-store.ts) on S3-compatible object storage, for running several servers
+// on one bucket. Nothing touches the local disk:
+// - stage() streams the body through the hashes into a multipart upload (lib-storage's Upload)
+//   under <root>tmp/<uuid>.part, a part at a time, so memory holds a few parts, never the file;
+//   an error or an over-limit body aborts the upload and leaves nothing.
+// - commit() copies the temporary object to <root>sha256/<sha256> (kept when already there)
+//   and deletes the temporary one: the content key only ever holds whole, hashed content.
+// - open() is a ranged GetObject whose body is read at the client's pace; stat() is HeadObject;
+//   listPage() is ListObjectsV2 with its continuation token as the cursor.
+// Decision 021 records why.
+import { createHash, randomUUID } from "node:crypto";
+import { Readable } from "node:stream";
+import {
+  AbortMultipartUploadCommand,
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from "@aws-sdk/client-s3";
+import { Upload } from "@aws-sdk/lib-storage";
+import {
+  type BlobDigests,
+  type BlobEntry,
+  BlobMissingError,
+  type BlobStore,
+  BlobTooLargeError,
+  isHex64,
+  listAll,
+} from "./blob-store.ts";
+
+export interface S3Settings {
+  bucket: string;
+  /** Another S3-compatible service (MinIO, R2, s3rver, …); unset: AWS. */
+  endpoint?: string;
+  region: string;
+  /** Unset: the SDK's default credential chain (environment, profile, instance role). */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  forcePathStyle: boolean;
+  /** Prepended to every key ("" or ending in "/"). */
+  prefix: string;
+}
+
+export function createS3Client(settings: S3Settings): S3Client {
+  return new S3Client({
+    region: settings.region,
+    endpoint: settings.endpoint,
+    forcePathStyle: settings.forcePathStyle,
+    credentials: settings.credentials,
+    // With the default (WHEN_SUPPORTED) a streamed upload to some S3-compatible servers (s3rver)
+    // is stored with the checksum trailer in its bytes; whole content is hashed by us anyway.
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
+    // Downloads hold a connection for as long as the client reads.
+    requestHandler: {
+      httpAgent: { keepAlive: true, maxSockets: 512 },
+      httpsAgent: { keepAlive: true, maxSockets: 512 },
+    },
+  });
+}
+
+const isNotFound = (error: unknown) => {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return e?.name === "NoSuchKey" || e?.name === "NotFound" || e?.$metadata?.httpStatusCode === 404;
+};
+
+/** `length` bytes of `source` after skipping `skip`. */
+async function* slice(source: Readable, skip: number, length: number): AsyncGenerator<Uint8Array> {
+  try {
+    for await (const chunk of source as AsyncIterable<Uint8Array>) {
+      if (length <= 0) break;
+      let part = chunk;
+      if (skip > 0) {
+        const skipped = Math.min(skip, part.byteLength);
+        skip -= skipped;
+        part = part.subarray(skipped);
+      }
+      if (part.byteLength === 0) continue;
+      if (part.byteLength > length) part = part.subarray(0, length);
+      length -= part.byteLength;
+      yield part;
+    }
+  } finally {
+    source.destroy();
+  }
+}
+
+/** A Readable that starts the request only when first read, so read() can be synchronous. */
+function lazyBody(get: () => Promise<Readable>): Readable {
+  return Readable.from(
+    (async function* () {
+      const body = await get();
+      try {
+        yield* body;
+      } finally {
+        body.destroy();
+      }
+    })(),
+    { objectMode: false },
+  );
+}
+
+export interface S3StoreOptions {
+  /** Multipart part size (bytes, at least 5 MiB). */
+  partSize?: number;
+  /** Parts uploaded at once per stage(). */
+  queueSize?: number;
+}
+
+/** A store under `<root>` in the bucket (root "" or ending in "/"). */
+export function createS3BlobStore(
+  client: S3Client,
+  bucket: string,
+  root: string,
+  options: S3StoreOptions = {},
+): BlobStore {
+  const tmpPrefix = `${root}tmp/`;
+  const blobPrefix = `${root}sha256/`;
+  const keyOf = (sha256: string) => {
+    if (!isHex64(sha256)) throw new Error(`not a sha256: ${sha256}`);
+    return `${blobPrefix}${sha256}`;
+  };
+  const remove = (key: string) => client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+  const get = async (key: string, range?: { start: number; end: number }) => {
+    const response = await client.send(
+      new GetObjectCommand({
+        Bucket: bucket,
+        Key: key,
+        Range: range ? `bytes=${range.start}-${range.end}` : undefined,
+      }),
+    );
+    const body = response.Body as Readable;
+    if (!range) return body;
+    // HTTP lets a server answer more than the range asked for (the whole object, or a wider
+    // range: s3rver reads "bytes=0-0" as "bytes=0-"): cut it to what was asked.
+    const served = /^bytes (\d+)-(\d+)\//.exec(response.ContentRange ?? "");
+    const servedStart = served ? Number(served[1]) : 0;
+    const wanted = range.end - range.start + 1;
+    if (servedStart === range.start && Number(response.ContentLength) === wanted) return body;
+    if (servedStart > range.start) {
+      body.destroy();
+      throw new Error(`storage answered bytes from ${servedStart} for a range from ${range.start}`);
+    }
+    return Readable.from(slice(body, range.start - servedStart, wanted), { objectMode: false });
+  };
+  const head = async (key: string) => {
+    try {
+      const h = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+      return { size: Number(h.ContentLength ?? 0), modifiedAt: h.LastModified?.getTime() ?? 0 };
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  };
+  const empty = (range?: { start: number; end: number }) => range !== undefined && range.end < range.start;
+
+  const store: BlobStore = {
+    async stage(body, { maxBytes }) {
+      const tmpKey = `${tmpPrefix}${randomUUID()}.part`;
+      const hashes = {
+        sha256: createHash("sha256"),
+        sha512: createHash("sha512"),
+        sha1: createHash("sha1"),
+        md5: createHash("md5"),
+      };
+      let size = 0;
+      // The body's own failure (or the size limit), which is what the caller must see even when
+      // aborting the multipart upload fails too.
+      let failure: unknown;
+      const source = Readable.from(
+        (async function* () {
+          try {
+            for await (const chunk of body) {
+              size += chunk.byteLength;
+              if (size > maxBytes) throw new BlobTooLargeError(maxBytes);
+              for (const h of Object.values(hashes)) h.update(chunk);
+              yield chunk;
+            }
+          } catch (error) {
+            failure = error;
+            throw error;
+          }
+        })(),
+        { objectMode: false },
+      );
+      const upload = new Upload({
+        client,
+        params: { Bucket: bucket, Key: tmpKey, Body: source },
+        partSize: options.partSize ?? 5 * 1024 * 1024,
+        queueSize: options.queueSize ?? 2,
+        leavePartsOnError: false,
+      });
+      try {
+        await upload.done();
+      } catch (error) {
+        source.destroy();
+        await remove(tmpKey).catch(() => {});
+        throw failure ?? error;
+      }
+      const digests: BlobDigests = {
+        sha256: hashes.sha256.digest("hex"),
+        sha512: hashes.sha512.digest("hex"),
+        sha1: hashes.sha1.digest("hex"),
+        md5: hashes.md5.digest("hex"),
+        size,
+      };
+      let settled = false;
+      return {
+        ...digests,
+        read() {
+          return lazyBody(() => get(tmpKey));
+        },
+        async commit() {
+          if (settled) return;
+          settled = true;
+          const target = keyOf(digests.sha256);
+          try {
+            // Same content already stored: keep the existing copy.
+            if (!(await head(target))) {
+              await client.send(
+                new CopyObjectCommand({
+                  Bucket: bucket,
+                  Key: target,
+                  CopySource: `${bucket}/${tmpKey.split("/").map(encodeURIComponent).join("/")}`,
+                }),
+              );
+            }
+          } finally {
+            await remove(tmpKey).catch(() => {});
+          }
+        },
+        async discard() {
+          if (settled) return;
+          settled = true;
+          await remove(tmpKey);
+        },
+      };
+    },
+
+    async putBytes(bytes, sha256) {
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: keyOf(sha256), Body: bytes }));
+    },
+
+    async exists(sha256) {
+      return (await head(keyOf(sha256))) !== undefined;
+    },
+
+    read(sha256, range) {
+      if (empty(range)) return Readable.from([]);
+      const key = keyOf(sha256);
+      return lazyBody(() => get(key, range));
+    },
+
+    async open(sha256, range) {
+      const key = keyOf(sha256);
+      try {
+        const body = await get(key, empty(range) ? undefined : range);
+        if (empty(range)) {
+          body.destroy();
+          return Readable.from([]);
+        }
+        return body;
+      } catch (error) {
+        if (isNotFound(error)) throw new BlobMissingError(sha256, error);
+        throw error;
+      }
+    },
+
+    stat(sha256) {
+      return head(keyOf(sha256));
+    },
+
+    async modifiedAt(sha256) {
+      return (await head(keyOf(sha256)))?.modifiedAt;
+    },
+
+    async delete(sha256) {
+      await remove(keyOf(sha256));
+    },
+
+    async listPage({ prefix = "", cursor, limit = 1000 } = {}) {
+      const page = await client.send(
+        new ListObjectsV2Command({
+          Bucket: bucket,
+          Prefix: `${blobPrefix}${prefix}`,
+          MaxKeys: limit,
+          ContinuationToken: cursor,
+        }),
+      );
+      const entries: BlobEntry[] = [];
+      for (const object of page.Contents ?? []) {
+        const sha256 = object.Key?.slice(blobPrefix.length) ?? "";
+        if (!isHex64(sha256)) continue;
+        entries.push({
+          sha256,
+          size: Number(object.Size ?? 0),
+          modifiedAt: object.LastModified?.getTime() ?? 0,
+        });
+      }
+      return { entries, cursor: page.IsTruncated ? page.NextContinuationToken : undefined };
+    },
+
+    async *list(listOptions) {
+      for await (const entry of listAll(store, listOptions)) yield entry.sha256;
+    },
+
+    async removeStaleTemporary(olderThanMs) {
+      const cutoff = Date.now() - olderThanMs;
+      let removed = 0;
+      let token: string | undefined;
+      do {
+        const page = await client.send(
+          new ListObjectsV2Command({ Bucket: bucket, Prefix: tmpPrefix, ContinuationToken: token }),
+        );
+        for (const object of page.Contents ?? []) {
+          if (!object.Key || (object.LastModified?.getTime() ?? 0) > cutoff) continue;
+          await remove(object.Key);
+          removed++;
+        }
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+      // Multipart uploads cut off by a crash (their parts cost storage until aborted). Not every
+      // S3-compatible server lists them; a bucket lifecycle rule covers those.
+      try {
+        let keyMarker: string | undefined;
+        let uploadIdMarker: string | undefined;
+        do {
+          const page = await client.send(
+            new ListMultipartUploadsCommand({
+              Bucket: bucket,
+              Prefix: tmpPrefix,
+              KeyMarker: keyMarker,
+              UploadIdMarker: uploadIdMarker,
+            }),
+          );
+          for (const upload of page.Uploads ?? []) {
+            if (!upload.Key || !upload.UploadId || (upload.Initiated?.getTime() ?? 0) > cutoff) continue;
+            await client.send(
+              new AbortMultipartUploadCommand({ Bucket: bucket, Key: upload.Key, UploadId: upload.UploadId }),
+            );
+            removed++;
+          }
+          keyMarker = page.IsTruncated ? page.NextKeyMarker : undefined;
+          uploadIdMarker = page.IsTruncated ? page.NextUploadIdMarker : undefined;
+        } while (keyMarker);
+      } catch {
+        // not supported by this server
+      }
+      return removed;
+    },
+  };
+  return store;
+}
