@@ -1,15 +1,19 @@
-// The self-hoster's command line: `npm run packyard -- users create --email … --username …` and
-// `users set-plan --username … --plan …`. Runs against the same configuration (environment) as
-// the server.
+// The self-hoster's command line: `npm run packyard -- users create --email … --username …`,
+// `users set-plan --username … --plan …` and `migrate`. Runs against the same configuration
+// (environment) as the server.
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import { emailSchema, onboardingSchema } from "@packyard/contract/account.ts";
 import { type PlanId, parsePlan, planIds, plans } from "@packyard/contract/plans.ts";
 import { z } from "zod";
+import { authOptions } from "./auth/auth.ts";
 import { ConfigError, loadConfig } from "./config.ts";
+import { openDatabase } from "./db/database.ts";
+import { migrateDatabase } from "./db/migrate.ts";
 import { accountPlan, clearOperatorPlan, setOperatorPlan } from "./domain/account-plan.ts";
 import { assertUsernameAvailable, UsernameTakenError } from "./domain/usernames.ts";
 import { createLogger } from "./logger.ts";
+import { createMailer } from "./mail/mailer.ts";
 import { createServices, type Services } from "./services.ts";
 
 export interface CliIo {
@@ -29,7 +33,13 @@ Puts the user on a plan chosen by the operator, whatever they pay through Stripe
 until DATE (YYYY-MM-DD: through that day, UTC; or an ISO time). --clear removes it: the Stripe
 subscription, or Basic, decides again.`;
 
-const USAGE = `${CREATE_USAGE}\n\n${SET_PLAN_USAGE}`;
+const MIGRATE_USAGE = `Usage: packyard migrate
+
+Brings the database's schema up to date (better-auth's tables, then Packyard's migrations) and
+exits. Servers also do it when they start; on PostgreSQL either way takes an advisory lock, so
+any number of them may run at once.`;
+
+const USAGE = `${CREATE_USAGE}\n\n${SET_PLAN_USAGE}\n\n${MIGRATE_USAGE}`;
 
 export class CliError extends Error {}
 
@@ -81,6 +91,7 @@ export async function runCli(
 ): Promise<number> {
   const [group, command, ...rest] = argv;
   if (group === "users" && command === "set-plan") return setPlanCommand(rest, env, io);
+  if (group === "migrate") return migrateCommand(argv.slice(1), env, io);
   if (group !== "users" || command !== "create") {
     io.err(USAGE);
     return 2;
@@ -134,6 +145,54 @@ export async function runCli(
     throw error;
   } finally {
     await services.close();
+  }
+}
+
+async function migrateCommand(
+  args: string[],
+  env: Record<string, string | undefined>,
+  io: CliIo,
+): Promise<number> {
+  if (args.length > 0) {
+    io.err(`unexpected argument: ${args[0]}\n\n${MIGRATE_USAGE}`);
+    return 2;
+  }
+  const config = readConfig(env, io);
+  if (!config) return 78;
+  const logger = createLogger("warn");
+  const database = openDatabase(config.database, (error) =>
+    logger.warn(`idle database connection closed: ${error.message}`),
+  );
+  try {
+    const options = authOptions({
+      config,
+      dialect: database.dialect,
+      dbType: database.kind,
+      mailer: createMailer({
+        smtpUrl: config.smtpUrl,
+        from: config.mailFrom,
+        outboxDir: config.outboxDir,
+        logger,
+      }),
+    });
+    const { authChanges, applied } = await migrateDatabase(database.db as never, options);
+    const where =
+      database.kind === "postgres"
+        ? "PostgreSQL"
+        : `SQLite (${config.database.kind === "sqlite" ? config.database.path : ""})`;
+    if (authChanges === 0 && applied.length === 0) {
+      io.out(`The ${where} database is up to date.`);
+    } else {
+      io.out(
+        `Migrated the ${where} database: ${authChanges} better-auth table change(s), ${applied.length} Packyard migration(s)${applied.length > 0 ? ` (${applied.join(", ")})` : ""}.`,
+      );
+    }
+    return 0;
+  } catch (error) {
+    io.err(`packyard: ${(error as Error).message}`);
+    return 1;
+  } finally {
+    await database.close();
   }
 }
 
