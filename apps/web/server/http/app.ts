@@ -14,6 +14,7 @@ import { createAptRoutes } from "./apt.ts";
 import { createDownloads } from "./downloads.ts";
 import { renderErrorPage } from "./error-page.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
+import { readinessHandler } from "./readiness.ts";
 import { requestContext } from "./request-context.ts";
 import { clientAddress, pageRoutes, requestLog, socketAddress } from "./request-log.ts";
 import { cspAllowances, type NonceEnv, securityHeaders } from "./security-headers.ts";
@@ -48,6 +49,7 @@ export function createApp({ services, build, clientDir }: AppOptions) {
   app.use(securityHeaders({ https: config.baseUrl.startsWith("https://"), allow: cspAllowances(config) }));
 
   app.get("/ok", (c) => c.json({ ok: true }));
+  app.get("/readyz", readinessHandler(services));
   app.get("/error", (c) => c.html(renderErrorPage(c.req.query("error"))));
   app.get(
     "/metrics",

@@ -47,7 +47,7 @@ const REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
 /** Routes polled by machines: their lines are debug, not info. */
-const QUIET_ROUTES = new Set(["/ok", "/metrics"]);
+const QUIET_ROUTES = new Set(["/ok", "/readyz", "/metrics"]);
 
 export interface RequestLogOptions {
   logger: () => Logger;
