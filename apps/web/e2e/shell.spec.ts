@@ -38,7 +38,7 @@ test("the progress bar shows during a slow navigation and hides at the end", asy
   await expect
     .poll(async () => Number(await bar.getAttribute("aria-valuenow")), { timeout: 1500 })
     .toBeGreaterThan(first);
-  await expect(page.getByRole("heading", { name: "Profile" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Profile", exact: true })).toBeVisible();
   await expect(bar).toHaveCount(0);
 });
 
