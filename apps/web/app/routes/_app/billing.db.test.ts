@@ -66,6 +66,10 @@ describe(`billing pages without Stripe (${databaseKind})`, () => {
     body = text((await page(app, "/subscription", cookie)).html);
     expect(body).toContain("Current plan Pro");
     expect(body).toContain("Set by the operator of this server");
+    // Usage against the limits of the plan in force, as on /dashboard.
+    expect(body).toContain("Private projects");
+    expect(body).toContain("Downloads this month");
+    expect(body).toContain("of 250 GB");
     expect(body).toContain("Until the end of Dec 31, 2098 (UTC)");
     body = text((await page(app, "/billing", cookie)).html);
     expect(body).toContain("No payments on this server");

@@ -6,8 +6,10 @@
 import { type PlanId, parseAnnual, plans } from "@packyard/contract/plans.ts";
 import { CalendarClock, ShieldCheck } from "lucide-react";
 import { Link, useSearchParams } from "react-router";
+import { usageSummary } from "../../../server/domain/usage.ts";
 import { ConfirmedBillingButton, StripeRedirectButton } from "../../components/billing/billing-forms.tsx";
 import { PastDueBanner } from "../../components/billing/past-due-banner.tsx";
+import { UsageBars } from "../../components/billing/usage-bars.tsx";
 import { FormattedDate, formatDate } from "../../components/dashboard/formatted-date.tsx";
 import { PageHeader } from "../../components/page-header.tsx";
 import { PlanCards } from "../../components/plan-cards.tsx";
@@ -19,7 +21,7 @@ import { billingAction, type SubscriptionPageData, subscriptionPageData } from "
 import { paidChoice, SET_PLAN_COMMAND } from "../../lib/billing.ts";
 import { formatCurrency } from "../../lib/format.ts";
 import { pageMeta } from "../../lib/meta.ts";
-import { requireOnboardedUser } from "../../lib/session.server.ts";
+import { requireOnboardedUser, services } from "../../lib/session.server.ts";
 import { cn } from "../../lib/utils.ts";
 import type { Route } from "./+types/subscription";
 
@@ -33,7 +35,12 @@ export const meta: Route.MetaFunction = ({ matches, location }) =>
 
 export async function loader({ request, context, url }: Route.LoaderArgs) {
   const user = await requireOnboardedUser(request, context, url);
-  return subscriptionPageData(context, user.id);
+  const { database, config } = services(context);
+  return {
+    ...(await subscriptionPageData(context, user.id)),
+    // The same numbers as /dashboard: usage against each limit of the plan in force.
+    usageSummary: await usageSummary(database.db, config, user.id),
+  };
 }
 
 export async function action({ request, context, url }: Route.ActionArgs) {
@@ -105,6 +112,7 @@ export default function Subscription({ loaderData, actionData }: Route.Component
         </Card>
       ) : null}
       <CurrentPlan page={page} />
+      <UsageBars usage={loaderData.usageSummary} className="mb-6" />
       <div className="mt-10 flex flex-col gap-4 sm:flex-row sm:items-end sm:justify-between">
         <div>
           <h2 className="text-lg font-semibold tracking-tight">{page.paying ? "Change plan" : "Plans"}</h2>
