@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { socialProviderList } from "@better-auth/core/social-providers";
 import { z } from "zod";
+import type { S3Settings } from "./storage/s3-blob-store.ts";
 
 const boolean = z.enum(["true", "false", "1", "0"]).transform((value) => value === "true" || value === "1");
 
@@ -130,6 +131,31 @@ export const envSchema = z.object({
     .url({ protocol: /^https?$/ })
     .transform((url) => url.replace(/\/+$/, ""))
     .optional(),
+  // Blobs and published indexes on S3-compatible object storage (storage/s3-blob-store.ts)
+  // instead of DATA_DIR: S3_BUCKET is required when any S3_* is set.
+  S3_BUCKET: z
+    .string()
+    .regex(
+      /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
+      "must be a bucket name (3-63 lowercase letters, digits, . and -)",
+    )
+    .optional(),
+  S3_ENDPOINT: z
+    .url({ protocol: /^https?$/ })
+    .transform((url) => url.replace(/\/+$/, ""))
+    .optional(),
+  S3_REGION: z
+    .string()
+    .regex(/^[a-z0-9-]+$/, "must be a region name (us-east-1)")
+    .optional(),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  S3_FORCE_PATH_STYLE: boolean.optional(),
+  S3_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9!_.*'()/-]+$/, "must be a key prefix (letters, digits, / and !_.*'()-)")
+    .transform((p) => p.replace(/^\/+/, "").replace(/\/*$/, "/"))
+    .optional(),
 });
 
 function stripePrice() {
@@ -190,6 +216,8 @@ export interface Config {
   planLimits: boolean;
   /** Payments through Stripe (STRIPE_*), when configured. */
   stripe: StripeConfig | undefined;
+  /** S3-compatible object storage for blobs and indexes (S3_*), when configured. */
+  s3: S3Settings | undefined;
 }
 
 export interface StripeConfig {
@@ -336,6 +364,31 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         : { kind: "embedded" },
     planLimits: e.PLAN_LIMITS === "on",
     stripe,
+    s3: readS3(e),
+  };
+}
+
+/** S3_*: none, or S3_BUCKET with the others; the access key id and secret go together. */
+function readS3(e: ParsedEnv): S3Settings | undefined {
+  const given = Object.keys(e).filter((k) => k.startsWith("S3_") && e[k as keyof ParsedEnv] !== undefined);
+  if (given.length === 0) return undefined;
+  const issues: { variable: string; message: string }[] = [];
+  if (!e.S3_BUCKET) issues.push({ variable: "S3_BUCKET", message: `must be set with ${given.join(", ")}` });
+  if (e.S3_ACCESS_KEY_ID && !e.S3_SECRET_ACCESS_KEY)
+    issues.push({ variable: "S3_SECRET_ACCESS_KEY", message: "must be set with S3_ACCESS_KEY_ID" });
+  if (e.S3_SECRET_ACCESS_KEY && !e.S3_ACCESS_KEY_ID)
+    issues.push({ variable: "S3_ACCESS_KEY_ID", message: "must be set with S3_SECRET_ACCESS_KEY" });
+  if (issues.length) throw new ConfigError(issues);
+  return {
+    bucket: e.S3_BUCKET!,
+    endpoint: e.S3_ENDPOINT,
+    region: e.S3_REGION ?? "us-east-1",
+    credentials:
+      e.S3_ACCESS_KEY_ID && e.S3_SECRET_ACCESS_KEY
+        ? { accessKeyId: e.S3_ACCESS_KEY_ID, secretAccessKey: e.S3_SECRET_ACCESS_KEY }
+        : undefined,
+    forcePathStyle: e.S3_FORCE_PATH_STYLE ?? false,
+    prefix: e.S3_PREFIX ?? "",
   };
 }
 

@@ -2,16 +2,15 @@
 // start-up, and then every ten minutes while the server runs.
 // - Repositories behind their packages (a crash between an upload's commit and its publish)
 //   are published again (at start-up).
-// - Partial files under blobs/tmp and indexes/tmp, index files no generation refers to, blobs
-//   no file refers to, and blob bytes whose row never committed are removed once nothing has
-//   written to them for the grace period, so work in flight is never touched.
+// - Partial files under blobs/tmp and indexes/tmp (their objects, with S3), index files no
+//   generation refers to, blobs no file refers to, and blob bytes whose row never committed
+//   are removed once nothing has written to them for the grace period, so work in flight is
+//   never touched. Storage is listed a page at a time.
 // - Contact messages whose mail failed are mailed again (domain/contact.ts), and contact data
 //   past its retention is removed.
-import { join } from "node:path";
 import { collectOrphanBytes, collectUnreferencedBlobs } from "./domain/blobs.ts";
 import { contactUpkeep } from "./domain/contact.ts";
 import type { Services } from "./services.ts";
-import { removeStaleTemporaryFiles } from "./storage/blob-store.ts";
 
 /** How long a leftover must have been untouched before it is removed. */
 export const LEFTOVER_GRACE_MS = 15 * 60 * 1000;
@@ -27,10 +26,10 @@ export interface Leftovers {
 type Deps = Pick<Services, "config" | "database" | "blobs" | "repos" | "logger" | "mailer">;
 
 export async function collectLeftovers(deps: Deps, graceMs = LEFTOVER_GRACE_MS): Promise<Leftovers> {
-  const { config, database, blobs, repos } = deps;
+  const { database, blobs, repos } = deps;
+  // Temporary files on disk, or temporary objects and cut-off multipart uploads in the bucket.
   const temporaryFiles =
-    (await removeStaleTemporaryFiles(config.blobDir, graceMs)) +
-    (await removeStaleTemporaryFiles(join(config.dataDir, "indexes"), graceMs));
+    (await blobs.removeStaleTemporary(graceMs)) + (await repos.store.removeStaleTemporary(graceMs));
   const unreferencedBlobs = await collectUnreferencedBlobs(database.db, blobs);
   const orphanBlobs = await collectOrphanBytes(database.db, blobs, { graceMs });
   const orphanIndexFiles = await repos.collectOrphanIndexFiles(graceMs);

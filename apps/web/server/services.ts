@@ -1,7 +1,6 @@
 // Everything a request handler needs, built once per process from the config: the database,
 // better-auth, mail and logging. Route loaders receive it through the router context.
 
-import { join } from "node:path";
 import { type Auth, authOptions, createAuth } from "./auth/auth.ts";
 import type { Config } from "./config.ts";
 import { type DatabaseHandle, openDatabase } from "./db/database.ts";
@@ -18,7 +17,8 @@ import { MemoryBudget } from "./publishing/memory-budget.ts";
 import { RepositoryPublisher } from "./publishing/publisher.ts";
 import { SigningKeyService } from "./publishing/signing-keys.ts";
 import { createYumBuilder } from "./publishing/yum/yum-builder.ts";
-import { type BlobStore, createLocalBlobStore } from "./storage/blob-store.ts";
+import type { BlobStore } from "./storage/blob-store.ts";
+import { createStores } from "./storage/stores.ts";
 
 export interface Services {
   config: Config;
@@ -52,7 +52,9 @@ export async function createServices(
       overrides.mailer ??
       createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: config.outboxDir, logger });
     // Leftovers of a crash are collected by the running server (maintenance.ts).
-    const blobs = createLocalBlobStore(config.blobDir);
+    // Blobs and index files: the local disk, or the S3 bucket when S3_* is set.
+    const stores = createStores(config);
+    const { blobs } = stores;
     const options = authOptions({
       config,
       dialect: database.dialect,
@@ -67,7 +69,6 @@ export async function createServices(
     });
     await migrateDatabase(database.db as never, options);
     const auth = createAuth(options);
-    const indexDir = join(config.dataDir, "indexes");
     const keys = new SigningKeyService(database.db, config.secret);
     // One budget for what both formats remember between publishes.
     const indexMemory = new MemoryBudget(config.indexCacheBytes);
@@ -75,7 +76,7 @@ export async function createServices(
     const repos = new RepositoryPublisher(
       {
         db: database.db,
-        store: createLocalBlobStore(indexDir),
+        store: stores.indexes,
         keys,
         logger,
         metrics,
@@ -114,6 +115,7 @@ export async function createServices(
         await flushDownloadCounts(database.db);
         await errors.flush();
         await database.close();
+        stores.close();
       },
     };
   } catch (error) {

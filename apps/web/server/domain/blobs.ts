@@ -105,25 +105,22 @@ export async function collectOrphanBytes(
 ): Promise<number> {
   let removed = 0;
   const cutoff = Date.now() - options.graceMs;
-  const batch: string[] = [];
-  const sweep = async () => {
+  // A page of storage at a time (S3: one ListObjectsV2 call), its rows looked up together.
+  let cursor: string | undefined;
+  do {
+    const page = await blobs.listPage({ cursor, limit: 500 });
+    cursor = page.cursor;
+    const old = page.entries.filter((e) => e.modifiedAt <= cutoff).map((e) => e.sha256);
+    if (old.length === 0) continue;
     const known = new Set(
-      (await db.selectFrom("blob").select("sha256").where("sha256", "in", batch).execute()).map(
+      (await db.selectFrom("blob").select("sha256").where("sha256", "in", old).execute()).map(
         (r) => r.sha256,
       ),
     );
-    for (const sha256 of batch) {
+    for (const sha256 of old) {
       if (known.has(sha256)) continue;
-      const modified = await blobs.modifiedAt(sha256);
-      if (modified === undefined || modified > cutoff) continue;
       if (await deleteOrphanBytes(db, blobs, sha256)) removed++;
     }
-    batch.length = 0;
-  };
-  for await (const sha256 of blobs.list()) {
-    batch.push(sha256);
-    if (batch.length === 500) await sweep();
-  }
-  if (batch.length) await sweep();
+  } while (cursor !== undefined);
   return removed;
 }

@@ -14,7 +14,7 @@ import type { Database } from "../db/schema.ts";
 import { newRowId } from "../domain/ids.ts";
 import type { Logger } from "../logger.ts";
 import type { PublishMetrics } from "../metrics.ts";
-import type { BlobStore } from "../storage/blob-store.ts";
+import { type BlobStore, listAll } from "../storage/blob-store.ts";
 import type { SigningKeyService } from "./signing-keys.ts";
 
 type Db = Kysely<Database>;
@@ -335,12 +335,14 @@ export class RepositoryPublisher {
    */
   async collectOrphanIndexFiles(graceMs: number): Promise<number> {
     const cutoff = Date.now() - graceMs;
+    // A page of the store at a time; the listing carries each file's last write.
+    let deleted = 0;
     const candidates: string[] = [];
-    for await (const sha256 of this.#store.list()) {
-      const modified = await this.#store.modifiedAt(sha256);
-      if (modified !== undefined && modified <= cutoff) candidates.push(sha256);
+    for await (const entry of listAll(this.#store, { pageSize: 500 })) {
+      if (entry.modifiedAt <= cutoff) candidates.push(entry.sha256);
+      if (candidates.length === 500) deleted += await this.#deleteUnreferenced(candidates.splice(0));
     }
-    return this.#deleteUnreferenced(candidates);
+    return deleted + (await this.#deleteUnreferenced(candidates));
   }
 
   /**
