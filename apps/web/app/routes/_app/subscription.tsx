@@ -112,7 +112,7 @@ export default function Subscription({ loaderData, actionData }: Route.Component
         </Card>
       ) : null}
       <CurrentPlan page={page} />
-      <UsageBars usage={loaderData.usageSummary} className="mb-6" />
+      <UsageBars usage={loaderData.usageSummary} className="my-6" />
       <div className="mt-10 flex flex-col gap-4 sm:flex-row sm:items-end sm:justify-between">
         <div>
           <h2 className="text-lg font-semibold tracking-tight">{page.paying ? "Change plan" : "Plans"}</h2>
