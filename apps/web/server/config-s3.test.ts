@@ -63,6 +63,9 @@ describe("S3_* configuration", () => {
       { variable: "S3_ACCESS_KEY_ID", message: "must be set with S3_SECRET_ACCESS_KEY" },
     ]);
     expect(issuesOf({ S3_BUCKET: "Not_A_Bucket" }).map((i) => i.variable)).toEqual(["S3_BUCKET"]);
+    expect(issuesOf({ S3_BUCKET: "packyard", MAX_UPLOAD_BYTES: String(6 * 1024 ** 3) })).toEqual([
+      { variable: "MAX_UPLOAD_BYTES", message: "must be at most 5 GiB (5368709120) with S3_BUCKET" },
+    ]);
     expect(issuesOf({ S3_BUCKET: "packyard", S3_ENDPOINT: "ftp://x" }).map((i) => i.variable)).toEqual([
       "S3_ENDPOINT",
     ]);

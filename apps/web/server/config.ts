@@ -378,6 +378,12 @@ function readS3(e: ParsedEnv): S3Settings | undefined {
     issues.push({ variable: "S3_SECRET_ACCESS_KEY", message: "must be set with S3_ACCESS_KEY_ID" });
   if (e.S3_SECRET_ACCESS_KEY && !e.S3_ACCESS_KEY_ID)
     issues.push({ variable: "S3_ACCESS_KEY_ID", message: "must be set with S3_SECRET_ACCESS_KEY" });
+  // A staged upload is copied into place with one CopyObject, which S3 allows up to 5 GiB.
+  if (e.MAX_UPLOAD_BYTES > 5 * 1024 ** 3)
+    issues.push({
+      variable: "MAX_UPLOAD_BYTES",
+      message: "must be at most 5 GiB (5368709120) with S3_BUCKET",
+    });
   if (issues.length) throw new ConfigError(issues);
   return {
     bucket: e.S3_BUCKET!,
