@@ -32,6 +32,12 @@ const path = "/dl/bench/files/releases/1.0.0/payload.bin";
 
 function app(observed: boolean) {
   const a = new Hono();
+  // Both apps have what Packyard has in front of every route anyway: a middleware setting a
+  // response header (security-headers.ts).
+  a.use(async (c, next) => {
+    await next();
+    c.res.headers.set("X-Content-Type-Options", "nosniff");
+  });
   if (observed) {
     const logger = createLogger(args.level as "info", pinoFile("/tmp/packyard-overhead.log"));
     const metrics = createMetrics();
