@@ -202,6 +202,24 @@ describe(`onboarding (${databaseKind})`, () => {
     expect((await app.request("/onboarding", { cookie })).status).toBe(302);
   });
 
+  it("goes on to where sign-in was headed (a path on this site only)", async () => {
+    const cookie = await signUpVerified(app, { email: "headed@example.com" });
+    const res = await onboard(
+      cookie,
+      { name: "Headed Somewhere", username: "headed" },
+      "?redirect=%2Fapi-keys",
+    );
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe("/api-keys");
+    const away = await signUpVerified(app, { email: "away@example.com" });
+    const offsite = await onboard(
+      away,
+      { name: "Not Away", username: "away" },
+      "?redirect=https%3A%2F%2Fevil.example%2F",
+    );
+    expect(offsite.headers.get("location")).toBe("/dashboard?welcome=1");
+  });
+
   it("refuses a username someone else has", async () => {
     const first = await signUpVerified(app, { email: "first@example.com" });
     expect((await onboard(first, { name: "First", username: "taken" })).status).toBe(302);

@@ -15,6 +15,7 @@ import { paidChoice } from "../../lib/billing.ts";
 import { parseForm, text } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import { completeOnboarding, UsernameTakenError } from "../../lib/onboarding.server.ts";
+import { safeRedirectPath } from "../../lib/redirects.ts";
 import { requireUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/onboarding";
 
@@ -32,6 +33,9 @@ export const meta: Route.MetaFunction = ({ matches, location }) =>
   });
 
 function dashboardUrl(search: URLSearchParams) {
+  // Where the visitor was going before sign-in sent them here (a path on this site only).
+  const target = safeRedirectPath(search.get("redirect"), "");
+  if (target && !target.startsWith("/onboarding")) return target;
   const params = planParams(search);
   params.set("welcome", "1");
   return `/dashboard?${params}`;
