@@ -8,8 +8,15 @@
 // period, and the last few always, so a client holding the previous entry file still finds
 // everything it names. Builds of one project are serialized and coalesced: requests made while a
 // build runs share the single build after it, which sees all their changes.
+//
+// Several processes on one database (decision 020): a build reads the project's change-log
+// revision first, builds and stores its files, then switches every repository of the project at
+// once in one transaction. That transaction holds the project's advisory lock (PostgreSQL;
+// SQLite has one writer) and commits only if the build's revision is not older than the one
+// served (project.published_revision), so a slow build of an older revision never replaces a
+// newer generation: the served index never goes backwards.
 import { createHash } from "node:crypto";
-import type { Kysely } from "kysely";
+import { type Kysely, PostgresAdapter, sql, type Transaction } from "kysely";
 import type { Database } from "../db/schema.ts";
 import { newRowId } from "../domain/ids.ts";
 import type { Logger } from "../logger.ts";
@@ -105,6 +112,15 @@ export class IndexStoreLock {
   }
 }
 
+/** The advisory lock of a project's publish: (this namespace, hashtext(project id)). */
+export const PUBLISH_LOCK_NAMESPACE = 0x7075_626c; // "publ"
+
+interface PendingRepository {
+  format: RepositoryFormat;
+  name: string;
+  refs: { path: string; sha256: string; sha512: string; size: number }[];
+}
+
 interface PublishState {
   running?: Promise<void>;
   queued?: Promise<void>;
@@ -122,6 +138,8 @@ export class RepositoryPublisher {
   readonly #storeLock = new IndexStoreLock();
   /** Builds run so far, per project (tests check coalescing with it). */
   readonly builds = new Map<string, number>();
+  /** Builds not committed because a newer revision was already served, per project. */
+  readonly superseded = new Map<string, number>();
 
   constructor(
     deps: {
@@ -207,42 +225,50 @@ export class RepositoryPublisher {
     // Everything committed up to this revision is in what this build reads.
     const revision = Number(project.index_revision);
     const date = new Date();
-    for (const builder of this.#builders) {
-      const published = await this.#db
-        .selectFrom("repo_generation")
-        .select("name")
-        .distinct()
-        .where("project_id", "=", projectId)
-        .where("format", "=", builder.format)
-        .execute();
-      const repositories = await builder.build({
-        db: this.#db,
-        project: { ...project, username: project.username ?? "", aptLabel: project.apt_label },
-        keys: this.#keys,
-        date,
-        published: published.map((p) => p.name),
-      });
-      for (const repository of repositories) await this.#commit(projectId, builder.format, repository, date);
-    }
-    await this.#db
-      .updateTable("project")
-      .set({ published_revision: revision })
-      .where("id", "=", projectId)
-      .where("published_revision", "<", revision)
-      .execute();
+    // Index files are shared by content between generations and projects: from "is it stored?"
+    // to the rows that refer to it, no prune may remove it (see IndexStoreLock).
+    const pending: PendingRepository[] = [];
+    const committed = await this.#storeLock.shared(async () => {
+      for (const builder of this.#builders) {
+        const published = await this.#db
+          .selectFrom("repo_generation")
+          .select("name")
+          .distinct()
+          .where("project_id", "=", projectId)
+          .where("format", "=", builder.format)
+          .execute();
+        const repositories = await builder.build({
+          db: this.#db,
+          project: { ...project, username: project.username ?? "", aptLabel: project.apt_label },
+          keys: this.#keys,
+          date,
+          published: published.map((p) => p.name),
+        });
+        for (const repository of repositories) {
+          pending.push({
+            format: builder.format,
+            name: repository.name,
+            refs: await this.#storeFiles(repository),
+          });
+        }
+      }
+      return this.#switch(projectId, revision, pending, date);
+    });
     const ms = performance.now() - started;
+    if (!committed) {
+      this.superseded.set(projectId, (this.superseded.get(projectId) ?? 0) + 1);
+      this.#logger.debug(
+        `publish of ${project.username}/${project.slug} at revision ${revision} superseded by a newer one`,
+      );
+      return;
+    }
+    for (const { format, name } of pending) await this.#prune(projectId, format, name);
     this.#metrics?.published(ms / 1000);
     this.#logger.debug(`published ${project.username}/${project.slug} in ${Math.round(ms)} ms`);
   }
 
-  async #commit(projectId: string, format: RepositoryFormat, repository: BuiltRepository, date: Date) {
-    // Index files are shared by content between generations and projects: from "is it stored?"
-    // to the rows that refer to it, no prune may remove it (see IndexStoreLock).
-    await this.#storeLock.shared(() => this.#record(projectId, format, repository, date));
-    await this.#prune(projectId, format, repository.name);
-  }
-
-  async #record(projectId: string, format: RepositoryFormat, repository: BuiltRepository, date: Date) {
+  /** Stores a built repository's new files; returns the rows its generation will have. */
+  async #storeFiles(repository: BuiltRepository): Promise<PendingRepository["refs"]> {
     // Unchanged files are already stored under their hash; only new content is written, in
     // parallel, and each file is hashed once.
     const refs = await Promise.all(
@@ -256,32 +282,69 @@ export class RepositoryPublisher {
     );
     for (const { path, size, sha256, sha512 } of repository.listed ?? [])
       refs.push({ path, sha256, sha512, size });
-    await this.#db.transaction().execute(async (tx) => {
-      const { max } = await tx
-        .selectFrom("repo_generation")
-        .select((eb) => eb.fn.max("number").as("max"))
-        .where("project_id", "=", projectId)
-        .where("format", "=", format)
-        .where("name", "=", repository.name)
-        .executeTakeFirstOrThrow();
-      const id = newRowId();
+    return refs;
+  }
+
+  /**
+   * The atomic switch: one transaction, under the project's advisory lock, inserts a generation
+   * per repository and records the revision served, unless a build of a newer revision got
+   * there first. False when nothing was committed.
+   */
+  async #switch(projectId: string, revision: number, pending: PendingRepository[], date: Date) {
+    return this.#db.transaction().execute(async (tx) => {
+      if (tx.getExecutor().adapter instanceof PostgresAdapter) {
+        await sql`select pg_advisory_xact_lock(${PUBLISH_LOCK_NAMESPACE}, hashtext(${projectId}))`.execute(
+          tx,
+        );
+      }
+      // Read after the lock: under READ COMMITTED this sees every switch committed before it.
+      const served = await tx
+        .selectFrom("project")
+        .select("published_revision")
+        .where("id", "=", projectId)
+        .executeTakeFirst();
+      if (!served || Number(served.published_revision) > revision) return false;
+      for (const repository of pending) await this.#insertGeneration(tx, projectId, repository, date);
       await tx
-        .insertInto("repo_generation")
-        .values({
-          id,
-          project_id: projectId,
-          format,
-          name: repository.name,
-          number: Number(max ?? 0) + 1,
-          created_at: date.toISOString(),
-        })
+        .updateTable("project")
+        .set({ published_revision: revision })
+        .where("id", "=", projectId)
         .execute();
-      if (refs.length)
-        await tx
-          .insertInto("repo_index_file")
-          .values(refs.map((r) => ({ generation_id: id, ...r })))
-          .execute();
+      return true;
     });
+  }
+
+  async #insertGeneration(
+    tx: Transaction<Database>,
+    projectId: string,
+    repository: PendingRepository,
+    date: Date,
+  ) {
+    const { format, name, refs } = repository;
+    const { max } = await tx
+      .selectFrom("repo_generation")
+      .select((eb) => eb.fn.max("number").as("max"))
+      .where("project_id", "=", projectId)
+      .where("format", "=", format)
+      .where("name", "=", name)
+      .executeTakeFirstOrThrow();
+    const id = newRowId();
+    await tx
+      .insertInto("repo_generation")
+      .values({
+        id,
+        project_id: projectId,
+        format,
+        name,
+        number: Number(max ?? 0) + 1,
+        created_at: date.toISOString(),
+      })
+      .execute();
+    if (refs.length)
+      await tx
+        .insertInto("repo_index_file")
+        .values(refs.map((r) => ({ generation_id: id, ...r })))
+        .execute();
   }
 
   async #prune(projectId: string, format: RepositoryFormat, name: string) {
