@@ -34,6 +34,8 @@ const server = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directo
   configureBuckets: [{ name: process.argv[3], configs: [] }] });
 server.run().then(({ port }) => process.stdout.write(JSON.stringify({ port }) + "\\n"));
 process.on("SIGTERM", () => server.close().then(() => process.exit(0)));
+// Gone with the test process, even when it dies without stopping this one.
+process.stdin.on("end", () => process.exit(0)).resume();
 `;
 
 export async function startS3rver(modulePath: string, bucket = "packyard-test"): Promise<TestS3> {
@@ -41,7 +43,7 @@ export async function startS3rver(modulePath: string, bucket = "packyard-test"):
   const child: ChildProcess = spawn(
     process.execPath,
     ["--openssl-legacy-provider", "-e", runner, modulePath, directory, bucket],
-    { stdio: ["ignore", "pipe", "inherit"] },
+    { stdio: ["pipe", "pipe", "inherit"] },
   );
   const port = await new Promise<number>((resolve, reject) => {
     let out = "";
