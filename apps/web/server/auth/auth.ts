@@ -134,6 +134,10 @@ export function authOptions(deps: {
       enabled: config.authRateLimit,
       window: 60,
       max: 100,
+      // PostgreSQL: counted in the database (table rateLimit, made by better-auth's migrations)
+      // so every server of one database sees the same counts. SQLite (one process): in memory.
+      // Decision 020 has the cost.
+      storage: deps.dbType === "postgres" ? "database" : "memory",
     },
     hooks: {
       after: createAuthMiddleware(async (ctx) => {
