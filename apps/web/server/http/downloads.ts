@@ -3,6 +3,7 @@
 // A GET whose response delivers the file's last byte to the client counts as one download; every
 // GET adds the bytes it actually sent to the owner's month (ranges included). Each release also
 // serves a generated SHA256SUMS.
+import { createHash } from "node:crypto";
 import { normalizeFilename } from "@packyard/contract";
 import { type Context, Hono } from "hono";
 import { notFound } from "../domain/errors.ts";
@@ -74,15 +75,17 @@ export function createDownloads(services: Services) {
     });
 
     if (filename === "SHA256SUMS") {
+      // It lists the release's files, which change when one is added or deleted: unlike the
+      // files themselves it is revalidated (its ETag is the hash of the list).
       const text = files.map((f) => `${f.sha256}  ${f.filename}\n`).join("");
-      return new Response(c.req.method === "HEAD" ? null : text, {
-        status: 200,
-        headers: {
-          "content-type": "text/plain; charset=utf-8",
-          "content-length": String(Buffer.byteLength(text)),
-          "cache-control": cacheControl,
-        },
-      });
+      const headers = {
+        "content-type": "text/plain; charset=utf-8",
+        "content-length": String(Buffer.byteLength(text)),
+        "cache-control": cacheControlOf({ kind: "entry", shared: project.visibility !== "private" }),
+        etag: `"${createHash("sha256").update(text).digest("hex")}"`,
+      };
+      if (matchesEtag(c.req.header("if-none-match"), headers.etag)) return c.body(null, 304, headers);
+      return new Response(c.req.method === "HEAD" ? null : text, { status: 200, headers });
     }
 
     const file = files.find((f) => f.filename === filename);
@@ -99,14 +102,7 @@ export function createDownloads(services: Services) {
       "x-checksum-sha256": file.sha256,
     };
 
-    const ifNoneMatch = c.req.header("if-none-match");
-    if (
-      ifNoneMatch &&
-      (ifNoneMatch.trim() === "*" ||
-        ifNoneMatch.split(",").some((t) => t.trim().replace(/^W\//, "") === etag))
-    ) {
-      return c.body(null, 304, headers);
-    }
+    if (matchesEtag(c.req.header("if-none-match"), etag)) return c.body(null, 304, headers);
 
     // If-Range with another validator means "the file changed": send it whole.
     const ifRange = c.req.header("if-range");
@@ -143,4 +139,12 @@ export function createDownloads(services: Services) {
   });
 
   return dl;
+}
+
+/** Whether an If-None-Match header names this ETag (weak or strong), or is "*". */
+function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return (
+    ifNoneMatch.trim() === "*" || ifNoneMatch.split(",").some((t) => t.trim().replace(/^W\//, "") === etag)
+  );
 }

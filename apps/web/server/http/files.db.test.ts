@@ -278,10 +278,19 @@ describe(`downloads (${databaseKind})`, () => {
     expect(await downloads()).toBe(before + 1);
   });
 
-  it("serves SHA256SUMS for the release", async () => {
-    const res = await app.request("/dl/maker/tool/releases/1.0.0/SHA256SUMS");
+  it("serves SHA256SUMS for the release, revalidated since adding a file changes it", async () => {
+    const url = "/dl/maker/tool/releases/1.0.0/SHA256SUMS";
+    const res = await app.request(url);
     expect(res.status).toBe(200);
     expect(await res.text()).toBe(`${sha256(content)}  tool-linux-amd64\n`);
+    // Not "immutable" like the files of a fixed version: the list grows with the release.
+    expect(res.headers.get("cache-control")).toBe("public, max-age=30, must-revalidate");
+    const etag = res.headers.get("etag")!;
+    expect((await app.request(url, { headers: { "if-none-match": etag } })).status).toBe(304);
+    await put("1.0.0", "tool-linux-arm64", "another build");
+    const grown = await app.request(url, { headers: { "if-none-match": etag } });
+    expect(grown.status).toBe(200);
+    expect(await grown.text()).toContain("tool-linux-arm64");
   });
 
   it("moves latest past yanked releases and back on unyank", async () => {

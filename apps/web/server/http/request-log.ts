@@ -35,7 +35,10 @@ export function socketAddress(c: Context): string | undefined {
 /** The client's address: the first X-Forwarded-For entry behind a trusted proxy, else the peer's. */
 export function clientAddress(c: Context, trustProxy: boolean): string {
   if (trustProxy) {
-    const forwarded = c.req.header("x-forwarded-for")?.split(",")[0]?.trim();
+    // The last address is the one the trusted proxy added (the peer it saw). Earlier ones were
+    // sent by the client and prove nothing: taking the first would let anyone pick the address
+    // that rate limits and sign-in lockouts count against.
+    const forwarded = c.req.header("x-forwarded-for")?.split(",").at(-1)?.trim();
     if (forwarded) return forwarded;
   }
   return socketAddress(c) ?? "127.0.0.1";
