@@ -2,6 +2,7 @@
 // `users set-plan --username … --plan …` and `migrate`. Runs against the same configuration
 // (environment) as the server.
 import { randomBytes } from "node:crypto";
+import { isAbsolute, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { emailSchema, onboardingSchema } from "@packyard/contract/account.ts";
 import { type PlanId, parsePlan, planIds, plans } from "@packyard/contract/plans.ts";
@@ -198,7 +199,7 @@ async function migrateCommand(
 
 function readConfig(env: Record<string, string | undefined>, io: CliIo) {
   try {
-    return loadConfig(env);
+    return loadConfig(withCallerDataDir(env));
   } catch (error) {
     if (error instanceof ConfigError) {
       io.err(error.message);
@@ -206,6 +207,19 @@ function readConfig(env: Record<string, string | undefined>, io: CliIo) {
     }
     throw error;
   }
+}
+
+/**
+ * `npm run packyard -- …` runs in apps/web, while `npm start` runs at the repository root: a
+ * relative DATA_DIR (the default `./data` included) is taken from where npm was invoked
+ * (INIT_CWD), so both find the same data.
+ */
+export function withCallerDataDir(
+  env: Record<string, string | undefined>,
+): Record<string, string | undefined> {
+  const dataDir = env.DATA_DIR || "./data";
+  if (!env.INIT_CWD || isAbsolute(dataDir)) return env;
+  return { ...env, DATA_DIR: resolve(env.INIT_CWD, dataDir) };
 }
 
 /**
