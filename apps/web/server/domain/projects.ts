@@ -6,7 +6,7 @@ import {
   projectSlug,
   type UpdateProjectInput,
 } from "@packyard/contract";
-import type { Kysely, Selectable } from "kysely";
+import { type Kysely, type Selectable, sql } from "kysely";
 import type { Database, ProjectTable } from "../db/schema.ts";
 import { accountPlan, limitsEnabled } from "./account-plan.ts";
 import {
@@ -21,7 +21,7 @@ import { emitProjectEvent } from "./changes.ts";
 import { DomainError, isUniqueViolation, notFound } from "./errors.ts";
 import { newRowId, nowIso } from "./ids.ts";
 import { type LimitsSetting, privateProjectCount } from "./usage.ts";
-import { type Clock, resolveUsername, UsernameMovedError } from "./usernames.ts";
+import { type Clock, resolveUsername, UsernameMovedError, usernameKey } from "./usernames.ts";
 
 export type ProjectRow = Selectable<ProjectTable>;
 type Db = Kysely<Database>;
@@ -62,6 +62,18 @@ export async function findVisibleProject(
   viewer: Actor | null,
   options: { clock?: Clock; privateAtOldName?: boolean } = {},
 ): Promise<ProjectRow> {
+  // The common case in one query: the name is someone's current name.
+  const current = await db
+    .selectFrom("project")
+    .innerJoin("user", "user.id", "project.owner_id")
+    .selectAll("project")
+    .where(sql<string>`lower(username)`, "=", usernameKey(username))
+    .where("project.slug", "=", slug)
+    .executeTakeFirst();
+  if (current) {
+    if (!canViewProject(current, viewer)) throw notFound("Project not found");
+    return current;
+  }
   const owner = await resolveUsername(db, username, options.clock);
   if (!owner) throw notFound("Project not found");
   const project = await findProject(db, owner.userId, slug);
