@@ -13,6 +13,7 @@ import { openDatabase } from "./db/database.ts";
 import { migrateDatabase } from "./db/migrate.ts";
 import { accountPlan, clearOperatorPlan, setOperatorPlan } from "./domain/account-plan.ts";
 import { assertUsernameAvailable, UsernameTakenError } from "./domain/usernames.ts";
+import { migrateJobSchema } from "./jobs/pg-boss-queue.ts";
 import { createLogger } from "./logger.ts";
 import { createMailer } from "./mail/mailer.ts";
 import { createServices, type Services } from "./services.ts";
@@ -177,6 +178,8 @@ async function migrateCommand(
       }),
     });
     const { authChanges, applied } = await migrateDatabase(database.db as never, options);
+    // The job queue's tables (pg-boss installs and upgrades them under its own lock).
+    if (config.database.kind === "postgres") await migrateJobSchema(config.database.url);
     const where =
       database.kind === "postgres"
         ? "PostgreSQL"

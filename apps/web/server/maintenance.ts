@@ -1,20 +1,23 @@
 // Housekeeping that keeps storage and repositories true to the database after crashes: at
-// start-up, and then every ten minutes while the server runs.
+// start-up, and then as scheduled jobs (jobs/queue.ts) — with several servers on PostgreSQL
+// each scheduled run happens on one of them.
 // - Repositories behind their packages (a crash between an upload's commit and its publish)
-//   are published again (at start-up).
+//   are published again: at start-up, and every minute (the job publish-lagging).
 // - Partial files under blobs/tmp and indexes/tmp (their objects, with S3), index files no
 //   generation refers to, blobs no file refers to, and blob bytes whose row never committed
 //   are removed once nothing has written to them for the grace period, so work in flight is
-//   never touched. Storage is listed a page at a time.
+//   never touched. Storage is listed a page at a time. Every ten minutes (collect-garbage).
 // - Contact messages whose mail failed are mailed again (domain/contact.ts), and contact data
-//   past its retention is removed.
+//   past its retention is removed (with collect-garbage).
 import { collectOrphanBytes, collectUnreferencedBlobs } from "./domain/blobs.ts";
 import { contactUpkeep } from "./domain/contact.ts";
+import type { JobQueue } from "./jobs/queue.ts";
 import type { Services } from "./services.ts";
 
 /** How long a leftover must have been untouched before it is removed. */
 export const LEFTOVER_GRACE_MS = 15 * 60 * 1000;
-export const MAINTENANCE_INTERVAL_MS = 10 * 60 * 1000;
+export const COLLECT_JOB = "collect-garbage";
+export const PUBLISH_LAGGING_JOB = "publish-lagging";
 
 export interface Leftovers {
   temporaryFiles: number;
@@ -23,7 +26,7 @@ export interface Leftovers {
   orphanIndexFiles: number;
 }
 
-type Deps = Pick<Services, "config" | "database" | "blobs" | "repos" | "logger" | "mailer">;
+type Deps = Pick<Services, "config" | "database" | "blobs" | "repos" | "logger" | "mailTransport">;
 
 export async function collectLeftovers(deps: Deps, graceMs = LEFTOVER_GRACE_MS): Promise<Leftovers> {
   const { database, blobs, repos } = deps;
@@ -36,49 +39,76 @@ export async function collectLeftovers(deps: Deps, graceMs = LEFTOVER_GRACE_MS):
   return { temporaryFiles, unreferencedBlobs, orphanBlobs, orphanIndexFiles };
 }
 
+/** Leftovers collected, then stored contact messages mailed; each part's failure logged. */
+async function collectPass(deps: Deps): Promise<void> {
+  const { logger } = deps;
+  try {
+    const removed = await collectLeftovers(deps);
+    const total = Object.values(removed).reduce((a, b) => a + b, 0);
+    if (total > 0) logger.info(`removed leftovers: ${JSON.stringify(removed)}`);
+  } catch (error) {
+    logger.error("collecting leftovers failed", error);
+  }
+  try {
+    const { database, mailTransport, config } = deps;
+    const contact = await contactUpkeep({ db: database.db, mailer: mailTransport, logger, config });
+    if (contact.mailed > 0) logger.info(`mailed ${contact.mailed} stored contact message(s)`);
+  } catch (error) {
+    logger.error("contact message upkeep failed", error);
+  }
+}
+
+async function publishLaggingPass(deps: Deps): Promise<void> {
+  const published = await deps.repos.publishLagging();
+  if (published.length > 0)
+    deps.logger.warn(`republished ${published.length} project(s) whose repositories were behind`);
+}
+
+/** The scheduled housekeeping jobs; every server defines them, one runs each occurrence. */
+export function defineMaintenanceJobs(jobs: JobQueue, deps: Deps): void {
+  jobs.define({
+    name: COLLECT_JOB,
+    run: () => collectPass(deps),
+    // The next occurrence is the retry.
+    retryLimit: 0,
+    retryDelaySeconds: 60,
+    retryDelayMaxSeconds: 60,
+    expireInSeconds: 3600,
+    coalesceByKey: true,
+  });
+  jobs.define({
+    name: PUBLISH_LAGGING_JOB,
+    run: () => publishLaggingPass(deps),
+    retryLimit: 0,
+    retryDelaySeconds: 60,
+    retryDelayMaxSeconds: 60,
+    expireInSeconds: 600,
+    coalesceByKey: true,
+  });
+  jobs.schedule(COLLECT_JOB, 10);
+  jobs.schedule(PUBLISH_LAGGING_JOB, 1);
+}
+
 export interface Maintenance {
   /** The start-up pass: lagging repositories published, leftovers collected. */
   started: Promise<void>;
   stop(): Promise<void>;
 }
 
+/** The start-up pass of this server; the scheduled passes are jobs (defineMaintenanceJobs). */
 export function startMaintenance(deps: Deps): Maintenance {
-  const { logger } = deps;
-  let running: Promise<void> = Promise.resolve();
-  const collect = () => {
-    running = running
-      .then(async () => {
-        const removed = await collectLeftovers(deps);
-        const total = Object.values(removed).reduce((a, b) => a + b, 0);
-        if (total > 0) logger.info(`removed leftovers: ${JSON.stringify(removed)}`);
-      })
-      .catch((error) => logger.error("collecting leftovers failed", error))
-      .then(async () => {
-        const { database, mailer, config } = deps;
-        const contact = await contactUpkeep({ db: database.db, mailer, logger, config });
-        if (contact.mailed > 0) logger.info(`mailed ${contact.mailed} stored contact message(s)`);
-      })
-      .catch((error) => logger.error("contact message upkeep failed", error));
-    return running;
-  };
   const started = (async () => {
     try {
-      const published = await deps.repos.publishLagging();
-      if (published.length > 0)
-        logger.warn(`republished ${published.length} project(s) whose repositories were behind`);
+      await publishLaggingPass(deps);
     } catch (error) {
-      logger.error("publishing lagging repositories failed", error);
+      deps.logger.error("publishing lagging repositories failed", error);
     }
-    await collect();
+    await collectPass(deps);
   })();
-  const timer = setInterval(collect, MAINTENANCE_INTERVAL_MS);
-  timer.unref();
   return {
     started,
     async stop() {
-      clearInterval(timer);
       await started;
-      await running;
     },
   };
 }

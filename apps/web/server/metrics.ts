@@ -7,10 +7,15 @@
 //   packyard_publish_duration_seconds, packyard_publish_failures_total
 //                                    repository builds (publishing/publisher.ts)
 //   packyard_publish_queue           builds running and waiting, read at scrape time
+//   packyard_jobs_total, packyard_job_duration_seconds
+//                                    background jobs run by this process, by type and outcome
+//   packyard_jobs                    jobs waiting and running by type, for the whole queue
+//                                    (PostgreSQL: as pg-boss last counted them), at scrape time
 //   process_*, nodejs_*              prom-client's default process metrics
 import { timingSafeEqual } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { JobObserver } from "./jobs/queue.ts";
 
 /** What the publisher reports (publishing/publisher.ts). */
 export interface PublishMetrics {
@@ -18,13 +23,15 @@ export interface PublishMetrics {
   failed(): void;
 }
 
-export interface Metrics extends PublishMetrics {
+export interface Metrics extends PublishMetrics, JobObserver {
   readonly registry: Registry;
   request(labels: { method: string; route: string; status: number }, seconds: number): void;
   downloaded(bytes: number): void;
   uploaded(bytes: number): void;
   /** Where the publish queue gauge reads its value at scrape time. */
   watchPublishQueue(read: () => { running: number; waiting: number }): void;
+  /** Where the job gauge reads the queue's depth at scrape time. */
+  watchJobs(read: () => Promise<Record<string, { waiting: number; running: number }>>): void;
 }
 
 /** Seconds: from a fast index hit to a large download on a slow connection. */
@@ -81,6 +88,34 @@ export function createMetrics(): Metrics {
       this.set({ state: "waiting" }, waiting);
     },
   });
+  const jobs = new Counter({
+    name: "packyard_jobs_total",
+    help: "Background job attempts run by this process, by job type and outcome (completed, retried, failed)",
+    labelNames: ["name", "outcome"] as const,
+    registers: [registry],
+  });
+  const jobDuration = new Histogram({
+    name: "packyard_job_duration_seconds",
+    help: "Duration of background job attempts run by this process, by job type",
+    labelNames: ["name"] as const,
+    buckets: PUBLISH_BUCKETS,
+    registers: [registry],
+  });
+  let readJobs: () => Promise<Record<string, { waiting: number; running: number }>> = async () => ({});
+  new Gauge({
+    name: "packyard_jobs",
+    help: "Background jobs waiting and running in the queue, by job type and state",
+    labelNames: ["name", "state"] as const,
+    registers: [registry],
+    async collect() {
+      // A scrape must not fail because the queue could not be counted this time.
+      const depth = await readJobs().catch(() => ({}));
+      for (const [name, { waiting, running }] of Object.entries(depth)) {
+        this.set({ name, state: "waiting" }, waiting);
+        this.set({ name, state: "running" }, running);
+      }
+    },
+  });
 
   return {
     registry,
@@ -95,6 +130,13 @@ export function createMetrics(): Metrics {
     failed: () => publishFailures.inc(),
     watchPublishQueue(read) {
       readQueue = read;
+    },
+    job(name, outcome, seconds) {
+      jobs.inc({ name, outcome });
+      jobDuration.observe({ name }, seconds);
+    },
+    watchJobs(read) {
+      readJobs = read;
     },
   };
 }

@@ -1,5 +1,6 @@
 // Everything a request handler needs, built once per process from the config: the database,
-// better-auth, mail and logging. Route loaders receive it through the router context.
+// better-auth, mail, the job queue and logging. Route loaders receive it through the router
+// context.
 
 import { type Auth, authOptions, createAuth } from "./auth/auth.ts";
 import type { Config } from "./config.ts";
@@ -8,12 +9,17 @@ import { migrateDatabase } from "./db/migrate.ts";
 import { deleteAccountData } from "./domain/account-deletion.ts";
 import { onProjectEvent } from "./domain/changes.ts";
 import { flushDownloadCounts } from "./domain/usage.ts";
+import { createJobQueue } from "./jobs/engine.ts";
+import type { JobQueue } from "./jobs/queue.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { createMailer, type Mailer } from "./mail/mailer.ts";
+import { mailJob, queuedMailer } from "./mail/queued-mailer.ts";
+import { defineMaintenanceJobs } from "./maintenance.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { createErrorReporter, type ErrorReporter, reportingLogger } from "./observability.ts";
 import { createAptBuilder } from "./publishing/apt/apt-builder.ts";
 import { MemoryBudget } from "./publishing/memory-budget.ts";
+import { PUBLISH_CHECK_DELAY_SECONDS, PUBLISH_JOB, publishJob } from "./publishing/publish-job.ts";
 import { RepositoryPublisher } from "./publishing/publisher.ts";
 import { SigningKeyService } from "./publishing/signing-keys.ts";
 import { createYumBuilder } from "./publishing/yum/yum-builder.ts";
@@ -25,7 +31,12 @@ export interface Services {
   logger: Logger;
   database: DatabaseHandle;
   auth: Auth;
+  /** Mail sent at once; a failed message is queued and retried (mail/queued-mailer.ts). */
   mailer: Mailer;
+  /** Mail sent at once, its failure the caller's: for senders with a durable retry of their own. */
+  mailTransport: Mailer;
+  /** Background jobs: pg-boss on PostgreSQL, in-process on SQLite (jobs/queue.ts). */
+  jobs: JobQueue;
   blobs: BlobStore;
   keys: SigningKeyService;
   repos: RepositoryPublisher;
@@ -47,10 +58,13 @@ export async function createServices(
   const database = openDatabase(config.database, (error) =>
     logger.warn(`idle database connection closed: ${error.message}`),
   );
+  const metrics = createMetrics();
+  const jobs = createJobQueue(config, logger, metrics);
   try {
-    const mailer =
+    const mailTransport =
       overrides.mailer ??
       createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: config.outboxDir, logger });
+    const mailer = queuedMailer(mailTransport, jobs, logger);
     // Leftovers of a crash are collected by the running server (maintenance.ts).
     // Blobs and index files: the local disk, or the S3 bucket when S3_* is set.
     const stores = createStores(config);
@@ -72,7 +86,6 @@ export async function createServices(
     const keys = new SigningKeyService(database.db, config.secret);
     // One budget for what both formats remember between publishes.
     const indexMemory = new MemoryBudget(config.indexCacheBytes);
-    const metrics = createMetrics();
     const repos = new RepositoryPublisher(
       {
         db: database.db,
@@ -85,6 +98,9 @@ export async function createServices(
       { graceMs: config.aptGraceSeconds * 1000, keepGenerations: 3 },
     );
     metrics.watchPublishQueue(() => repos.queueDepth());
+    metrics.watchJobs(() => jobs.depth());
+    jobs.define(publishJob(repos));
+    jobs.define(mailJob(mailTransport));
     onProjectEvent(database.db, async (event) => {
       try {
         const project = await database.db
@@ -94,23 +110,35 @@ export async function createServices(
           .executeTakeFirst();
         if (!project) return;
         if (event.type === "created") await keys.ensure(project, event.keyAlgorithm);
-        else await repos.publish(project.id);
+        else {
+          // The queued check first, so a crash during the build below leaves it to another server.
+          await jobs.send(
+            PUBLISH_JOB,
+            { projectId: project.id },
+            { key: project.id, delaySeconds: PUBLISH_CHECK_DELAY_SECONDS },
+          );
+          await repos.publish(project.id);
+        }
       } catch (error) {
         logger.error(`updating the repositories of project ${event.projectId} failed`, error);
       }
     });
-    return {
+    const services: Services = {
       config,
       logger,
       database,
       auth,
       mailer,
+      mailTransport,
+      jobs,
       blobs,
       keys,
       repos,
       errors,
       metrics,
       close: async () => {
+        // Running jobs finish (or, past the deadline, are left to another server) first.
+        await jobs.stop();
         // Downloaded bytes still in memory (usage.ts) are written before the database closes.
         await flushDownloadCounts(database.db);
         await errors.flush();
@@ -118,7 +146,12 @@ export async function createServices(
         stores.close();
       },
     };
+    // Garbage collection and the lagging-repository check, on a schedule (maintenance.ts).
+    defineMaintenanceJobs(jobs, services);
+    await jobs.start();
+    return services;
   } catch (error) {
+    await jobs.stop().catch(() => {});
     await database.close();
     throw error;
   }

@@ -422,6 +422,23 @@ export class RepositoryPublisher {
     return behind.map((p) => p.id);
   }
 
+  /**
+   * Publishes the project if its packages changed after its repositories were last published
+   * (the queued publish job, publish-job.ts): a no-op when the server that took the change
+   * published it already. True when it published.
+   */
+  async publishIfBehind(projectId: string): Promise<boolean> {
+    const behind = await this.#db
+      .selectFrom("project")
+      .select("id")
+      .where("id", "=", projectId)
+      .whereRef("index_revision", ">", "published_revision")
+      .executeTakeFirst();
+    if (!behind) return false;
+    await this.publish(projectId);
+    return true;
+  }
+
   #files(projectId: string, format: RepositoryFormat, name: string) {
     return this.#db
       .selectFrom("repo_index_file")

@@ -20,6 +20,10 @@ export function sendContactMessage(
   submission: Omit<ContactSubmission, "clientAddress">,
 ): Promise<ContactOutcome> {
   const { services, clientAddress } = context.get(requestContext);
-  const { database, mailer, logger, config } = services;
-  return submitContactMessage({ db: database.db, mailer, logger, config }, { ...submission, clientAddress });
+  // The contact domain stores each message and retries its mail itself: the direct transport.
+  const { database, mailTransport, logger, config } = services;
+  return submitContactMessage(
+    { db: database.db, mailer: mailTransport, logger, config },
+    { ...submission, clientAddress },
+  );
 }
