@@ -8,9 +8,10 @@
 //   are removed once nothing has written to them for the grace period, so work in flight is
 //   never touched. Storage is listed a page at a time. Every ten minutes (collect-garbage).
 // - Contact messages whose mail failed are mailed again (domain/contact.ts), and contact data
-//   past its retention is removed (with collect-garbage).
+//   past its retention is removed (with collect-garbage), as are expired repomd.xml pins.
 import { collectOrphanBytes, collectUnreferencedBlobs } from "./domain/blobs.ts";
 import { contactUpkeep } from "./domain/contact.ts";
+import { SharedEntryPins } from "./http/yum-entry-pins.ts";
 import type { JobQueue } from "./jobs/queue.ts";
 import type { Services } from "./services.ts";
 
@@ -48,6 +49,11 @@ async function collectPass(deps: Deps): Promise<void> {
     if (total > 0) logger.info(`removed leftovers: ${JSON.stringify(removed)}`);
   } catch (error) {
     logger.error("collecting leftovers failed", error);
+  }
+  try {
+    await SharedEntryPins.removeExpired(deps.database.db);
+  } catch (error) {
+    logger.error("removing expired repomd.xml pins failed", error);
   }
   try {
     const { database, mailTransport, config } = deps;

@@ -7,7 +7,15 @@
 // to that address in the window, so it lies between the generation a client behind it holds and
 // the newest. A connection's pin is skipped when the request came through a proxy (forwarding
 // headers), whose pooled connections carry many clients.
+//
+// Several servers behind a load balancer (PostgreSQL): repomd.xml and its signature may be
+// answered by different servers, so the address pins live in the database (SharedEntryPins),
+// written before the repomd.xml response is sent; connection pins stay in the process that holds
+// the connection.
+import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
+import { type Kysely, sql } from "kysely";
+import type { Database } from "../db/schema.ts";
 
 /** How long after a repomd.xml answer its signature is still answered from that generation. */
 export const PAIR_WINDOW_MS = 30_000;
@@ -40,7 +48,17 @@ export function requesterOf(env: unknown, headers: Headers): Requester {
   };
 }
 
-export class EntryPins {
+/** Where pins are kept: this process (EntryPins) or the shared database (SharedEntryPins). */
+export interface PinStore {
+  remember(
+    who: Requester,
+    repository: string,
+    generation: { generationId: string; generationNumber: number },
+  ): void | Promise<void>;
+  generations(who: Requester, repository: string): string[] | Promise<string[]>;
+}
+
+export class EntryPins implements PinStore {
   readonly #byConnection = new WeakMap<object, Map<string, Pin>>();
   /** `client \n\n repository` → pin, oldest answer first (Map order). */
   readonly #byClient = new Map<string, Pin>();
@@ -105,4 +123,83 @@ export class EntryPins {
   #live(pin: Pin, now: number): boolean {
     return now - pin.at <= this.#windowMs;
   }
+}
+
+/**
+ * Pins shared by every server on one database: an address's pin is a row, upserted with the same
+ * rule as EntryPins (the highest generation served in the window), before the repomd.xml
+ * response leaves; a connection's pin stays in memory, in the process that has the connection.
+ */
+export class SharedEntryPins implements PinStore {
+  readonly #db: Kysely<Database>;
+  readonly #connections: EntryPins;
+  readonly #windowMs: number;
+  readonly #now: () => number;
+
+  constructor(db: Kysely<Database>, options: { windowMs?: number; now?: () => number } = {}) {
+    this.#db = db;
+    this.#windowMs = options.windowMs ?? PAIR_WINDOW_MS;
+    this.#now = options.now ?? Date.now;
+    this.#connections = new EntryPins(options);
+  }
+
+  async remember(
+    who: Requester,
+    repository: string,
+    generation: { generationId: string; generationNumber: number },
+  ): Promise<void> {
+    if (who.connection) this.#connections.remember({ connection: who.connection }, repository, generation);
+    if (who.client === undefined) return;
+    const now = this.#now();
+    const live = now - this.#windowMs;
+    // Keep the stored pin when it is live and newer than this answer; otherwise this answer.
+    const keep = sql<boolean>`yum_entry_pin.pinned_at >= ${live} and yum_entry_pin.number > excluded.number`;
+    await this.#db
+      .insertInto("yum_entry_pin")
+      .values({
+        client_key: clientKey(who.client),
+        repository,
+        generation_id: generation.generationId,
+        number: generation.generationNumber,
+        pinned_at: now,
+      })
+      .onConflict((oc) =>
+        oc.columns(["client_key", "repository"]).doUpdateSet({
+          generation_id: sql`case when ${keep} then yum_entry_pin.generation_id else excluded.generation_id end`,
+          number: sql`case when ${keep} then yum_entry_pin.number else excluded.number end`,
+          pinned_at: sql`excluded.pinned_at`,
+        }),
+      )
+      .execute();
+  }
+
+  async generations(who: Requester, repository: string): Promise<string[]> {
+    const found = who.connection
+      ? this.#connections.generations({ connection: who.connection }, repository)
+      : [];
+    if (who.client === undefined) return found;
+    const row = await this.#db
+      .selectFrom("yum_entry_pin")
+      .select("generation_id")
+      .where("client_key", "=", clientKey(who.client))
+      .where("repository", "=", repository)
+      .where("pinned_at", ">=", this.#now() - this.#windowMs)
+      .executeTakeFirst();
+    if (row && !found.includes(row.generation_id)) found.push(row.generation_id);
+    return found;
+  }
+
+  /** Removes pins past their window (the collect-garbage job); returns how many. */
+  static async removeExpired(db: Kysely<Database>, now = Date.now()): Promise<number> {
+    const result = await db
+      .deleteFrom("yum_entry_pin")
+      .where("pinned_at", "<", now - PAIR_WINDOW_MS)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}
+
+/** An address (with its forwarding headers) as a fixed-length key. */
+function clientKey(client: string): string {
+  return createHash("sha256").update(client).digest("hex");
 }

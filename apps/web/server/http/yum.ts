@@ -12,7 +12,7 @@ import { cacheControl } from "./cache-control.ts";
 import { ownerBytesMeter } from "./downloads.ts";
 import { streamBlob } from "./stream-blob.ts";
 import { usernameAwareErrors, visibleProject } from "./visible-project.ts";
-import { EntryPins, requesterOf } from "./yum-entry-pins.ts";
+import { EntryPins, type PinStore, requesterOf, SharedEntryPins } from "./yum-entry-pins.ts";
 
 const REPOMD = "repodata/repomd.xml";
 const SIGNATURE = "repodata/repomd.xml.asc";
@@ -29,7 +29,9 @@ export function createYumRoutes(services: Services) {
   const db = database.db;
   const routes = new Hono();
   routes.onError(usernameAwareErrors(services, "/dl"));
-  const pins = new EntryPins();
+  // Several servers share one PostgreSQL database: the pins are shared through it.
+  const pins: PinStore =
+    services.database.kind === "postgres" ? new SharedEntryPins(services.database.db) : new EntryPins();
 
   routes.on(["GET", "HEAD"], "/:username/:slug/setup.rpm.sh", async (c) => {
     const project = await visibleProject(services, c);
@@ -94,7 +96,7 @@ export function createYumRoutes(services: Services) {
       // the same generation even if a publish happens before it is asked for (decision 013).
       const repomd = await repos.servedFile(project.id, "yum", group, REPOMD);
       if (!repomd) throw notFound("Repository file not found");
-      pins.remember(requesterOf(c.env, c.req.raw.headers), `${project.id}/${group}`, repomd);
+      await pins.remember(requesterOf(c.env, c.req.raw.headers), `${project.id}/${group}`, repomd);
       const headers = {
         "content-type": "application/xml",
         etag: `"${repomd.sha256}"`,
@@ -161,7 +163,7 @@ export function createYumRoutes(services: Services) {
       found = await pair({ sha256: listed });
       if (!found) return preconditionFailed();
     } else {
-      for (const generationId of pins.generations(
+      for (const generationId of await pins.generations(
         requesterOf(c.env, c.req.raw.headers),
         `${projectId}/${group}`,
       )) {

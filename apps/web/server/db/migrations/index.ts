@@ -388,4 +388,26 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0016_yum_entry_pins": {
+    async up(db: Kysely<unknown>) {
+      // Which generation's repomd.xml each client address was last served, shared by every
+      // server on the database, so a client's repomd.xml.asc matches its repomd.xml whichever
+      // server answers it (decision 013; http/yum-entry-pins.ts). Rows live for seconds; the
+      // collect-garbage job removes expired ones.
+      await db.schema
+        .createTable("yum_entry_pin")
+        .addColumn("client_key", "varchar(64)", (c) => c.notNull())
+        .addColumn("repository", "varchar(100)", (c) => c.notNull())
+        .addColumn("generation_id", "varchar(64)", (c) => c.notNull())
+        .addColumn("number", "bigint", (c) => c.notNull())
+        .addColumn("pinned_at", "bigint", (c) => c.notNull())
+        .addPrimaryKeyConstraint("yum_entry_pin_pk", ["client_key", "repository"])
+        .execute();
+      await db.schema
+        .createIndex("yum_entry_pin_pinned_at")
+        .on("yum_entry_pin")
+        .column("pinned_at")
+        .execute();
+    },
+  },
 };
