@@ -1,4 +1,4 @@
-// Background jobs: one interface, two engines (decision 022). On PostgreSQL the jobs are rows in
+// Background jobs: one interface, two engines (decision 023). On PostgreSQL the jobs are rows in
 // pg-boss's tables, shared by every server: any server's workers run them, a job whose server
 // died is retried by another (heartbeats), retries back off exponentially, schedules fire once
 // for the whole cluster. On SQLite (one process) the same jobs run in-process on timers, with

@@ -3,7 +3,7 @@
 // that it queues this job, deferred and one per project, as the guarantee: if that server dies
 // between committing the change and serving the new index, another server's worker finds the
 // project behind its change log and publishes it. When the first server succeeded, the job
-// finds nothing to do (decision 022).
+// finds nothing to do (decision 023).
 import type { JobDefinition } from "../jobs/queue.ts";
 import type { RepositoryPublisher } from "./publisher.ts";
 
