@@ -120,6 +120,11 @@ describe("/metrics", () => {
     expect(sample(after, "packyard_publish_duration_seconds_count")).toBeGreaterThanOrEqual(1);
     expect(sample(after, "packyard_publish_duration_seconds_sum")).toBeGreaterThan(0);
     expect(sample(after, "packyard_publish_failures_total")).toBe(0);
+    // The upload queued its project's publish check (jobs/queue.ts), deferred: it waits.
+    expect(after).toMatch(/^packyard_jobs\{name="publish-repositories",state="waiting"\} \d+$/m);
+    expect(after).toMatch(/^packyard_jobs\{name="send-mail",state="running"\} 0$/m);
+    if (server.services.jobs.engine === "in-process")
+      expect(sample(after, "packyard_jobs", { name: "publish-repositories", state: "waiting" })).toBe(1);
     expect(
       sample(after, "packyard_http_requests_total", {
         method: "PUT",
