@@ -160,7 +160,7 @@ async function upload(file: string, bytes: Buffer, version: string): Promise<num
     const res = await fetch(`${proxyUrl}/api/v1/projects/${SLUG}/releases/${version}/files/${file}`, {
       method: "PUT",
       headers: { authorization: `Bearer ${token}`, "content-type": "application/octet-stream" },
-      body: bytes,
+      body: new Uint8Array(bytes),
     });
     await res.arrayBuffer();
     return res.status === 502 ? "connection lost" : res.status;
