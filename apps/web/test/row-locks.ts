@@ -6,7 +6,7 @@
 import { type Kysely, PostgresAdapter, sql } from "kysely";
 import { settlesWithin } from "./gate.ts";
 
-export async function lockedOrSettled(db: Kysely<never>, promise: Promise<unknown>): Promise<void> {
+export async function lockedOrSettled<T>(db: Kysely<T>, promise: Promise<unknown>): Promise<void> {
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) {
     await settlesWithin(promise, 300);
     return;
