@@ -3,10 +3,15 @@
 // each scheduled run happens on one of them.
 // - Repositories behind their packages (a crash between an upload's commit and its publish)
 //   are published again: at start-up, and every minute (the job publish-lagging).
-// - Partial files under blobs/tmp and indexes/tmp (their objects, with S3), index files no
-//   generation refers to, blobs no file refers to, and blob bytes whose row never committed
-//   are removed once nothing has written to them for the grace period, so work in flight is
-//   never touched. Storage is listed a page at a time. Every ten minutes (collect-garbage).
+// - Garbage collection by mark-and-sweep after the grace period (decision 022), safe with several
+//   servers on one database: blobs no file refers to are marked, and removed once the mark is
+//   older than the grace period; index files no generation refers to are removed once no build
+//   has touched them for the grace period; each under its row's lock, bytes first. Deleting
+//   files, releases, projects and accounts and pruning generations only delete rows.
+// - Partial files under blobs/tmp and indexes/tmp (their objects, with S3), and blob and index
+//   bytes no row claims (a crash before the row committed), are removed once nothing has written
+//   to them for the grace period, so work in flight is never touched. Storage is listed a page
+//   at a time. Both every ten minutes (collect-garbage).
 // - Contact messages whose mail failed are mailed again (domain/contact.ts), and contact data
 //   past its retention is removed (with collect-garbage), as are expired repomd.xml pins.
 import { collectOrphanBytes, collectUnreferencedBlobs } from "./domain/blobs.ts";
@@ -21,9 +26,13 @@ export const COLLECT_JOB = "collect-garbage";
 export const PUBLISH_LAGGING_JOB = "publish-lagging";
 
 export interface Leftovers {
+  /** Partial uploads and index files (temporary files or objects, cut-off multipart uploads). */
   temporaryFiles: number;
+  /** Blobs swept: no file referred to them for the grace period. */
   unreferencedBlobs: number;
+  /** Blob bytes no row claimed. */
   orphanBlobs: number;
+  /** Index files swept (no generation referred to them, untouched for the grace period) and index bytes no row claimed. */
   orphanIndexFiles: number;
 }
 
@@ -34,9 +43,9 @@ export async function collectLeftovers(deps: Deps, graceMs = LEFTOVER_GRACE_MS):
   // Temporary files on disk, or temporary objects and cut-off multipart uploads in the bucket.
   const temporaryFiles =
     (await blobs.removeStaleTemporary(graceMs)) + (await repos.store.removeStaleTemporary(graceMs));
-  const unreferencedBlobs = await collectUnreferencedBlobs(database.db, blobs);
+  const unreferencedBlobs = await collectUnreferencedBlobs(database.db, blobs, { graceMs });
   const orphanBlobs = await collectOrphanBytes(database.db, blobs, { graceMs });
-  const orphanIndexFiles = await repos.collectOrphanIndexFiles(graceMs);
+  const orphanIndexFiles = await repos.collectIndexFiles(graceMs);
   return { temporaryFiles, unreferencedBlobs, orphanBlobs, orphanIndexFiles };
 }
 

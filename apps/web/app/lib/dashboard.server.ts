@@ -187,7 +187,6 @@ export async function dashboardOverview(db: Db, ownerId: string, limit = 8): Pro
 }
 
 // The domain functions the pages call, in one place.
-export { collectUnreferencedBlobs } from "../../server/domain/blobs.ts";
 export { deleteFile } from "../../server/domain/files.ts";
 export { createProject, deleteProject, listProjects, updateProject } from "../../server/domain/projects.ts";
 export {

@@ -60,6 +60,15 @@ export interface BlobTable {
   sha256: string;
   size: BigIntColumn;
   created_at: string;
+  /** When a sweep first found no file referring to it; NULL: referenced (decision 022). */
+  unreferenced_since: Generated<string | null>;
+}
+
+/** An index file in the index store, touched by every build that stores or reuses it (decision 022). */
+export interface IndexBlobTable {
+  sha256: string;
+  size: BigIntColumn;
+  touched_at: string;
 }
 
 export interface ReleaseFileTable {
@@ -187,6 +196,7 @@ export interface Database {
   package_index_change: PackageIndexChangeTable;
   repo_generation: RepoGenerationTable;
   repo_index_file: RepoIndexFileTable;
+  index_blob: IndexBlobTable;
   user: UserTable;
   project: ProjectTable;
   release: ReleaseTable;

@@ -16,6 +16,7 @@ import {
   TEST_PASSWORD,
   type TestApp,
 } from "../../test/harness.ts";
+import { collectLeftovers } from "../maintenance.ts";
 
 let app: TestApp;
 beforeAll(async () => {
@@ -296,6 +297,9 @@ describe(`a completed deletion (${databaseKind})`, () => {
       .where("sha256", "=", own.sha256)
       .execute();
     expect(files).toEqual([]);
+    // Deleting removed the rows; the bytes go with the sweep after the grace (decision 022).
+    expect(await blobOnDisk(own.sha256)).toBe(true);
+    await collectLeftovers(app.services, 0);
     // Bytes no one else has are gone from DATA_DIR/blobs; bytes another user also uploaded stay.
     expect(await blobOnDisk(own.sha256)).toBe(false);
     expect(existsSync(blobPath(own.sha256))).toBe(false);

@@ -1,39 +1,59 @@
 // What deleting an account removes besides better-auth's own rows (user, sessions, linked
 // accounts, the two-factor secret): the user's projects with their releases, files, APT and YUM
-// repositories and signing keys (rows cascade from the project), the bytes no other file shares,
-// the user's API keys, and what better-auth keeps under the user's id in its verification table
-// (trusted devices, pending links). Runs in better-auth's beforeDelete, so a failure here leaves
-// the account in place. Published index files of the removed projects are swept by maintenance
-// (server/maintenance.ts). Decision 015 records the design.
+// repositories and signing keys (rows cascade from the project), the user's API keys, and what
+// better-auth keeps under the user's id in its verification table (trusted devices, pending
+// links). Runs in better-auth's beforeDelete, so a failure here leaves the account in place. The
+// bytes no other account shares — release blobs and published index files — are removed by the
+// sweep after the grace period (server/maintenance.ts, decision 022). Decision 015 records the
+// design.
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { BlobStore } from "../storage/blob-store.ts";
-import { collectUnreferencedBlobs } from "./blobs.ts";
 import { holdNamesOfDeletedUser } from "./usernames.ts";
 
 export interface DeletedAccountData {
   projects: number;
+  /** Blobs no other account's file shares: left for the sweep to remove after the grace period. */
   blobs: number;
   apiKeys: number;
 }
 
 export async function deleteAccountData(
   db: Kysely<Database>,
-  blobs: BlobStore,
+  // Kept for the callers: bytes are no longer removed here (the sweep does, decision 022).
+  _blobs: BlobStore,
   userId: string,
 ): Promise<DeletedAccountData> {
   // The account's names stay taken for the hold (decision 014), whoever signs up next.
   await holdNamesOfDeletedUser(db, userId);
   // API keys first: from here on nothing can publish into the projects being removed.
   const apiKeys = await db.deleteFrom("apikey").where("referenceId", "=", userId).executeTakeFirst();
+  const unshared = await db
+    .selectFrom("release_file")
+    .innerJoin("release", "release.id", "release_file.release_id")
+    .innerJoin("project", "project.id", "release.project_id")
+    .select((eb) => eb.fn.count<number>("release_file.sha256").distinct().as("n"))
+    .where("project.owner_id", "=", userId)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom("release_file as other")
+            .innerJoin("release as other_release", "other_release.id", "other.release_id")
+            .innerJoin("project as other_project", "other_project.id", "other_release.project_id")
+            .select("other.id")
+            .whereRef("other.sha256", "=", "release_file.sha256")
+            .where("other_project.owner_id", "!=", userId),
+        ),
+      ),
+    )
+    .executeTakeFirstOrThrow();
   const projects = await db.deleteFrom("project").where("owner_id", "=", userId).executeTakeFirst();
   // better-auth's table (not in Packyard's schema): rows whose value is the user's id.
   await sql`delete from verification where value = ${userId}`.execute(db);
-  // After the file rows are gone: bytes that another user's file shares stay.
-  const removedBlobs = await collectUnreferencedBlobs(db, blobs);
   return {
     projects: Number(projects.numDeletedRows),
-    blobs: removedBlobs,
+    blobs: Number(unshared.n),
     apiKeys: Number(apiKeys.numDeletedRows),
   };
 }

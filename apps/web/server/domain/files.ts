@@ -16,7 +16,7 @@ import {
 } from "../storage/blob-store.ts";
 import { limitsEnabled } from "./account-plan.ts";
 import { assertUploadAllowed } from "./authorization.ts";
-import { deleteBlobIfUnreferenced, deleteOrphanBytes, placeBlob } from "./blobs.ts";
+import { deleteOrphanBytes, placeBlob } from "./blobs.ts";
 import { emitProjectEvent } from "./changes.ts";
 import { DomainError, isUniqueViolation, notFound } from "./errors.ts";
 import { classifyFile } from "./file-types.ts";
@@ -194,12 +194,11 @@ export async function uploadFile(
   }
 }
 
-export async function deleteFile(
-  db: Db,
-  blobs: BlobStore,
-  release: ReleaseRow,
-  filename: string,
-): Promise<void> {
+/**
+ * Deletes a file's rows. Its bytes, when no other file shares them, are removed by the sweep
+ * after the grace period (domain/blobs.ts, decision 022).
+ */
+export async function deleteFile(db: Db, release: ReleaseRow, filename: string): Promise<void> {
   const file = await db
     .selectFrom("release_file")
     .selectAll()
@@ -212,7 +211,6 @@ export async function deleteFile(
     await tx.deleteFrom("release_file").where("id", "=", file.id).execute();
     if (packaged) await recordPackageIndexChange(tx, release.project_id, release.id);
   });
-  await deleteBlobIfUnreferenced(db, blobs, file.sha256);
   if (packaged) {
     await emitProjectEvent(db, { type: "packages-changed", projectId: release.project_id });
   }

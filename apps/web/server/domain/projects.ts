@@ -246,6 +246,11 @@ export async function updateProject(
   return dto!;
 }
 
+/**
+ * Deletes the project's row; its releases, files, generations and index-file rows cascade. The
+ * bytes no other project shares (release blobs and index files) are removed by the sweep after
+ * the grace period (maintenance.ts, decision 022).
+ */
 export async function deleteProject(db: Db, actor: Actor, slug: string): Promise<void> {
   const project = await requireOwnProject(db, actor, slug, "publish");
   await db.deleteFrom("project").where("id", "=", project.id).execute();

@@ -5,6 +5,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, databaseKind, onboardedUser, type TestApp } from "../../test/harness.ts";
+import { collectLeftovers } from "../maintenance.ts";
 import { StorageFullError } from "../storage/blob-store.ts";
 
 let app: TestApp;
@@ -177,6 +178,9 @@ describe(`uploads (${databaseKind})`, () => {
     await app.request(`${base}/dedupe/files/a.bin`, { method: "DELETE", cookie });
     expect((await counts()).onDisk).toBe(withBoth.onDisk);
     await app.request(`${base}/dedupe/files/b.bin`, { method: "DELETE", cookie });
+    // The last file's rows are gone; its bytes go with the sweep after the grace (decision 022).
+    expect(await counts()).toEqual({ ...withBoth, files: withBoth.files - 2 });
+    expect((await collectLeftovers(app.services, 0)).unreferencedBlobs).toBe(1);
     const after = await counts();
     expect(after.onDisk).toBe(withBoth.onDisk - 1);
     expect(after.blobs).toBe(withBoth.blobs - 1);

@@ -1,27 +1,35 @@
-// Index files are stored once by content and shared between generations and projects. A prune
-// deleting an index file no generation refers to any more must not meet a build that is just
-// reusing the same file: the test holds the prune at the moment it deletes the file, lets another
-// project's build reuse it, and checks that project's repository stays whole. The builder is a
-// stand-in producing one file whose content the test chooses; storage and database are real.
+// Index files are stored once by content and shared between generations and projects, and
+// several servers may build and collect garbage at once on one database. Pruning deletes rows
+// only; the sweep removes a file no generation refers to once no build has touched it for the
+// grace period, under its row's lock (decision 022). Two publishers on one database and one index
+// store stand for two servers; the tests hold one side at its critical point (a build that found
+// the file stored and will not write it; a sweep about to delete the bytes) and run the other, so
+// each interleaving is reproduced on every run. The builder is a stand-in producing files whose
+// content the test chooses; storage and database are real.
 import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { gate, settlesWithin } from "../../test/gate.ts";
+import { gate } from "../../test/gate.ts";
 import { createTestApp, databaseKind, onboardedUser, postJson, type TestApp } from "../../test/harness.ts";
-import { createLocalBlobStore } from "../storage/blob-store.ts";
+import { lockedOrSettled } from "../../test/row-locks.ts";
+import { type BlobStore, createLocalBlobStore } from "../storage/blob-store.ts";
 import { type FormatBuilder, RepositoryPublisher } from "./publisher.ts";
 
 let app: TestApp;
+let cookie: string;
 let storeDir: string;
 const projectIds: Record<string, string> = {};
+/** Per project, the contents of its files `index0`, `index1`, … */
+const content = new Map<string, string[]>();
+const GRACE_MS = 60_000;
 
 beforeAll(async () => {
   app = await createTestApp();
   storeDir = mkdtempSync(join(tmpdir(), "packyard-index-store-"));
-  const { cookie } = await onboardedUser(app, "indexer");
-  for (const slug of ["first", "second"]) {
+  ({ cookie } = await onboardedUser(app, "indexer"));
+  for (const slug of ["first", "second", "third", "fourth"]) {
     const res = await postJson(app, "/api/v1/projects", { slug, name: slug }, cookie);
     expect(res.status).toBe(201);
     projectIds[slug] = ((await res.json()) as { project: { id: string } }).project.id;
@@ -33,61 +41,213 @@ afterAll(async () => {
 });
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+const db = () => app.services.database.db;
 
-describe(`index files shared between projects (${databaseKind})`, () => {
-  it("keeps a file another project's build reuses while a prune deletes it", async () => {
-    const content = new Map<string, string>();
-    const builder: FormatBuilder = {
-      format: "apt",
-      async build(context) {
-        const text = new TextEncoder().encode(content.get(context.project.id) ?? "");
-        return [{ name: "stable", files: new Map([["index", text]]) }];
-      },
-    };
-    const store = createLocalBlobStore(storeDir);
-    const publisher = new RepositoryPublisher(
+const builder: FormatBuilder = {
+  format: "apt",
+  async build(context) {
+    const texts = content.get(context.project.id) ?? [""];
+    return [
       {
-        db: app.services.database.db,
-        store,
-        keys: app.services.keys,
-        logger: app.services.logger,
-        builders: [builder],
+        name: "stable",
+        files: new Map(texts.map((text, i) => [`index${i}`, new TextEncoder().encode(text)])),
       },
-      // A superseded generation expires at once; only the newest is kept.
-      { graceMs: 0, keepGenerations: 1 },
-    );
+    ];
+  },
+};
+
+/** A server: its own publisher and its own handle on the shared index store. */
+function server() {
+  const store = createLocalBlobStore(storeDir);
+  const publisher = new RepositoryPublisher(
+    {
+      db: db(),
+      store,
+      keys: app.services.keys,
+      logger: app.services.logger,
+      builders: [builder],
+    },
+    // A superseded generation expires at once; only the newest is kept.
+    { graceMs: 0, keepGenerations: 1 },
+  );
+  return { store, publisher };
+}
+
+/** Dates every index file's last touch back past the grace period. */
+async function touchedLongAgo() {
+  await db()
+    .updateTable("index_blob")
+    .set({ touched_at: new Date(Date.now() - 3_600_000).toISOString() })
+    .execute();
+}
+
+/** Holds the next `exists(hex)` that finds the file stored, after it answered. */
+function holdAfterFoundStored(store: BlobStore, hex: string, g: ReturnType<typeof gate>) {
+  const original = store.exists;
+  let held = false;
+  store.exists = async (asked) => {
+    const found = await original(asked);
+    if (asked === hex && found && !held) {
+      held = true;
+      await g.wait();
+    }
+    return found;
+  };
+}
+
+/** Holds the store's delete of `hex` at the gate. */
+function holdDelete(store: BlobStore, hex: string, g: ReturnType<typeof gate>) {
+  const original = store.delete;
+  store.delete = async (asked) => {
+    if (asked === hex) await g.wait();
+    return original(asked);
+  };
+}
+
+async function served(publisher: RepositoryPublisher, store: BlobStore, projectId: string, text: string) {
+  const current = await publisher.currentFile(projectId, "apt", "stable", "index0");
+  expect(current?.sha256).toBe(sha256(text));
+  expect(await store.exists(sha256(text))).toBe(true);
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of await store.open(sha256(text))) chunks.push(chunk as Uint8Array);
+  expect(Buffer.concat(chunks).toString()).toBe(text);
+}
+
+describe(`index files shared between projects and servers (${databaseKind})`, () => {
+  it("keeps a file a build on another server reuses while the first project's publish prunes it", async () => {
+    const a = server();
+    const b = server();
     const first = projectIds.first!;
     const second = projectIds.second!;
+    content.set(first, ["shared index"]);
+    await a.publisher.publish(first);
+    await touchedLongAgo();
 
-    content.set(first, "shared index");
-    await publisher.publish(first);
-    expect(await store.exists(sha256("shared index"))).toBe(true);
+    // Server B builds the second project with the very same file: it has found it stored and
+    // will not write it, and is held there...
+    const found = gate();
+    holdAfterFoundStored(b.store, sha256("shared index"), found);
+    content.set(second, ["shared index"]);
+    const reusing = b.publisher.publish(second);
+    await found.reached;
 
-    // The first project moves on; its publish prunes the generation holding the shared file and
-    // is held just as it deletes it...
-    const original = store.delete;
+    // ...while server A moves the first project on (its prune drops the generation that referred
+    // to the file) and collects garbage.
+    content.set(first, ["first moved on"]);
+    await a.publisher.publish(first);
+    expect(await a.publisher.currentFile(first, "apt", "stable", "index0")).toMatchObject({
+      sha256: sha256("first moved on"),
+    });
+    expect(await a.publisher.collectIndexFiles(GRACE_MS)).toBe(0);
+    expect(await a.store.exists(sha256("shared index"))).toBe(true);
+
+    found.open();
+    await reusing;
+    await served(b.publisher, b.store, second, "shared index");
+    // Once referred to, no pass removes it, however old its touch.
+    await touchedLongAgo();
+    await a.publisher.collectIndexFiles(GRACE_MS);
+    await served(b.publisher, b.store, second, "shared index");
+  });
+
+  it("a build reusing a file the sweep is deleting waits for the sweep, then stores the file again", async () => {
+    const a = server();
+    const b = server();
+    const first = projectIds.first!;
+    const second = projectIds.second!;
+    content.set(first, ["reused while swept"]);
+    await a.publisher.publish(first);
+    content.set(first, ["first moved on again"]);
+    await a.publisher.publish(first);
+    await touchedLongAgo();
+
+    // Server A's sweep holds the file's row and stops just before it deletes the bytes...
     const atDelete = gate();
-    store.delete = async (hex) => {
-      if (hex === sha256("shared index")) await atDelete.wait();
-      return original(hex);
-    };
-    try {
-      content.set(first, "first moved on");
-      const pruning = publisher.publish(first);
-      await atDelete.reached;
-      // ...while the second project publishes the very same file.
-      content.set(second, "shared index");
-      const reusing = publisher.publish(second);
-      await settlesWithin(reusing, 500);
-      atDelete.open();
-      await pruning;
-      await reusing;
-    } finally {
-      store.delete = original;
-    }
+    holdDelete(a.store, sha256("reused while swept"), atDelete);
+    const sweeping = a.publisher.collectIndexFiles(GRACE_MS);
+    await atDelete.reached;
+    // ...while server B builds the same file: its touch waits for the row (PostgreSQL: the
+    // upsert blocks on the lock; SQLite: behind the one writer).
+    content.set(second, ["reused while swept"]);
+    const reusing = b.publisher.publish(second);
+    await lockedOrSettled(db(), reusing);
+    atDelete.open();
+    expect(await sweeping).toBeGreaterThanOrEqual(1);
+    await reusing;
+    await served(b.publisher, b.store, second, "reused while swept");
+  });
 
-    const current = await publisher.currentFile(second, "apt", "stable", "index");
-    expect(current?.sha256).toBe(sha256("shared index"));
-    expect(await store.exists(sha256("shared index"))).toBe(true);
+  it("a build slower than the grace period finds its reused file swept at the switch and stores it again", async () => {
+    const a = server();
+    const b = server();
+    const first = projectIds.first!;
+    const second = projectIds.second!;
+    content.set(first, ["slow build"]);
+    await a.publisher.publish(first);
+    content.set(first, ["first moved on a third time"]);
+    await a.publisher.publish(first);
+    await touchedLongAgo();
+
+    const found = gate();
+    holdAfterFoundStored(b.store, sha256("slow build"), found);
+    content.set(second, ["slow build"]);
+    const reusing = b.publisher.publish(second);
+    await found.reached;
+    // The grace passes while B is held: the sweep may remove the file B touched.
+    await touchedLongAgo();
+    expect(await a.publisher.collectIndexFiles(GRACE_MS)).toBeGreaterThanOrEqual(1);
+    expect(await a.store.exists(sha256("slow build"))).toBe(false);
+
+    found.open();
+    await reusing;
+    await served(b.publisher, b.store, second, "slow build");
+  });
+
+  it("removes a deleted project's index files after the grace period and keeps those another project refers to", async () => {
+    const a = server();
+    const third = projectIds.third!;
+    const fourth = projectIds.fourth!;
+    // What the tests above left unreferenced goes first.
+    await touchedLongAgo();
+    await a.publisher.collectIndexFiles(GRACE_MS);
+    content.set(third, ["only the third project's", "shared by third and fourth"]);
+    content.set(fourth, ["shared by third and fourth"]);
+    await a.publisher.publish(third);
+    await a.publisher.publish(fourth);
+    expect(await a.store.exists(sha256("only the third project's"))).toBe(true);
+
+    const res = await app.request("/api/v1/projects/third", { method: "DELETE", cookie });
+    expect(res.status).toBe(204);
+    const rows = await db()
+      .selectFrom("repo_generation")
+      .select("id")
+      .where("project_id", "=", third)
+      .execute();
+    expect(rows).toEqual([]);
+
+    // Within the grace period (the files were touched by the build just now): kept.
+    expect(await a.publisher.collectIndexFiles(GRACE_MS)).toBe(0);
+    expect(await a.store.exists(sha256("only the third project's"))).toBe(true);
+
+    await touchedLongAgo();
+    expect(await a.publisher.collectIndexFiles(GRACE_MS)).toBe(1);
+    expect(await a.store.exists(sha256("only the third project's"))).toBe(false);
+    const left = await db()
+      .selectFrom("index_blob")
+      .select("sha256")
+      .where("sha256", "=", sha256("only the third project's"))
+      .execute();
+    expect(left).toEqual([]);
+    await served(a.publisher, a.store, fourth, "shared by third and fourth");
+  });
+
+  it("removes index bytes no row claims once they are older than the grace period", async () => {
+    const a = server();
+    const stray = new TextEncoder().encode("written by a build cut off before its first touch");
+    await a.store.putBytes(stray, sha256("written by a build cut off before its first touch"));
+    expect(await a.publisher.collectIndexFiles(GRACE_MS)).toBe(0);
+    expect(await a.publisher.collectIndexFiles(0)).toBe(1);
+    expect(await a.store.exists(sha256("written by a build cut off before its first touch"))).toBe(false);
+    await served(a.publisher, a.store, projectIds.fourth!, "shared by third and fourth");
   });
 });

@@ -21,7 +21,13 @@ import type { Database } from "../db/schema.ts";
 import { newRowId } from "../domain/ids.ts";
 import type { Logger } from "../logger.ts";
 import type { PublishMetrics } from "../metrics.ts";
-import { type BlobStore, listAll } from "../storage/blob-store.ts";
+import type { BlobStore } from "../storage/blob-store.ts";
+import {
+  collectOrphanIndexBytes,
+  missingIndexFiles,
+  sweepIndexFiles,
+  touchIndexFile,
+} from "./index-files.ts";
 import type { SigningKeyService } from "./signing-keys.ts";
 
 type Db = Kysely<Database>;
@@ -69,49 +75,6 @@ export interface IndexFileRef {
   generationId: string;
 }
 
-/**
- * Builds record index files (check stored, write if not, insert the rows that refer to them)
- * under a shared hold; deleting unreferenced ones takes it exclusively. So a build never
- * refers to a file a prune is deleting, and a prune never deletes a file a build just reused.
- * One process: several processes on one database need a database lock instead (decision 007).
- */
-export class IndexStoreLock {
-  #holders = 0;
-  #exclusive: Promise<void> | undefined;
-  #idle: (() => void) | undefined;
-
-  async shared<T>(work: () => Promise<T>): Promise<T> {
-    while (this.#exclusive) await this.#exclusive;
-    this.#holders++;
-    try {
-      return await work();
-    } finally {
-      this.#holders--;
-      if (this.#holders === 0) this.#idle?.();
-    }
-  }
-
-  async exclusive<T>(work: () => Promise<T>): Promise<T> {
-    while (this.#exclusive) await this.#exclusive;
-    let release!: () => void;
-    this.#exclusive = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    try {
-      while (this.#holders > 0) {
-        await new Promise<void>((resolve) => {
-          this.#idle = resolve;
-        });
-      }
-      return await work();
-    } finally {
-      this.#idle = undefined;
-      this.#exclusive = undefined;
-      release();
-    }
-  }
-}
-
 /** The advisory lock of a project's publish: (this namespace, hashtext(project id)). */
 export const PUBLISH_LOCK_NAMESPACE = 0x7075_626c; // "publ"
 
@@ -119,7 +82,12 @@ interface PendingRepository {
   format: RepositoryFormat;
   name: string;
   refs: { path: string; sha256: string; sha512: string; size: number }[];
+  /** The hashes of the files stored (not the listed ones): their index_blob rows must exist at the switch. */
+  stored: string[];
 }
+
+/** How often a build stores its files again when a sweep removed one before its switch. */
+const STORE_ATTEMPTS = 3;
 
 interface PublishState {
   running?: Promise<void>;
@@ -135,7 +103,6 @@ export class RepositoryPublisher {
   readonly #options: PublisherOptions;
   readonly #builders: FormatBuilder[];
   readonly #state = new Map<string, PublishState>();
-  readonly #storeLock = new IndexStoreLock();
   /** Builds run so far, per project (tests check coalescing with it). */
   readonly builds = new Map<string, number>();
   /** Builds not committed because a newer revision was already served, per project. */
@@ -225,10 +192,14 @@ export class RepositoryPublisher {
     // Everything committed up to this revision is in what this build reads.
     const revision = Number(project.index_revision);
     const date = new Date();
-    // Index files are shared by content between generations and projects: from "is it stored?"
-    // to the rows that refer to it, no prune may remove it (see IndexStoreLock).
-    const pending: PendingRepository[] = [];
-    const committed = await this.#storeLock.shared(async () => {
+    // Index files are shared by content between generations and projects, and swept once no
+    // generation refers to them and no build touched them for the grace period (index-files.ts).
+    // A build slower than that may find at its switch that a file it reused was swept: it then
+    // stores its files again.
+    let pending: PendingRepository[] = [];
+    let committed = false;
+    for (let attempt = 1; ; attempt++) {
+      pending = [];
       for (const builder of this.#builders) {
         const published = await this.#db
           .selectFrom("repo_generation")
@@ -248,12 +219,23 @@ export class RepositoryPublisher {
           pending.push({
             format: builder.format,
             name: repository.name,
-            refs: await this.#storeFiles(repository),
+            ...(await this.#storeFiles(repository)),
           });
         }
       }
-      return this.#switch(projectId, revision, pending, date);
-    });
+      const outcome = await this.#switch(projectId, revision, pending, date);
+      if (outcome !== "files-swept") {
+        committed = outcome === "committed";
+        break;
+      }
+      if (attempt === STORE_ATTEMPTS)
+        throw new Error(
+          `publish of ${project.username}/${project.slug}: index files swept before the switch`,
+        );
+      this.#logger.debug(
+        `publish of ${project.username}/${project.slug}: index files swept meanwhile, storing again`,
+      );
+    }
     const ms = performance.now() - started;
     if (!committed) {
       this.superseded.set(projectId, (this.superseded.get(projectId) ?? 0) + 1);
@@ -268,29 +250,37 @@ export class RepositoryPublisher {
   }
 
   /** Stores a built repository's new files; returns the rows its generation will have. */
-  async #storeFiles(repository: BuiltRepository): Promise<PendingRepository["refs"]> {
+  async #storeFiles(repository: BuiltRepository): Promise<Pick<PendingRepository, "refs" | "stored">> {
     // Unchanged files are already stored under their hash; only new content is written, in
-    // parallel, and each file is hashed once.
+    // parallel, and each file is hashed once. Each file is touched before the store is asked
+    // about it, so no sweep removes it until the grace period has passed (index-files.ts).
     const refs = await Promise.all(
       [...repository.files].map(async ([path, bytes]) => {
         const known = repository.digests?.get(path);
         const sha256 = known?.sha256 ?? createHash("sha256").update(bytes).digest("hex");
         const sha512 = known?.sha512 ?? createHash("sha512").update(bytes).digest("hex");
+        await touchIndexFile(this.#db, sha256, bytes.byteLength);
         if (!(await this.#store.exists(sha256))) await this.#store.putBytes(bytes, sha256);
         return { path, sha256, sha512, size: bytes.byteLength };
       }),
     );
+    const stored = refs.map((r) => r.sha256);
     for (const { path, size, sha256, sha512 } of repository.listed ?? [])
       refs.push({ path, sha256, sha512, size });
-    return refs;
+    return { refs, stored };
   }
 
   /**
    * The atomic switch: one transaction, under the project's advisory lock, inserts a generation
    * per repository and records the revision served, unless a build of a newer revision got
-   * there first. False when nothing was committed.
+   * there first ("superseded") or a file it stored was swept since ("files-swept").
    */
-  async #switch(projectId: string, revision: number, pending: PendingRepository[], date: Date) {
+  async #switch(
+    projectId: string,
+    revision: number,
+    pending: PendingRepository[],
+    date: Date,
+  ): Promise<"committed" | "superseded" | "files-swept"> {
     return this.#db.transaction().execute(async (tx) => {
       if (tx.getExecutor().adapter instanceof PostgresAdapter) {
         await sql`select pg_advisory_xact_lock(${PUBLISH_LOCK_NAMESPACE}, hashtext(${projectId}))`.execute(
@@ -303,14 +293,24 @@ export class RepositoryPublisher {
         .select("published_revision")
         .where("id", "=", projectId)
         .executeTakeFirst();
-      if (!served || Number(served.published_revision) > revision) return false;
+      if (!served || Number(served.published_revision) > revision) return "superseded";
+      // The files' rows, locked until the generations referring to them are committed.
+      if (
+        (
+          await missingIndexFiles(
+            tx,
+            pending.flatMap((r) => r.stored),
+          )
+        ).length > 0
+      )
+        return "files-swept";
       for (const repository of pending) await this.#insertGeneration(tx, projectId, repository, date);
       await tx
         .updateTable("project")
         .set({ published_revision: revision })
         .where("id", "=", projectId)
         .execute();
-      return true;
+      return "committed";
     });
   }
 
@@ -363,49 +363,24 @@ export class RepositoryPublisher {
       return Date.parse(generations[i - 1]!.created_at) < cutoff;
     });
     if (expired.length === 0) return;
+    // Rows only: the files they referred to are removed by the sweep (collectIndexFiles) once no
+    // generation refers to them and no build has touched them for the grace period.
     const ids = expired.map((g) => g.id);
-    const files = await this.#db
-      .selectFrom("repo_index_file")
-      .select("sha256")
-      .where("generation_id", "in", ids)
-      .execute();
     await this.#db.deleteFrom("repo_index_file").where("generation_id", "in", ids).execute();
     await this.#db.deleteFrom("repo_generation").where("id", "in", ids).execute();
-    await this.#deleteUnreferenced(new Set(files.map((f) => f.sha256)));
-  }
-
-  /** Deletes index files no generation refers to, while no build is recording one. */
-  async #deleteUnreferenced(sha256s: Iterable<string>): Promise<number> {
-    return this.#storeLock.exclusive(async () => {
-      let deleted = 0;
-      for (const sha256 of sha256s) {
-        const still = await this.#db
-          .selectFrom("repo_index_file")
-          .select("path")
-          .where("sha256", "=", sha256)
-          .executeTakeFirst();
-        if (still) continue;
-        await this.#store.delete(sha256);
-        deleted++;
-      }
-      return deleted;
-    });
   }
 
   /**
-   * Index files on disk that no generation refers to (a build cut off between writing its files
-   * and recording its generation), not written to for `graceMs`.
+   * Garbage collection of the index store (decision 022): removes index files no generation
+   * refers to (pruned generations, deleted projects, superseded builds) that no build touched
+   * for `graceMs`, and bytes no row claims (a build cut off before its first touch) not written
+   * to for `graceMs`. Safe with any number of servers building and collecting at once.
    */
-  async collectOrphanIndexFiles(graceMs: number): Promise<number> {
-    const cutoff = Date.now() - graceMs;
-    // A page of the store at a time; the listing carries each file's last write.
-    let deleted = 0;
-    const candidates: string[] = [];
-    for await (const entry of listAll(this.#store, { pageSize: 500 })) {
-      if (entry.modifiedAt <= cutoff) candidates.push(entry.sha256);
-      if (candidates.length === 500) deleted += await this.#deleteUnreferenced(candidates.splice(0));
-    }
-    return deleted + (await this.#deleteUnreferenced(candidates));
+  async collectIndexFiles(graceMs: number): Promise<number> {
+    return (
+      (await sweepIndexFiles(this.#db, this.#store, graceMs)) +
+      (await collectOrphanIndexBytes(this.#db, this.#store, graceMs))
+    );
   }
 
   /**

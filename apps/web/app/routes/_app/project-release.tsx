@@ -79,7 +79,7 @@ export async function loader({ request, context, url, params }: Route.LoaderArgs
 
 export async function action({ request, context, url, params }: Route.ActionArgs) {
   const user = await requireOnboardedUser(request, context, url);
-  const { database, blobs } = services(context);
+  const { database } = services(context);
   const db = database.db;
   const project = await ownProjectOr404(db, sessionActor(user), params.projectSlug);
   const release = await releaseOr404(db, project.id, params.releaseVersion);
@@ -106,7 +106,7 @@ export async function action({ request, context, url, params }: Route.ActionArgs
       const submission = parseForm(formData, deleteFileForm);
       const filename = submission.status === "success" ? submission.value.filename : "";
       try {
-        await deleteFile(db, blobs, release, filename);
+        await deleteFile(db, release, filename);
       } catch (error) {
         if (isDomainError(error, "NOT_FOUND")) {
           return refused(submission, 404, {

@@ -26,7 +26,6 @@ import { Button } from "../../components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
 import { CopyButton } from "../../components/ui/copy-button.tsx";
 import {
-  collectUnreferencedBlobs,
   deleteProject,
   domainFailure,
   invalid,
@@ -71,7 +70,7 @@ export async function loader({ request, context, url, params }: Route.LoaderArgs
 
 export async function action({ request, context, url, params }: Route.ActionArgs) {
   const user = await requireOnboardedUser(request, context, url);
-  const { database, blobs, config } = services(context);
+  const { database, config } = services(context);
   const db = database.db;
   const actor = sessionActor(user);
   const slug = params.projectSlug;
@@ -98,7 +97,6 @@ export async function action({ request, context, url, params }: Route.ActionArgs
     } catch (error) {
       return domainFailure(submission, error);
     }
-    await collectUnreferencedBlobs(db, blobs);
     throw redirect(`/projects?deleted=${encodeURIComponent(slug)}`);
   }
 

@@ -2,6 +2,7 @@
 // projects (with the contract's and the domain's messages), editing and deleting them, and
 // creating, editing, yanking and unyanking releases. SQLite, and PostgreSQL when configured.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { collectLeftovers } from "../../../server/maintenance.ts";
 import { createTestApp, databaseKind, signUpVerified, type TestApp } from "../../../test/harness.ts";
 
 let app: TestApp;
@@ -223,6 +224,9 @@ describe(`a project's page (${databaseKind})`, () => {
     expect(res.headers.get("location")).toBe("/projects?deleted=doomed");
     expect(await projectRow("doomed")).toBeUndefined();
     expect((await app.request("/projects/doomed", { cookie })).status).toBe(404);
+    // Deleting removed the rows; the bytes go with the sweep after the grace period (decision 022).
+    expect(await app.services.blobs.exists(file.sha256)).toBe(true);
+    expect((await collectLeftovers(app.services, 0)).unreferencedBlobs).toBeGreaterThanOrEqual(1);
     const blob = await app.services.database.db
       .selectFrom("blob")
       .select("sha256")

@@ -4,6 +4,7 @@
 import type { Kysely } from "kysely";
 import { sql } from "kysely";
 import type { Migration } from "kysely/migration";
+import { gcMarkAndSweep } from "./0015-gc-mark-and-sweep.ts";
 
 export const migrations: Record<string, Migration> = {
   "0001_username_unique": {
@@ -388,6 +389,7 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0015_gc_mark_and_sweep": gcMarkAndSweep,
   "0016_yum_entry_pins": {
     async up(db: Kysely<unknown>) {
       // Which generation's repomd.xml each client address was last served, shared by every

@@ -185,7 +185,7 @@ export function fileRoutes(services: Services) {
       });
     } catch (error) {
       for (const filename of uploaded) {
-        await deleteFile(db, blobs, release, filename).catch((cause) =>
+        await deleteFile(db, release, filename).catch((cause) =>
           logger.error(`undoing the upload of ${filename} failed`, cause),
         );
       }
@@ -199,7 +199,7 @@ export function fileRoutes(services: Services) {
     const { slug, version, filename } = c.req.valid("param");
     const project = await ownProject(services, c, slug, "publish");
     const release = await requireRelease(db, project.id, version);
-    await deleteFile(db, blobs, release, filename);
+    await deleteFile(db, release, filename);
     return c.body(null, 204);
   });
 

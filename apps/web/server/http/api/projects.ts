@@ -1,7 +1,6 @@
 // /api/v1/projects: the caller's projects.
 import { createRoute, z } from "@hono/zod-openapi";
 import { createProjectInput, project, updateProjectInput } from "@packyard/contract";
-import { collectUnreferencedBlobs } from "../../domain/blobs.ts";
 import {
   createProject,
   deleteProject,
@@ -73,7 +72,7 @@ const deleteProjectRoute = createRoute({
 });
 
 export function projectRoutes(services: Services) {
-  const { database, blobs } = services;
+  const { database } = services;
   const db = database.db;
   const api = createApiApp(services);
 
@@ -104,7 +103,6 @@ export function projectRoutes(services: Services) {
 
   serve(api, deleteProjectRoute, async (c) => {
     await deleteProject(db, await requireActor(services, c.req.raw.headers), c.req.valid("param").slug);
-    await collectUnreferencedBlobs(db, blobs);
     return c.body(null, 204);
   });
 

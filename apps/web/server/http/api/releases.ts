@@ -7,7 +7,6 @@ import {
   updateReleaseInput,
   yankInput,
 } from "@packyard/contract";
-import { collectUnreferencedBlobs } from "../../domain/blobs.ts";
 import {
   createRelease,
   deleteRelease,
@@ -101,7 +100,7 @@ const unyankRoute = createRoute({
 });
 
 export function releaseRoutes(services: Services) {
-  const { database, blobs, config } = services;
+  const { database, config } = services;
   const db = database.db;
   const api = createApiApp(services);
 
@@ -136,7 +135,6 @@ export function releaseRoutes(services: Services) {
     const { slug, version } = c.req.valid("param");
     const project = await ownProject(services, c, slug, "publish");
     await deleteRelease(db, await requireRelease(db, project.id, version));
-    await collectUnreferencedBlobs(db, blobs);
     return c.body(null, 204);
   });
 
