@@ -4,13 +4,18 @@
 // per redirect by the rule of a streamed download. HEAD, 304 and the other conditional requests,
 // SHA256SUMS, APT index and pool files, and a private project's file for an anonymous request are
 // answered by the server as before; the URL expires; without the flag the bytes are streamed.
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { buildTestDeb } from "@packyard/formats/deb/test-deb-builder.ts";
+import { requireTools } from "@packyard/formats/test-support/system-tools.ts";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createTestApp, databaseKind, publishingProject, type TestApp } from "../../test/harness.ts";
+import { type LiveServer, publisher, startLiveServer } from "../../test/live-server.ts";
 import { loadS3rver, startS3rver, type TestS3 } from "../../test/s3rver.ts";
 import { flushDownloadCounts } from "../domain/usage.ts";
 
 const s3rverModule = await loadS3rver();
+const hasCurl = requireTools(["curl"]);
 
 let s3: TestS3 | undefined;
 let app: TestApp | undefined;
@@ -253,3 +258,82 @@ describe.skipIf(!s3rverModule)(`presigned downloads from S3 (${databaseKind})`, 
     );
   });
 });
+
+describe.skipIf(!s3rverModule)(
+  `presigned downloads over HTTP, clients following the redirect (${databaseKind})`,
+  () => {
+    let live: LiveServer | undefined;
+    afterAll(async () => {
+      await live?.close();
+    });
+
+    it("fetch and curl -L download a private project's file with its token, which they do not send to the bucket", async () => {
+      live = await startLiveServer({ ...s3!.env, S3_PREFIX: "live", S3_PRESIGNED_DOWNLOADS: "true" });
+      const pub = await publisher(live, "courier");
+      const created = await pub.api("/api/v1/projects", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ slug: "crate", name: "crate", visibility: "private" }),
+      });
+      expect(created.status).toBe(201);
+      const up = await pub.api(`/api/v1/projects/crate/releases/2.0.0/files/${FILE}`, {
+        method: "PUT",
+        body: Buffer.from(bytes),
+      });
+      expect(up.status).toBe(201);
+      const path = `${live.url}/dl/courier/crate/releases/2.0.0/${FILE}`;
+      const token = { authorization: `Bearer ${pub.token}` };
+
+      const manual = await fetch(path, { headers: token, redirect: "manual" });
+      expect(manual.status).toBe(302);
+      expect(manual.headers.get("location")!.startsWith(`${s3!.endpoint}/`)).toBe(true);
+      expect(new URL(manual.headers.get("location")!).searchParams.get("X-Amz-Expires")).toBe("300");
+
+      // fetch drops Authorization on a cross-origin redirect; the bucket would refuse a request
+      // carrying both a header and a query signature.
+      const followed = await fetch(path, { headers: token });
+      expect(followed.status).toBe(200);
+      expect(followed.redirected).toBe(true);
+      expect(followed.url.startsWith(`${s3!.endpoint}/`)).toBe(true);
+      expect(followed.headers.get("content-disposition")).toBe(
+        `attachment; filename*=UTF-8''${encodeURIComponent(FILE)}`,
+      );
+      expect(Buffer.from(await followed.arrayBuffer()).equals(Buffer.from(bytes))).toBe(true);
+
+      const ranged = await fetch(path, { headers: { ...token, range: "bytes=100-199" } });
+      expect(ranged.status).toBe(206);
+      expect(Buffer.from(await ranged.arrayBuffer()).equals(Buffer.from(bytes.subarray(100, 200)))).toBe(
+        true,
+      );
+
+      if (hasCurl) {
+        // curl -L with the key as HTTP Basic (what apt and dnf send): not sent on to another host.
+        // (Asynchronously: the server answering it runs in this process.)
+        const { stdout } = await promisify(execFile)("curl", ["-fsSL", "-u", `token:${pub.token}`, path], {
+          encoding: "buffer",
+          maxBuffer: 1 << 20,
+          timeout: 20_000,
+        });
+        expect(Buffer.from(stdout).equals(Buffer.from(bytes))).toBe(true);
+      }
+
+      // Anonymous: 404 from the server, nothing to follow.
+      const anonymous = await fetch(path, { redirect: "manual" });
+      expect(anonymous.status).toBe(404);
+      expect(anonymous.headers.get("location")).toBeNull();
+
+      const count = async () =>
+        Number(
+          (
+            await live!.services.database.db
+              .selectFrom("release_file")
+              .select("download_count")
+              .where("filename", "=", FILE)
+              .executeTakeFirstOrThrow()
+          ).download_count,
+        );
+      // manual, followed, curl: three whole downloads; the middle range is bytes only.
+      await vi.waitFor(async () => expect(await count()).toBe(hasCurl ? 3 : 2));
+    }, 60_000);
+  },
+);
