@@ -72,4 +72,53 @@ describe("S3_* configuration", () => {
   });
 });
 
+describe("S3_PRESIGNED_* configuration", () => {
+  it("is off unless S3_PRESIGNED_DOWNLOADS is true", () => {
+    expect(load({ S3_BUCKET: "packyard" }).s3?.presignedDownloads).toBeUndefined();
+    expect(
+      load({ S3_BUCKET: "packyard", S3_PRESIGNED_DOWNLOADS: "false" }).s3?.presignedDownloads,
+    ).toBeUndefined();
+    // false alone (no bucket) changes nothing and is accepted
+    expect(load({ S3_PRESIGNED_DOWNLOADS: "false" }).s3).toBeUndefined();
+  });
+
+  it("reads the flag and the expiry (default 300 s, 10 to 3600)", () => {
+    expect(load({ S3_BUCKET: "packyard", S3_PRESIGNED_DOWNLOADS: "true" }).s3?.presignedDownloads).toEqual({
+      expiresSeconds: 300,
+    });
+    expect(
+      load({ S3_BUCKET: "packyard", S3_PRESIGNED_DOWNLOADS: "1", S3_PRESIGNED_EXPIRES_SECONDS: "60" }).s3
+        ?.presignedDownloads,
+    ).toEqual({ expiresSeconds: 60 });
+    for (const bad of ["5", "3601", "60.5", "soon"])
+      expect(
+        issuesOf({
+          S3_BUCKET: "packyard",
+          S3_PRESIGNED_DOWNLOADS: "true",
+          S3_PRESIGNED_EXPIRES_SECONDS: bad,
+        }).map((i) => i.variable),
+        bad,
+      ).toEqual(["S3_PRESIGNED_EXPIRES_SECONDS"]);
+    expect(issuesOf({ S3_BUCKET: "packyard", S3_PRESIGNED_DOWNLOADS: "yes" }).map((i) => i.variable)).toEqual(
+      ["S3_PRESIGNED_DOWNLOADS"],
+    );
+  });
+
+  it("refuses presigned downloads without S3 storage", () => {
+    expect(issuesOf({ S3_PRESIGNED_DOWNLOADS: "true" })).toEqual([
+      {
+        variable: "S3_PRESIGNED_DOWNLOADS",
+        message: "needs S3 storage: set S3_BUCKET (and the other S3_* your service needs), or remove it",
+      },
+    ]);
+    expect(
+      issuesOf({ S3_PRESIGNED_DOWNLOADS: "true", S3_PRESIGNED_EXPIRES_SECONDS: "60" }).map((i) => i.variable),
+    ).toEqual(["S3_PRESIGNED_DOWNLOADS", "S3_PRESIGNED_EXPIRES_SECONDS"]);
+    // with another S3_* but no bucket, the bucket is what is named
+    expect(issuesOf({ S3_ENDPOINT: "http://127.0.0.1:9000", S3_PRESIGNED_DOWNLOADS: "true" })).toEqual([
+      { variable: "S3_BUCKET", message: "must be set with S3_ENDPOINT" },
+    ]);
+  });
+});
+
 afterAll(removeTempDirs);

@@ -156,6 +156,10 @@ export const envSchema = z.object({
     .regex(/^[A-Za-z0-9!_.*'()/-]+$/, "must be a key prefix (letters, digits, / and !_.*'()-)")
     .transform((p) => p.replace(/^\/+/, "").replace(/\/*$/, "/"))
     .optional(),
+  // Release file downloads answered with a redirect to a presigned GetObject URL of the bucket
+  // instead of streamed through the server (http/downloads.ts), valid this many seconds.
+  S3_PRESIGNED_DOWNLOADS: boolean.optional(),
+  S3_PRESIGNED_EXPIRES_SECONDS: z.coerce.number().int().min(10).max(3600).optional(),
 });
 
 function stripePrice() {
@@ -370,8 +374,26 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
 /** S3_*: none, or S3_BUCKET with the others; the access key id and secret go together. */
 function readS3(e: ParsedEnv): S3Settings | undefined {
-  const given = Object.keys(e).filter((k) => k.startsWith("S3_") && e[k as keyof ParsedEnv] !== undefined);
-  if (given.length === 0) return undefined;
+  const presigned = ["S3_PRESIGNED_DOWNLOADS", "S3_PRESIGNED_EXPIRES_SECONDS"];
+  const given = Object.keys(e).filter(
+    (k) => k.startsWith("S3_") && !presigned.includes(k) && e[k as keyof ParsedEnv] !== undefined,
+  );
+  // Presigned downloads are URLs of the bucket: without one they cannot be (false alone is fine).
+  if (given.length === 0) {
+    const issues = [];
+    if (e.S3_PRESIGNED_DOWNLOADS)
+      issues.push({
+        variable: "S3_PRESIGNED_DOWNLOADS",
+        message: "needs S3 storage: set S3_BUCKET (and the other S3_* your service needs), or remove it",
+      });
+    if (e.S3_PRESIGNED_EXPIRES_SECONDS !== undefined)
+      issues.push({
+        variable: "S3_PRESIGNED_EXPIRES_SECONDS",
+        message: "needs S3_BUCKET and S3_PRESIGNED_DOWNLOADS",
+      });
+    if (issues.length) throw new ConfigError(issues);
+    return undefined;
+  }
   const issues: { variable: string; message: string }[] = [];
   if (!e.S3_BUCKET) issues.push({ variable: "S3_BUCKET", message: `must be set with ${given.join(", ")}` });
   if (e.S3_ACCESS_KEY_ID && !e.S3_SECRET_ACCESS_KEY)
@@ -395,6 +417,9 @@ function readS3(e: ParsedEnv): S3Settings | undefined {
         : undefined,
     forcePathStyle: e.S3_FORCE_PATH_STYLE ?? false,
     prefix: e.S3_PREFIX ?? "",
+    ...(e.S3_PRESIGNED_DOWNLOADS
+      ? { presignedDownloads: { expiresSeconds: e.S3_PRESIGNED_EXPIRES_SECONDS ?? 300 } }
+      : {}),
   };
 }
 

@@ -3,6 +3,9 @@
 // A GET whose response delivers the file's last byte to the client counts as one download; every
 // GET adds the bytes it actually sent to the owner's month (ranges included). Each release also
 // serves a generated SHA256SUMS.
+// With S3_PRESIGNED_DOWNLOADS (and S3 storage) a GET of a release file is instead answered with
+// a 302 to a short-lived presigned URL of the bucket, counted when issued by the same rule
+// (see presignedRedirect); HEAD, 304, 416 and every other conditional request stay here.
 import { createHash } from "node:crypto";
 import { normalizeFilename } from "@packyard/contract";
 import { type Context, Hono } from "hono";
@@ -119,6 +122,17 @@ export function createDownloads(services: Services) {
     if (range) headers["content-range"] = `bytes ${start}-${end}/${size}`;
     if (c.req.method === "HEAD") return c.body(null, status, headers);
     const lastByte = end === size - 1;
+    const redirect = await presignedRedirect(services, c, file.sha256, size, headers);
+    if (redirect) {
+      // Counted when issued, by the rule of a streamed GET that delivers what was asked: the
+      // range's bytes (the whole file without one), a download when it ends at the last byte.
+      void countServed(accounting, {
+        ownerId: project.owner_id,
+        bytes: end - start + 1,
+        ...(lastByte ? { fileId: file.id } : {}),
+      });
+      return redirect;
+    }
     if (size === 0) {
       await countServed(accounting, { ownerId: project.owner_id, bytes: 0, fileId: file.id });
       return c.body(null, status, headers);
@@ -139,6 +153,56 @@ export function createDownloads(services: Services) {
   });
 
   return dl;
+}
+
+/** Request headers whose answer depends on validators only this server knows (below). */
+const conditionalHeaders = [
+  "if-none-match",
+  "if-modified-since",
+  "if-range",
+  "if-match",
+  "if-unmodified-since",
+];
+
+/**
+ * S3_PRESIGNED_DOWNLOADS: a 302 to a presigned GetObject URL of the file's blob, from which the
+ * bucket serves the bytes with the same Content-Type and Content-Disposition; undefined when the
+ * request is to be answered here. Called for a GET only, after authorization, the 304 and 416
+ * answers. Not redirected:
+ * - a request with any conditional header: the bucket's ETag is an MD5 and its Last-Modified
+ *   the blob's first upload, so it would judge If-None-Match, If-Range or If-Modified-Since by
+ *   other validators than ours (the sha256, the file's upload time) — and count a 304 as a
+ *   download. This server answers them exactly as without the flag;
+ * - a Range header that is not one `bytes=` range (parseRange ignores it and sends the whole
+ *   file; what the bucket would do with it is not ours to count). A single range is redirected:
+ *   clients send their Range again to the new location and S3 honours it (206);
+ * - an empty file (nothing to offload).
+ * The redirect is `private, no-store`: its Location is a credential that expires within
+ * minutes (and, for a private project, grants the file to whoever holds it), so no cache — a
+ * CDN, a proxy, the browser — may keep it.
+ */
+async function presignedRedirect(
+  services: Services,
+  c: Context,
+  sha256: string,
+  size: number,
+  headers: Record<string, string>,
+): Promise<Response | undefined> {
+  const presigned = services.config.s3?.presignedDownloads;
+  const { blobs } = services;
+  if (!presigned || !blobs.presignGet || c.req.method !== "GET" || size === 0) return undefined;
+  if (conditionalHeaders.some((name) => c.req.header(name) !== undefined)) return undefined;
+  const range = c.req.header("range");
+  if (range !== undefined && !parseRange(range, size)) return undefined;
+  const location = await blobs.presignGet(sha256, {
+    expiresSeconds: presigned.expiresSeconds,
+    contentType: headers["content-type"],
+    contentDisposition: headers["content-disposition"],
+  });
+  return new Response(null, {
+    status: 302,
+    headers: { location, "cache-control": "private, no-store", "x-checksum-sha256": sha256 },
+  });
 }
 
 /** Whether an If-None-Match header names this ETag (weak or strong), or is "*". */

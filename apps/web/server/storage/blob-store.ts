@@ -52,6 +52,16 @@ export interface ListOptions {
   limit?: number;
 }
 
+/** What a presigned download URL makes the storage answer with (see BlobStore.presignGet). */
+export interface PresignGetOptions {
+  /** Seconds the URL stays valid (a download must start within them). */
+  expiresSeconds: number;
+  /** The Content-Type the storage answers with (S3's ResponseContentType). */
+  contentType?: string;
+  /** The Content-Disposition the storage answers with (S3's ResponseContentDisposition). */
+  contentDisposition?: string;
+}
+
 export interface BlobStore {
   stage(body: AsyncIterable<Uint8Array>, options: { maxBytes: number }): Promise<StagedBlob>;
   /** Stores bytes whose sha256 the caller computed (generated index files). */
@@ -78,6 +88,12 @@ export interface BlobStore {
    * writes cut off by a crash. Returns how many were removed.
    */
   removeStaleTemporary(olderThanMs: number): Promise<number>;
+  /**
+   * A short-lived URL from which the storage itself serves the blob, so that a download can be
+   * redirected there instead of streamed through the server (S3_PRESIGNED_DOWNLOADS). Only
+   * stores that can do so have it (S3: a presigned GetObject); the local disk has none.
+   */
+  presignGet?(sha256: string, options: PresignGetOptions): Promise<string>;
 }
 
 /** list() over listPage(): one page in memory at a time. */

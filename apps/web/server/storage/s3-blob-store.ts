@@ -7,6 +7,8 @@
 //   and deletes the temporary one: the content key only ever holds whole, hashed content.
 // - open() is a ranged GetObject whose body is read at the client's pace; stat() is HeadObject;
 //   listPage() is ListObjectsV2 with its continuation token as the cursor.
+// - presignGet() signs a GetObject URL (S3_PRESIGNED_DOWNLOADS) with the response's
+//   Content-Type and Content-Disposition in it; signing is local, no request is made.
 // Decision 021 records why.
 import { createHash, randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
@@ -22,6 +24,7 @@ import {
   S3Client,
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
+import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import {
   type BlobDigests,
   type BlobEntry,
@@ -42,6 +45,11 @@ export interface S3Settings {
   forcePathStyle: boolean;
   /** Prepended to every key ("" or ending in "/"). */
   prefix: string;
+  /**
+   * S3_PRESIGNED_DOWNLOADS: release file downloads are redirected to presigned GetObject URLs
+   * valid this long (S3_PRESIGNED_EXPIRES_SECONDS); unset, they are streamed through the server.
+   */
+  presignedDownloads?: { expiresSeconds: number };
 }
 
 export function createS3Client(settings: S3Settings): S3Client {
@@ -301,6 +309,16 @@ export function createS3BlobStore(
         });
       }
       return { entries, cursor: page.IsTruncated ? page.NextContinuationToken : undefined };
+    },
+
+    async presignGet(sha256, { expiresSeconds, contentType, contentDisposition }) {
+      const command = new GetObjectCommand({
+        Bucket: bucket,
+        Key: keyOf(sha256),
+        ResponseContentType: contentType,
+        ResponseContentDisposition: contentDisposition,
+      });
+      return getSignedUrl(client, command, { expiresIn: expiresSeconds });
     },
 
     async *list(listOptions) {
