@@ -3,6 +3,7 @@
 // are refused (the same request with an API key works); JSON bodies are bounded; unknown routes
 // answer JSON 404/405 without logging a stack; a multipart upload over the limit answers 413 at
 // once and stores nothing; look-alike names are refused.
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   bearer,
@@ -13,6 +14,7 @@ import {
   storedState,
   type TestApp,
 } from "../../test/harness.ts";
+import { collectLeftovers } from "../maintenance.ts";
 
 let app: TestApp;
 let cookie: string;
@@ -229,6 +231,10 @@ describe(`multipart uploads over the limit (${databaseKind})`, () => {
     expect(res.status).toBe(413);
     expect(await code(res)).toBe("PAYLOAD_TOO_LARGE");
     expect(cancelled).toBe(true);
+    // The first file's row is gone; its bytes go with the next sweep (decision 022).
+    const after = await storedState(app, ["release_file", "blob"]);
+    expect(after.release_file).toBe(before.release_file);
+    expect((await collectLeftovers(app.services, 0)).unreferencedBlobs).toBe(after.blob - before.blob!);
     expect(await storedState(app, ["release_file", "blob"])).toEqual(before);
     const listed = await app.request("/api/v1/projects/vault/releases/1.0.0/files", { headers: key });
     expect((await listed.json()).files).toEqual([]);
