@@ -234,7 +234,9 @@ describe(`multipart uploads over the limit (${databaseKind})`, () => {
     // The first file's row is gone; its bytes go with the next sweep (decision 022).
     const after = await storedState(app, ["release_file", "blob"]);
     expect(after.release_file).toBe(before.release_file);
-    expect((await collectLeftovers(app.services, 0)).unreferencedBlobs).toBe((after.blob ?? 0) - (before.blob ?? 0));
+    expect((await collectLeftovers(app.services, 0)).unreferencedBlobs).toBe(
+      (after.blob ?? 0) - (before.blob ?? 0),
+    );
     expect(await storedState(app, ["release_file", "blob"])).toEqual(before);
     const listed = await app.request("/api/v1/projects/vault/releases/1.0.0/files", { headers: key });
     expect((await listed.json()).files).toEqual([]);
