@@ -233,12 +233,13 @@ describe.skipIf(!enabled)("scale mode: three servers, PostgreSQL, S3, a round-ro
 
   beforeAll(async () => {
     s3 = await startS3rver(s3rverModule!);
+    await s3.keepTemporaryDirectories("fleet/");
     database = await createPostgresDatabase();
     proxy = new RoundRobinProxy();
     proxyUrl = await proxy.listen();
     const env = {
       ...s3.env,
-      S3_PREFIX: "fleet",
+      S3_PREFIX: "fleet/",
       DATABASE_URL: database.url,
       BASE_URL: proxyUrl,
       LOG_LEVEL: "error",

@@ -8,13 +8,21 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { S3Settings } from "../server/storage/s3-blob-store.ts";
+import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { createS3Client, type S3Settings } from "../server/storage/s3-blob-store.ts";
 
 export interface TestS3 {
   endpoint: string;
   settings: S3Settings;
   /** The same settings as S3_* environment variables. */
   env: Record<string, string>;
+  /**
+   * s3rver 3.7.1 removes a key's directory when a DeleteObject empties it, and a PutObject into
+   * it at that moment kills s3rver (ENOENT, uncaught). Packyard puts and deletes temporary
+   * objects under <prefix>{blobs,indexes}/tmp/ concurrently: tests that upload many files at
+   * once keep one object in each so the directories never empty.
+   */
+  keepTemporaryDirectories(prefix: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -74,6 +82,14 @@ export async function startS3rver(modulePath: string, bucket = "packyard-test"):
       S3_ACCESS_KEY_ID: "S3RVER",
       S3_SECRET_ACCESS_KEY: "S3RVER",
       S3_FORCE_PATH_STYLE: "true",
+    },
+    async keepTemporaryDirectories(prefix) {
+      const client = createS3Client(settings);
+      for (const store of ["blobs", "indexes"])
+        await client.send(
+          new PutObjectCommand({ Bucket: bucket, Key: `${prefix}${store}/tmp/.keep`, Body: "" }),
+        );
+      client.destroy();
     },
     async stop() {
       if (child.exitCode === null) {
