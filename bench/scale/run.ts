@@ -180,9 +180,8 @@ async function addOneAccounted(mode: Mode, file: PackageFile, version: string, b
   });
 }
 
-/** s3rver's own speed: one request of each kind the stores make, from this process, and the local disk's. */
-async function s3rverRoundTrips(s3: TestS3, count: number) {
-  const client = new S3Client({
+function s3Client(s3: TestS3): S3Client {
+  return new S3Client({
     endpoint: s3.settings.endpoint,
     region: s3.settings.region,
     credentials: s3.settings.credentials,
@@ -190,6 +189,29 @@ async function s3rverRoundTrips(s3: TestS3, count: number) {
     requestChecksumCalculation: "WHEN_REQUIRED",
     responseChecksumValidation: "WHEN_REQUIRED",
   });
+}
+
+/**
+ * s3rver 3.7.1 removes a key's directory when its DeleteObject leaves it empty, and a PutObject
+ * into that directory at the same moment fails with ENOENT — an uncaught error that ends s3rver.
+ * Packyard's stores put and delete temporary objects under <prefix>{blobs,indexes}/tmp/
+ * concurrently, so seeding 10,000 packages 8 at a time meets it. One object kept in each of those
+ * directories keeps them from ever being empty (maintenance removes only temporary objects older
+ * than its grace period, hours).
+ */
+async function keepS3rverDirectories(s3: TestS3, prefix: string) {
+  const client = s3Client(s3);
+  for (const store of ["blobs", "indexes"]) {
+    await client.send(
+      new PutObjectCommand({ Bucket: s3.settings.bucket, Key: `${prefix}${store}/tmp/bench-keep`, Body: "" }),
+    );
+  }
+  client.destroy();
+}
+
+/** s3rver's own speed: one request of each kind the stores make, from this process, and the local disk's. */
+async function s3rverRoundTrips(s3: TestS3, count: number) {
+  const client = s3Client(s3);
   const Bucket = s3.settings.bucket;
   const small = randomBytes(1024);
   const large = randomBytes(1024 * 1024);
@@ -247,6 +269,7 @@ async function partB(s3: TestS3, b: Backends) {
   const news = writeNewDebs(join(scratch, "new"), 2 * runs + 1, "s");
   const database = await createPostgresDatabase();
   const scaleEnv = { ...s3.env, S3_PREFIX: "bench-b/", DATABASE_URL: database.url };
+  await keepS3rverDirectories(s3, scaleEnv.S3_PREFIX);
   const setupSeconds: Record<string, number> = {};
   const modes: Mode[] = [];
   try {
@@ -341,6 +364,7 @@ async function startCluster(count: number, s3: TestS3): Promise<Cluster> {
   const database = await createPostgresDatabase();
   const proxy = new RoundRobinProxy();
   const url = await proxy.listen();
+  await keepS3rverDirectories(s3, `throughput-${count}/`);
   const env = {
     ...s3.env,
     S3_PREFIX: `throughput-${count}/`,
