@@ -11,6 +11,9 @@
 // project-event listener switched off, so seeding N packages does not also run N index builds.
 // One publish at the end makes generation 1. The server is then stopped.
 //
+// DATABASE_URL, SECRET, PLAN_LIMITS and S3_* in this process's environment are passed on to the
+// server (bench/scale); without them it runs embedded: SQLite and blobs under <dataDir>.
+//
 // serve: starts the server on the seeded <dataDir> and answers the driver over IPC:
 //   {cmd:"publish"}  → runs the repository publisher's publish(projectId) — a full build from the
 //                      stored package rows — and reports its time and this process's peak RSS
@@ -56,9 +59,16 @@ function publisherOf(server: LiveServer): Publisher {
 }
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 
+/** What the driver may set for the server (bench/scale: PostgreSQL and S3); unset, it runs embedded. */
+const passedOn = (name: string) =>
+  name === "DATABASE_URL" || name === "SECRET" || name === "PLAN_LIMITS" || name.startsWith("S3_");
+
 /** Same settings in both modes: the server's own defaults, quiet logs. */
 function start(): Promise<LiveServer> {
-  return startLiveServer({ DATA_DIR: dataDir!, LOG_LEVEL: "warn" });
+  const given = Object.entries(process.env).filter(
+    (entry): entry is [string, string] => passedOn(entry[0]) && entry[1] !== undefined,
+  );
+  return startLiveServer({ DATA_DIR: dataDir!, LOG_LEVEL: "warn", ...Object.fromEntries(given) });
 }
 
 async function seed(fileListFile: string, stateFile: string) {
@@ -100,6 +110,8 @@ async function seed(fileListFile: string, stateFile: string) {
           createRelease: true,
           // What the PUT route passes: .rpm files are signed with the project's key on upload.
           rpmSigningKey: () => server.services.keys.newest(project),
+          // And whether plan limits apply: the server's configuration (PLAN_LIMITS).
+          limits: server.services.config,
         });
       };
       // The first upload creates the release; the rest go in 8 at a time.

@@ -30,13 +30,30 @@ export interface EntryProbe {
   verify(server: PackyardServer, entry: string, file: PackageFile): Promise<void>;
 }
 
+/**
+ * The child's environment: this process's, without TEST_DATABASE_URL (with it the test helper
+ * would put the child on a throwaway PostgreSQL database of its own, even in embedded mode),
+ * plus `env`. The child passes DATABASE_URL, SECRET, PLAN_LIMITS and S3_* on to the server
+ * (packyard-child.ts); without them it runs embedded (SQLite, local disk).
+ */
+function childEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const { TEST_DATABASE_URL: _, ...inherited } = process.env;
+  return { ...inherited, ...env };
+}
+
 /** Seeds dataDir with the packages (see packyard-child.ts); returns the child's report. */
-export function seedPackyard(dataDir: string, files: readonly PackageFile[], scratch: string): SeedState {
+export function seedPackyard(
+  dataDir: string,
+  files: readonly PackageFile[],
+  scratch: string,
+  options: { env?: Record<string, string> } = {},
+): SeedState {
   const list = join(scratch, "packyard-files.json");
   const state = join(scratch, "packyard-state.json");
   writeFileSync(list, JSON.stringify(files.map((d) => ({ filename: d.filename, path: d.path }))));
   const result = spawnSync(process.execPath, ["--expose-gc", childScript, "seed", dataDir, list, state], {
     encoding: "utf8",
+    env: childEnv(options.env),
     stdio: ["ignore", "inherit", "inherit"],
   });
   if (result.status !== 0) throw new Error(`seeding Packyard failed (exit ${result.status})`);
@@ -59,11 +76,16 @@ export class PackyardServer {
     child.on("message", (reply: Reply) => this.#pending.shift()?.(reply));
   }
 
-  static async start(dataDir: string, scratch: string, options: { execArgv?: string[] } = {}) {
+  static async start(
+    dataDir: string,
+    scratch: string,
+    options: { execArgv?: string[]; env?: Record<string, string> } = {},
+  ) {
     const stateFile = join(scratch, "packyard-state.json");
     const state = JSON.parse(readFileSync(stateFile, "utf8")) as SeedState;
     const child = fork(childScript, ["serve", dataDir, stateFile], {
       execArgv: ["--expose-gc", ...(options.execArgv ?? [])],
+      env: childEnv(options.env),
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
     const server = new PackyardServer(child, state);
