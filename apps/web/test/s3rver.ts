@@ -87,7 +87,11 @@ export async function startS3rver(modulePath: string, bucket = "packyard-test"):
       const client = createS3Client(settings);
       for (const store of ["blobs", "indexes"])
         await client.send(
-          new PutObjectCommand({ Bucket: bucket, Key: `${prefix}${store}/tmp/.keep`, Body: "" }),
+          new PutObjectCommand({
+            Bucket: bucket,
+            Key: `${prefix}${store}/tmp/.keep`,
+            Body: new Uint8Array(0),
+          }),
         );
       client.destroy();
     },
