@@ -111,6 +111,17 @@ describe(`packyard migrate (${databaseKind})`, () => {
       // One did the work; the other waited for the lock and found it done.
       expect([a.out, b.out].filter((out) => out.endsWith("is up to date.")).length).toBe(1);
       expect(await missing(env)).toEqual({ authTables: 0, packyard: 0 });
+      // The job queue's schema too (pg-boss installs it under its own lock).
+      const client = new pg.Client({ connectionString: env.DATABASE_URL });
+      await client.connect();
+      try {
+        const { rows } = await client.query(
+          "select table_name from information_schema.tables where table_schema = 'pgboss' and table_name in ('job', 'queue', 'schedule') order by table_name",
+        );
+        expect(rows.map((r: { table_name: string }) => r.table_name)).toEqual(["job", "queue", "schedule"]);
+      } finally {
+        await client.end();
+      }
     },
   );
 
