@@ -94,9 +94,12 @@ export async function readText(stream: NodeJS.ReadableStream): Promise<string> {
 
 let version: string | undefined;
 
+/** Replaced by the version string in the single-file bundle (scripts/bundle.ts). */
+declare const PACKYARD_CLI_VERSION: string | undefined;
+
 /** The version in the CLI's package.json, found from here in src/ and in dist/ alike. */
 export function cliVersion(): string {
-  version ??= findVersion();
+  version ??= typeof PACKYARD_CLI_VERSION === "string" ? PACKYARD_CLI_VERSION : findVersion();
   return version;
 }
 
