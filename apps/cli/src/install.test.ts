@@ -3,7 +3,7 @@
 // that does not match the checksum the script carries, or a node older than 22, installs
 // nothing and says why. Needs the web build (npm run build), which bundles the CLI into
 // build/cli/, and curl.
-import { spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import {
   chmodSync,
@@ -42,12 +42,22 @@ function home(): string {
   return dir;
 }
 
+/**
+ * Runs a program to its end without blocking this process (the server answers from it too):
+ * its exit status and output.
+ */
+function run(file: string, args: string[], env: Record<string, string>) {
+  return new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(file, args, { env, encoding: "utf8" }, (error, stdout, stderr) => {
+      const status = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
 /** `curl -fsSL URL | sh`, failing if either side fails. */
 function curlPipeSh(url: string, env: Record<string, string>) {
-  return spawnSync("bash", ["-o", "pipefail", "-c", `curl -fsSL "${url}" | sh`], {
-    env: { PATH: basePath, ...env },
-    encoding: "utf8",
-  });
+  return run("bash", ["-o", "pipefail", "-c", `curl -fsSL "${url}" | sh`], { PATH: basePath, ...env });
 }
 
 describe("the served CLI", () => {
@@ -77,17 +87,14 @@ describe("the served CLI", () => {
 
   it("installs into ~/.local/bin with curl | sh, and the installed CLI pushes a release", async () => {
     const HOME = home();
-    const installed = curlPipeSh(`${server.url}/cli/install.sh`, { HOME });
+    const installed = await curlPipeSh(`${server.url}/cli/install.sh`, { HOME });
     expect(installed.status, installed.stderr).toBe(0);
     const bin = join(HOME, ".local", "bin");
     expect(installed.stdout).toContain(`Installed packyard ${version} in ${bin}/packyard`);
     expect(installed.stdout).toContain(`export PATH="${bin}:$PATH"`);
     expect(statSync(join(bin, "packyard")).mode & 0o111).not.toBe(0);
 
-    const { stdout: printed } = spawnSync(join(bin, "packyard"), ["--version"], {
-      env: { PATH: basePath, HOME },
-      encoding: "utf8",
-    });
+    const { stdout: printed } = await run(join(bin, "packyard"), ["--version"], { PATH: basePath, HOME });
     expect(printed).toBe(`${version}\n`);
 
     const alice = await publisher(server, "alice");
@@ -100,9 +107,11 @@ describe("the served CLI", () => {
     const file = join(work, "widget-1.0.0.tar.gz");
     const bytes = randomBytes(50_000);
     writeFileSync(file, bytes);
-    const push = spawnSync(join(bin, "packyard"), ["push", "alice/widget", "1.0.0", file], {
-      env: { PATH: `${bin}:${basePath}`, HOME, PACKYARD_SERVER: server.url, PACKYARD_TOKEN: alice.token },
-      encoding: "utf8",
+    const push = await run(join(bin, "packyard"), ["push", "alice/widget", "1.0.0", file], {
+      PATH: `${bin}:${basePath}`,
+      HOME,
+      PACKYARD_SERVER: server.url,
+      PACKYARD_TOKEN: alice.token,
     });
     expect(push.status, push.stderr).toBe(0);
     const download = await fetch(`${server.url}/dl/alice/widget/releases/1.0.0/widget-1.0.0.tar.gz`);
@@ -125,7 +134,7 @@ describe("the served CLI", () => {
     middle = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
     try {
       const HOME = home();
-      const result = curlPipeSh(`${middle}/cli/install.sh`, { HOME });
+      const result = await curlPipeSh(`${middle}/cli/install.sh`, { HOME });
       expect(result.status).not.toBe(0);
       expect(result.stderr).toMatch(
         /^packyard install: checksum mismatch for http:\/\/127\.0\.0\.1:\d+\/cli\/packyard\.mjs: expected sha256 [0-9a-f]{64}, got [0-9a-f]{64}; nothing was installed/m,
@@ -136,7 +145,7 @@ describe("the served CLI", () => {
     }
   });
 
-  it("says that Node.js 22 is needed when node is older, and installs nothing", () => {
+  it("says that Node.js 22 is needed when node is older, and installs nothing", async () => {
     const fakeBin = join(work, "old-node");
     mkdirSync(fakeBin, { recursive: true });
     writeFileSync(
@@ -145,12 +154,12 @@ describe("the served CLI", () => {
     );
     chmodSync(join(fakeBin, "node"), 0o755);
     const HOME = home();
-    const result = spawnSync(
+    const result = await run(
       "bash",
       ["-o", "pipefail", "-c", `curl -fsSL "${server.url}/cli/install.sh" | sh`],
       {
-        env: { PATH: `${fakeBin}:/usr/local/bin:/usr/bin:/bin`, HOME },
-        encoding: "utf8",
+        PATH: `${fakeBin}:/usr/local/bin:/usr/bin:/bin`,
+        HOME,
       },
     );
     expect(result.status).not.toBe(0);
