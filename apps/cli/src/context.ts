@@ -31,6 +31,8 @@ export interface Context {
   credentials(): Credentials;
   /** A client for the resolved server and token, or for others (login checks a new token). */
   client(override?: { server: string; token: string }): ApiClient;
+  /** The server the command made a client for, if any (the update notice asks it). */
+  contactedServer(): string | undefined;
   /** The API with a token; without one, a "not logged in" error. */
   api(): PackyardApi;
   /** A line for people on stdout; nothing with --json. */
@@ -43,6 +45,7 @@ export interface Context {
 
 export function createContext(io: Io, flags: GlobalFlags): Context {
   let credentials: Credentials | undefined;
+  let contacted: string | undefined;
   const context: Context = {
     io,
     env: io.env,
@@ -53,6 +56,7 @@ export function createContext(io: Io, flags: GlobalFlags): Context {
     },
     client: (override) => {
       const { server, token } = override ?? context.credentials();
+      contacted = server;
       return new ApiClient({
         server,
         token,
@@ -61,6 +65,7 @@ export function createContext(io: Io, flags: GlobalFlags): Context {
         onRetry: (notice) => context.note(`retrying: ${notice}`),
       });
     },
+    contactedServer: () => contacted,
     api: () => {
       const { server, token } = context.credentials();
       if (!token) {
@@ -94,9 +99,12 @@ export async function readText(stream: NodeJS.ReadableStream): Promise<string> {
 
 let version: string | undefined;
 
+/** Replaced by the version string in the single-file bundle (scripts/bundle.ts). */
+declare const PACKYARD_CLI_VERSION: string | undefined;
+
 /** The version in the CLI's package.json, found from here in src/ and in dist/ alike. */
 export function cliVersion(): string {
-  version ??= findVersion();
+  version ??= typeof PACKYARD_CLI_VERSION === "string" ? PACKYARD_CLI_VERSION : findVersion();
   return version;
 }
 

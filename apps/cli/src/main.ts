@@ -12,8 +12,9 @@ import { releasesCommand } from "./commands/releases.ts";
 import { signingKeysCommand } from "./commands/signing-keys.ts";
 import { whoamiCommand } from "./commands/whoami.ts";
 import { DEFAULT_SERVER } from "./config.ts";
-import { cliVersion, createContext, type Io } from "./context.ts";
+import { type Context, cliVersion, createContext, type Io } from "./context.ts";
 import { CliError, exitCodes, usageError } from "./errors.ts";
+import { updateNotice } from "./update-notice.ts";
 
 const commands: Record<string, Command | CommandGroup> = {
   login: loginCommand,
@@ -56,14 +57,20 @@ const isGroup = (entry: Command | CommandGroup): entry is CommandGroup => "subco
 
 export async function main(argv: string[], io: Io): Promise<number> {
   const json = argv.includes("--json");
+  const session: { context?: Context } = {};
+  let code: number;
   try {
-    return await run(argv, io);
+    code = await run(argv, io, session);
   } catch (error) {
-    return report(error, io, json);
+    code = report(error, io, json);
   }
+  // After the command's own output, and only if it talked to a server.
+  const server = session.context?.contactedServer();
+  if (server) await updateNotice(io, server, { json });
+  return code;
 }
 
-async function run(argv: string[], io: Io): Promise<number> {
+async function run(argv: string[], io: Io, session: { context?: Context }): Promise<number> {
   const at = commandIndex(argv);
   if (at === -1) {
     if (argv.includes("--version")) {
@@ -133,6 +140,7 @@ async function run(argv: string[], io: Io): Promise<number> {
     token: typeof values.token === "string" ? values.token : undefined,
     json: values.json === true,
   });
+  session.context = context;
   await command.run(context, positionals, values as Record<string, string | boolean | undefined>);
   return exitCodes.ok;
 }

@@ -1,5 +1,6 @@
 // The one Hono app: health and error pages, better-auth, static assets, and every other
 // request handed to React Router for server rendering.
+import { join } from "node:path";
 import { serveStatic } from "@hono/node-server/serve-static";
 import { Hono } from "hono";
 import { compress } from "hono/compress";
@@ -11,6 +12,7 @@ import { DELETE_CALLBACK_PATH, readableDeletionLinkErrors } from "./account-dele
 import { createApi } from "./api/index.ts";
 import { apiRouteFallback, jsonBodyLimit, sameOriginCookieWrites } from "./api-guards.ts";
 import { createAptRoutes } from "./apt.ts";
+import { createCliRoutes } from "./cli.ts";
 import { createDownloads } from "./downloads.ts";
 import { renderErrorPage } from "./error-page.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
@@ -78,6 +80,7 @@ export function createApp({ services, build, clientDir }: AppOptions) {
   app.route("/dl", createSigningKeyRoutes(services));
   app.route("/dl", createAptRoutes(services));
   app.route("/dl", createYumRoutes(services));
+  app.route("/cli", createCliRoutes({ dir: join(clientDir, "..", "cli"), baseUrl: config.baseUrl }));
 
   // Vite's hashed output never changes under the same name: cache it for a year. Other public
   // files (favicon, robots.txt) keep their names across releases: an hour.
