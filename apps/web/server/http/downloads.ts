@@ -6,7 +6,6 @@
 // With S3_PRESIGNED_DOWNLOADS (and S3 storage) a GET of a release file is instead answered with
 // a 302 to a short-lived presigned URL of the bucket, counted when issued by the same rule
 // (see presignedRedirect); HEAD, 304, 416 and every other conditional request stay here.
-import { createHash } from "node:crypto";
 import { normalizeFilename } from "@packyard/contract";
 import { type Context, Hono } from "hono";
 import { notFound } from "../domain/errors.ts";
