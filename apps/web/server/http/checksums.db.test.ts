@@ -153,6 +153,15 @@ describe.runIf(hasTools)(`SHA256SUMS.asc (${databaseKind})`, () => {
     expect(after.sha256sumCheck()).toBe("tool-linux-amd64: OK\n");
   });
 
+  it("shows the verify commands on the release page", async () => {
+    const html = await (await app.request("/releases/signer/tool/1.0.0")).text();
+    const base = app.services.config.baseUrl;
+    expect(html).toContain(`curl -fsSL ${base}/dl/signer/tool/gpg.key | gpg --import`);
+    expect(html).toContain("gpg --verify SHA256SUMS.asc SHA256SUMS");
+    expect(html).toContain("sha256sum -c --ignore-missing SHA256SUMS");
+    expect(html).toContain(`href="${base}/dl/signer/tool/releases/1.0.0/SHA256SUMS.asc"`);
+  });
+
   it("answers 404 for a private project's signature without credentials", async () => {
     const res = await app.request("/api/v1/projects", {
       method: "POST",
