@@ -57,6 +57,8 @@ export async function buildSuite(options: {
   xz: XzEncoder | null;
   /** Compressed xz blocks from the previous build of this suite, per index path; updated in place. */
   xzCache?: Map<string, XzBlockCache>;
+  /** Where a Packages.xz that could not be made is reported (console.warn by default). */
+  warn?: (message: string) => void;
 }): Promise<BuiltSuite> {
   const seen = new Set<string>();
   const packages = options.packages.filter((p) => {
@@ -91,7 +93,7 @@ export async function buildSuite(options: {
   }
   // Packages.xz: the same blocks, compressed (only those not cached) while the next index's
   // gzip members are made; one xz process per index that changed.
-  const xzFiles: Promise<[string, Buffer]>[] = [];
+  const xzFiles: Promise<[string, Buffer] | null>[] = [];
   for (const component of components) {
     for (const architecture of architectures) {
       const blocks = packagesIndexBlocks(byIndex.get(`${component}/${architecture}`)!);
@@ -101,7 +103,15 @@ export async function buildSuite(options: {
         const previous = options.xzCache?.get(base);
         options.xzCache?.set(base, next);
         xzFiles.push(
-          xzBlocks(blocks, { encoder: options.xz, previous, next }).then((xz) => [`${base}.xz`, xz]),
+          xzBlocks(blocks, { encoder: options.xz, previous, next }).then(
+            (xz): [string, Buffer] => [`${base}.xz`, xz],
+            (error: unknown) => {
+              // Packages.gz still serves every client: a failed xz costs the .xz, not the publish.
+              options.xzCache?.delete(base);
+              (options.warn ?? console.warn)(`${base}.xz left out: ${String(error)}`);
+              return null;
+            },
+          ),
         );
       }
       const next: GzipBlockCache = new Map();
@@ -113,7 +123,9 @@ export async function buildSuite(options: {
       files.set(`${base}.gz`, document.gzip);
     }
   }
-  for (const [path, xz] of await Promise.all(xzFiles)) {
+  for (const made of await Promise.all(xzFiles)) {
+    if (!made) continue;
+    const [path, xz] = made;
     described.push(describeIndexFile(path, xz));
     files.set(path, xz);
   }

@@ -141,4 +141,28 @@ describe("without xz on the machine", () => {
     expect(built.files.has("main/binary-amd64/Packages.gz")).toBe(true);
     expect(new TextDecoder().decode(built.files.get("Release"))).not.toContain("Packages.xz");
   });
+
+  it("publishes without Packages.xz when xz fails, and says why", async () => {
+    const warnings: string[] = [];
+    const key = await loadSigningKey(
+      (await generateSigningKey({ name: "Test", email: "t@example.com", algorithm: "ed25519" }))
+        .armoredPrivateKey,
+    );
+    const built = await buildSuite({
+      origin: "Packyard",
+      label: "t/t",
+      suite: "stable",
+      date: new Date(),
+      signers: [key],
+      packages: [stanza("solo")],
+      xz: () => Promise.reject(new Error("xz killed")),
+      xzCache: new Map(),
+      warn: (message) => warnings.push(message),
+    });
+    expect(built.files.has("main/binary-amd64/Packages.xz")).toBe(false);
+    expect(built.files.has("main/binary-amd64/Packages.gz")).toBe(true);
+    expect(warnings).toEqual([
+      expect.stringContaining("main/binary-amd64/Packages.xz left out: Error: xz killed"),
+    ]);
+  });
 });
