@@ -3,7 +3,7 @@
 //
 //   export PATH=$PWD/node_modules/.bin:$PATH
 //   node bench/apt/run.ts [--sizes 1000,10000] [--runs 7] [--dir /tmp/packyard-bench-apt]
-//                         [--quiet-wait 2] [--no-profile] [--keep]
+//                         [--quiet-wait 2] [--no-profile] [--keep] [--packyard-only]
 //                         [--out bench/apt/results/latest.json]
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -34,6 +34,8 @@ const { values: args } = parseArgs({
     "no-profile": { type: "boolean", default: false },
     "quiet-wait": { type: "string", default: "2" },
     keep: { type: "boolean", default: false },
+    /** Packyard's rows only: the peers need not be installed. */
+    "packyard-only": { type: "boolean", default: false },
   },
 });
 
@@ -45,6 +47,7 @@ const scratch = join(dir, "scratch");
 const log = logger();
 
 function preflight() {
+  if (args["packyard-only"]) return checkPackyardPrerequisites();
   const missing = missingTools(["apt-ftparchive", "reprepro", "aptly", "gpg", "gpgconf"]);
   if (missing.length) {
     throw new Error(
@@ -150,73 +153,75 @@ async function main() {
         ),
       );
 
-      // ---- apt-ftparchive ----
-      log(`[${size}] apt-ftparchive: (a) cold/warm × ${runs}`);
-      const ftp = new AptFtparchive(join(dir, `ftparchive-${size}`), gpg, scratch);
-      ftp.setup(debs);
-      const cold: Sample[] = [];
-      const warm: Sample[] = [];
-      for (let i = 0; i < runs; i++) {
-        await waitForQuiet(quietWaitMs);
-        cold.push(await accounted(() => ftp.cold()));
-        await waitForQuiet(quietWaitMs);
-        warm.push(await accounted(() => ftp.warm()));
+      if (!args["packyard-only"]) {
+        // ---- apt-ftparchive ----
+        log(`[${size}] apt-ftparchive: (a) cold/warm × ${runs}`);
+        const ftp = new AptFtparchive(join(dir, `ftparchive-${size}`), gpg, scratch);
+        ftp.setup(debs);
+        const cold: Sample[] = [];
+        const warm: Sample[] = [];
+        for (let i = 0; i < runs; i++) {
+          await waitForQuiet(quietWaitMs);
+          cold.push(await accounted(() => ftp.cold()));
+          await waitForQuiet(quietWaitMs);
+          warm.push(await accounted(() => ftp.warm()));
+        }
+        assertPackages("apt-ftparchive", ftp.packagesFile(), size);
+        rows.push(
+          row("a", "apt-ftparchive", "generate + release + 2 gpg signatures, cold (no cache DB)", cold),
+        );
+        rows.push(row("a", "apt-ftparchive", "generate + release + 2 gpg signatures, warm (cache DB)", warm));
+
+        // ---- reprepro ----
+        log(`[${size}] reprepro: set-up (includedeb of ${size} packages)`);
+        const rr = new Reprepro(join(dir, `reprepro-${size}`), gpg, scratch);
+        setupSeconds["reprepro includedeb × N + export"] = rr.setup(debs) / 1000;
+        assertPackages("reprepro", rr.packagesFile(), size);
+        log(`[${size}] reprepro: (a) export × ${runs}, (b) includedeb × ${runs}`);
+        rows.push(
+          row(
+            "a",
+            "reprepro",
+            "export (all indexes from its DB, signed)",
+            await measure(runs, () => rr.exportAll()),
+          ),
+        );
+        const rrNew = writeNewDebs(join(dir, `new-rr-${size}`), runs, `r${size}`);
+        rows.push(
+          row(
+            "b",
+            "reprepro",
+            "includedeb of one .deb (copy, DB, export, sign)",
+            await measure(runs, (i) => rr.addOne(rrNew[i]!)),
+          ),
+        );
+        assertPackages("reprepro after (b)", rr.packagesFile(), size + runs);
+
+        // ---- aptly ----
+        log(`[${size}] aptly: set-up (repo add of ${size} packages, publish repo)`);
+        const aptly = new Aptly(join(dir, `aptly-${size}`), gpg, scratch);
+        setupSeconds["aptly repo add N + publish repo"] = aptly.setup(debs) / 1000;
+        assertPackages("aptly", aptly.packagesFile(), size);
+        log(`[${size}] aptly: (a) publish update × ${runs}, (b) repo add + publish update × ${runs}`);
+        rows.push(
+          row(
+            "a",
+            "aptly",
+            "publish update, nothing new (indexes regenerated, signed)",
+            await measure(runs, () => aptly.republish()),
+          ),
+        );
+        const aptlyNew = writeNewDebs(join(dir, `new-aptly-${size}`), runs, `a${size}`);
+        rows.push(
+          row(
+            "b",
+            "aptly",
+            "repo add + publish update (gpg-signed)",
+            await measure(runs, (i) => aptly.addOne(aptlyNew[i]!)),
+          ),
+        );
+        assertPackages("aptly after (b)", aptly.packagesFile(), size + runs);
       }
-      assertPackages("apt-ftparchive", ftp.packagesFile(), size);
-      rows.push(
-        row("a", "apt-ftparchive", "generate + release + 2 gpg signatures, cold (no cache DB)", cold),
-      );
-      rows.push(row("a", "apt-ftparchive", "generate + release + 2 gpg signatures, warm (cache DB)", warm));
-
-      // ---- reprepro ----
-      log(`[${size}] reprepro: set-up (includedeb of ${size} packages)`);
-      const rr = new Reprepro(join(dir, `reprepro-${size}`), gpg, scratch);
-      setupSeconds["reprepro includedeb × N + export"] = rr.setup(debs) / 1000;
-      assertPackages("reprepro", rr.packagesFile(), size);
-      log(`[${size}] reprepro: (a) export × ${runs}, (b) includedeb × ${runs}`);
-      rows.push(
-        row(
-          "a",
-          "reprepro",
-          "export (all indexes from its DB, signed)",
-          await measure(runs, () => rr.exportAll()),
-        ),
-      );
-      const rrNew = writeNewDebs(join(dir, `new-rr-${size}`), runs, `r${size}`);
-      rows.push(
-        row(
-          "b",
-          "reprepro",
-          "includedeb of one .deb (copy, DB, export, sign)",
-          await measure(runs, (i) => rr.addOne(rrNew[i]!)),
-        ),
-      );
-      assertPackages("reprepro after (b)", rr.packagesFile(), size + runs);
-
-      // ---- aptly ----
-      log(`[${size}] aptly: set-up (repo add of ${size} packages, publish repo)`);
-      const aptly = new Aptly(join(dir, `aptly-${size}`), gpg, scratch);
-      setupSeconds["aptly repo add N + publish repo"] = aptly.setup(debs) / 1000;
-      assertPackages("aptly", aptly.packagesFile(), size);
-      log(`[${size}] aptly: (a) publish update × ${runs}, (b) repo add + publish update × ${runs}`);
-      rows.push(
-        row(
-          "a",
-          "aptly",
-          "publish update, nothing new (indexes regenerated, signed)",
-          await measure(runs, () => aptly.republish()),
-        ),
-      );
-      const aptlyNew = writeNewDebs(join(dir, `new-aptly-${size}`), runs, `a${size}`);
-      rows.push(
-        row(
-          "b",
-          "aptly",
-          "repo add + publish update (gpg-signed)",
-          await measure(runs, (i) => aptly.addOne(aptlyNew[i]!)),
-        ),
-      );
-      assertPackages("aptly after (b)", aptly.packagesFile(), size + runs);
 
       // The packages of this size are no longer needed: keep the scratch directory small.
       if (!args.keep) {

@@ -90,9 +90,15 @@ test("a release page shows Markdown notes (never running HTML), the file with si
   ).toBe(sha256);
 
   const sums = await page.request.get(
-    (await page.getByRole("link", { name: "SHA256SUMS" }).getAttribute("href")) ?? "",
+    (await page.getByRole("link", { name: "SHA256SUMS", exact: true }).getAttribute("href")) ?? "",
   );
   expect(await sums.text()).toBe(`${sha256}  widget-1.2.3.tar.gz\n`);
+  // Its signature beside it, and the commands that verify a download.
+  const signature = await page.request.get(
+    (await page.getByRole("link", { name: "SHA256SUMS.asc", exact: true }).getAttribute("href")) ?? "",
+  );
+  expect(await signature.text()).toMatch(/^-----BEGIN PGP SIGNATURE-----/);
+  await expect(page.getByTestId("verify-downloads")).toContainText("gpg --verify SHA256SUMS.asc SHA256SUMS");
 
   // The search finds it and leads to the same page.
   await page.goto(`/releases?q=${username}`);

@@ -16,6 +16,7 @@ import { usernameAwareErrors, visibleProject } from "./visible-project.ts";
 
 function contentTypeOf(path: string): string {
   if (path.endsWith(".gz")) return "application/gzip";
+  if (path.endsWith(".xz")) return "application/x-xz";
   if (path.endsWith(".deb")) return "application/vnd.debian.binary-package";
   if (path.endsWith(".gpg") && !path.endsWith("Release.gpg")) return "application/pgp-keys";
   return "text/plain; charset=utf-8";

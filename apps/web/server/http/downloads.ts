@@ -2,11 +2,10 @@
 // URLs with a strong ETag (the sha256), Last-Modified, Range (206/416) and If-None-Match (304).
 // A GET whose response delivers the file's last byte to the client counts as one download; every
 // GET adds the bytes it actually sent to the owner's month (ranges included). Each release also
-// serves a generated SHA256SUMS.
+// serves a generated SHA256SUMS and its detached signature SHA256SUMS.asc (checksums.ts).
 // With S3_PRESIGNED_DOWNLOADS (and S3 storage) a GET of a release file is instead answered with
 // a 302 to a short-lived presigned URL of the bucket, counted when issued by the same rule
 // (see presignedRedirect); HEAD, 304, 416 and every other conditional request stay here.
-import { createHash } from "node:crypto";
 import { normalizeFilename } from "@packyard/contract";
 import { type Context, Hono } from "hono";
 import { notFound } from "../domain/errors.ts";
@@ -15,6 +14,7 @@ import { countServed } from "../domain/usage.ts";
 import type { Services } from "../services.ts";
 import { apiErrorResponse } from "./api-errors.ts";
 import { cacheControl as cacheControlOf } from "./cache-control.ts";
+import { renderSha256Sums, sha256SumsEtag, signSha256Sums } from "./checksums.ts";
 import { type DeliveryMeter, deliveryMeter, streamBlob } from "./stream-blob.ts";
 import { usernameAwareErrors, visibleProject } from "./visible-project.ts";
 
@@ -77,15 +77,28 @@ export function createDownloads(services: Services) {
       shared: project.visibility !== "private",
     });
 
-    if (filename === "SHA256SUMS") {
+    if (filename === "SHA256SUMS" || filename === "SHA256SUMS.asc") {
       // It lists the release's files, which change when one is added or deleted: unlike the
-      // files themselves it is revalidated (its ETag is the hash of the list).
-      const text = files.map((f) => `${f.sha256}  ${f.filename}\n`).join("");
+      // files themselves it is revalidated (its ETag is the hash of the list). The signature
+      // follows the list and the project's signing keys (a rotation changes it too).
+      const text = renderSha256Sums(files);
+      const revalidated = cacheControlOf({ kind: "entry", shared: project.visibility !== "private" });
+      if (filename === "SHA256SUMS.asc") {
+        const signed = await signSha256Sums(services.keys, project, text, files);
+        const headers = {
+          "content-type": "application/pgp-signature",
+          "content-length": String(Buffer.byteLength(signed.armored)),
+          "cache-control": revalidated,
+          etag: `W/${signed.etag}`,
+        };
+        if (matchesEtag(c.req.header("if-none-match"), signed.etag)) return c.body(null, 304, headers);
+        return new Response(c.req.method === "HEAD" ? null : signed.armored, { status: 200, headers });
+      }
       const headers = {
         "content-type": "text/plain; charset=utf-8",
         "content-length": String(Buffer.byteLength(text)),
-        "cache-control": cacheControlOf({ kind: "entry", shared: project.visibility !== "private" }),
-        etag: `"${createHash("sha256").update(text).digest("hex")}"`,
+        "cache-control": revalidated,
+        etag: sha256SumsEtag(text),
       };
       if (matchesEtag(c.req.header("if-none-match"), headers.etag)) return c.body(null, 304, headers);
       return new Response(c.req.method === "HEAD" ? null : text, { status: 200, headers });

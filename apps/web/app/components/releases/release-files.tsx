@@ -1,14 +1,33 @@
 // The files of a release: name, kind, size, downloads, SHA-256 and a stable download URL, each
-// copyable; then the release's SHA256SUMS.
+// copyable; then the release's SHA256SUMS, its signature and the commands that verify a download.
 import type { ReleaseFile } from "@packyard/contract";
-import { Download, FileText, Package } from "lucide-react";
+import { Download, FileSignature, FileText, Package } from "lucide-react";
 import { formatCompactCount, formatFileSize } from "../../lib/format.ts";
 import { Badge } from "../ui/badge.tsx";
 import { Button } from "../ui/button.tsx";
 import { Card } from "../ui/card.tsx";
 import { CopyButton } from "../ui/copy-button.tsx";
 
-export function ReleaseFiles({ files, sumsUrl }: { files: ReleaseFile[]; sumsUrl: string }) {
+/** The commands that check downloads against the signed SHA256SUMS (shown and copied as one). */
+export function verifyCommands(sumsUrl: string, keyUrl: string): string {
+  return [
+    `curl -fsSL ${keyUrl} | gpg --import`,
+    `curl -fsSLO ${sumsUrl} -O ${sumsUrl}.asc`,
+    "gpg --verify SHA256SUMS.asc SHA256SUMS",
+    "sha256sum -c --ignore-missing SHA256SUMS",
+  ].join("\n");
+}
+
+export function ReleaseFiles({
+  files,
+  sumsUrl,
+  keyUrl,
+}: {
+  files: ReleaseFile[];
+  sumsUrl: string;
+  /** The project's public signing key(s), gpg.key. */
+  keyUrl: string;
+}) {
   return (
     <section aria-labelledby="release-files-heading" className="grid gap-3">
       <div className="flex flex-wrap items-end justify-between gap-2">
@@ -16,13 +35,22 @@ export function ReleaseFiles({ files, sumsUrl }: { files: ReleaseFile[]; sumsUrl
           Files <span className="font-normal text-muted-foreground">({files.length})</span>
         </h3>
         {files.length > 0 ? (
-          <a
-            href={sumsUrl}
-            className="inline-flex items-center gap-1.5 text-sm font-medium text-primary hover:underline"
-          >
-            <FileText className="size-4" aria-hidden="true" />
-            SHA256SUMS
-          </a>
+          <div className="flex flex-wrap items-center gap-x-4 gap-y-1">
+            <a
+              href={sumsUrl}
+              className="inline-flex items-center gap-1.5 text-sm font-medium text-primary hover:underline"
+            >
+              <FileText className="size-4" aria-hidden="true" />
+              SHA256SUMS
+            </a>
+            <a
+              href={`${sumsUrl}.asc`}
+              className="inline-flex items-center gap-1.5 text-sm font-medium text-primary hover:underline"
+            >
+              <FileSignature className="size-4" aria-hidden="true" />
+              SHA256SUMS.asc
+            </a>
+          </div>
         ) : null}
       </div>
       {files.length === 0 ? (
@@ -39,12 +67,26 @@ export function ReleaseFiles({ files, sumsUrl }: { files: ReleaseFile[]; sumsUrl
         </Card>
       )}
       {files.length > 0 ? (
-        <p className="text-xs text-muted-foreground">
-          Check downloads with{" "}
-          <code className="rounded bg-muted px-1 py-0.5 font-mono">
-            sha256sum -c SHA256SUMS --ignore-missing
-          </code>
-        </p>
+        <div className="grid min-w-0 gap-2" data-testid="verify-downloads">
+          <p className="text-sm text-muted-foreground">
+            Verify downloads: import the project&apos;s signing key, check the signature of SHA256SUMS, then
+            the files you downloaded (in the same directory).
+          </p>
+          <div className="relative min-w-0">
+            <pre
+              // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling listing must be reachable by keyboard
+              tabIndex={0}
+              className="overflow-x-auto rounded-md border border-border bg-muted p-3 pr-10 text-xs leading-relaxed"
+            >
+              <code>{verifyCommands(sumsUrl, keyUrl)}</code>
+            </pre>
+            <CopyButton
+              value={verifyCommands(sumsUrl, keyUrl)}
+              label="Copy the verify commands"
+              className="absolute right-1.5 top-1.5"
+            />
+          </div>
+        </div>
       ) : null}
     </section>
   );

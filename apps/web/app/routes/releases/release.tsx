@@ -198,7 +198,11 @@ function ReleaseBody({ page }: { page: OkPage }) {
         </Card>
       </section>
 
-      <ReleaseFiles files={release.files} sumsUrl={page.sumsUrl} />
+      <ReleaseFiles
+        files={release.files}
+        sumsUrl={page.sumsUrl}
+        keyUrl={page.setup?.keyUrl ?? page.sumsUrl.replace(/\/releases\/[^/]+\/SHA256SUMS$/, "/gpg.key")}
+      />
       {page.setup ? (
         <RepositorySetupCard
           setup={page.setup}

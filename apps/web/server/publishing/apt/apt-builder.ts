@@ -8,6 +8,7 @@ import { type MemoryBudget, stringBytes } from "../memory-budget.ts";
 import { type PackageLoader, PackageSets, type ReleasedPackage } from "../package-sets.ts";
 import type { FormatBuilder } from "../publisher.ts";
 import { buildSuite, type GzipBlockCache, type SuitePackage } from "./build-index.ts";
+import { detectXzEncoder, type XzBlockCache, type XzEncoder, xzBlockCacheBytes } from "./xz-blocks.ts";
 
 export interface DebRow extends ReleasedPackage, SuitePackage {
   id: string;
@@ -51,7 +52,14 @@ export const loadDebs: PackageLoader<DebRow> = async (db, projectId, releaseIds)
  * project's package rows (brought up to date from the change log) and each suite's compressed
  * index blocks; builds of one project never overlap (the publisher serializes them).
  */
-export function createAptBuilder(budget: MemoryBudget): FormatBuilder {
+export function createAptBuilder(
+  budget: MemoryBudget,
+  options: {
+    /** Packages.xz's encoder; default: the system's xz, or no Packages.xz without it. */
+    xz?: () => XzEncoder | null;
+  } = {},
+): FormatBuilder {
+  const xzEncoder = options.xz ?? (() => detectXzEncoder());
   const packageSets = new PackageSets(loadDebs, {
     budget,
     name: "apt",
@@ -75,6 +83,8 @@ export function createAptBuilder(budget: MemoryBudget): FormatBuilder {
       for (const [suite, packages] of bySuite) {
         const cacheKey = `blocks/apt/${project.id}/${suite}`;
         const gzipCache = budget.get<Map<string, GzipBlockCache>>(cacheKey) ?? new Map();
+        const xzCacheKey = `blocks/apt-xz/${project.id}/${suite}`;
+        const xzCache = budget.get<Map<string, XzBlockCache>>(xzCacheKey) ?? new Map();
         const { files, digests, listed } = await buildSuite({
           origin: "Packyard",
           // Fixed once the owner's username changed: apt refuses a changed Label (decision 014).
@@ -84,10 +94,15 @@ export function createAptBuilder(budget: MemoryBudget): FormatBuilder {
           packages,
           signers,
           gzipCache,
+          xz: xzEncoder(),
+          xzCache,
         });
         let bytes = 0;
         for (const cache of gzipCache.values()) bytes += gzipMemberCacheBytes(cache);
         budget.set(cacheKey, gzipCache, bytes);
+        let xzBytes = 0;
+        for (const cache of xzCache.values()) xzBytes += xzBlockCacheBytes(cache);
+        if (xzCache.size > 0) budget.set(xzCacheKey, xzCache, xzBytes);
         built.push({ name: suite, files, digests, listed });
       }
       return built;

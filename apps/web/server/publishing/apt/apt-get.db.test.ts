@@ -11,7 +11,7 @@ import { databaseKind } from "../../../test/harness.ts";
 import { type LiveServer, publisher, startLiveServer } from "../../../test/live-server.ts";
 import { removeTempDirs } from "../../../test/temp-dirs.ts";
 
-const hasTools = requireTools(["apt-get", "apt-cache", "dpkg", "gpgv"]);
+const hasTools = requireTools(["apt-get", "apt-cache", "dpkg", "gpgv", "xz"]);
 
 function deb(
   name: string,
@@ -410,4 +410,85 @@ describe.runIf(hasTools)(`uncompressed indexes (${databaseKind})`, () => {
     const head = await fetch(`${base}/main/binary-amd64/Packages`, { method: "HEAD" });
     expect(head.headers.get("content-length")).toBe(size);
   }, 30_000);
+});
+
+describe.runIf(hasTools)(`Packages.xz (${databaseKind})`, () => {
+  const isGzip = (b: Buffer) => b[0] === 0x1f && b[1] === 0x8b;
+  const isXz = (b: Buffer) => b.subarray(0, 6).equals(Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]));
+
+  it("installs with apt-get reading Packages.xz, the .gz and the plain Packages withheld", async () => {
+    expect((await upload("tools", "4.0.0", "xz-only_4.0.0_amd64.deb", deb("xz-only"))).status).toBe(201);
+    // A proxy that answers 404 for every Packages.gz and uncompressed Packages, by name or by hash.
+    const served: string[] = [];
+    const mirror: Server = createServer(async (req, res) => {
+      const upstream = await fetch(`${server.url}${req.url}`);
+      const body = Buffer.from(await upstream.arrayBuffer());
+      if (req.url?.includes("/binary-") && (isGzip(body) || body.subarray(0, 8).toString() === "Package:")) {
+        res.writeHead(404).end();
+        return;
+      }
+      if (isXz(body)) served.push(req.url ?? "");
+      res.writeHead(upstream.status, {
+        "content-type": upstream.headers.get("content-type") ?? "application/octet-stream",
+      });
+      res.end(body);
+    });
+    await new Promise<void>((r) => mirror.listen(0, "127.0.0.1", () => r()));
+    try {
+      const port = (mirror.address() as { port: number }).port;
+      const client = await clientFor("tools", "stable", { base: `http://127.0.0.1:${port}` });
+      writeFileSync(
+        join(client.root, "etc/apt/apt.conf.d/90xz"),
+        'Acquire::CompressionTypes::Order { "xz"; "gz"; };\n',
+      );
+      await client.update();
+      await client.install("xz-only", "hello-amd64");
+      expect(existsSync(join(client.root, "usr/bin/xz-only"))).toBe(true);
+      // apt fetched the amd64 index as .xz, by its SHA512 (the strongest hash Release lists).
+      expect(served.some((url) => /\/main\/binary-amd64\/by-hash\/SHA512\/[0-9a-f]{128}$/.test(url))).toBe(
+        true,
+      );
+    } finally {
+      mirror.close();
+    }
+  }, 120_000);
+
+  it("serves Packages.xz by name and by hash, as Release lists it, and keeps the old one by hash after a publish", async () => {
+    const { createHash } = await import("node:crypto");
+    const { spawnSync } = await import("node:child_process");
+    const base = `${server.url}/dl/debs/tools/deb/dists/stable`;
+    const release = await (await fetch(`${base}/Release`)).text();
+    const listed = (algorithm: string, path: string) =>
+      release
+        .split(`${algorithm}:`)[1]!
+        .split("\n")
+        .find((l) => l.endsWith(` ${path}`))!
+        .trim()
+        .split(/\s+/);
+    const [sha256, size] = listed("SHA256", "main/binary-amd64/Packages.xz");
+    const [sha512] = listed("SHA512", "main/binary-amd64/Packages.xz");
+    const res = await fetch(`${base}/main/binary-amd64/Packages.xz`);
+    expect(res.headers.get("content-type")).toBe("application/x-xz");
+    const xz = Buffer.from(await res.arrayBuffer());
+    expect(xz.length).toBe(Number(size));
+    expect(createHash("sha256").update(xz).digest("hex")).toBe(sha256);
+    expect(createHash("sha512").update(xz).digest("hex")).toBe(sha512);
+    for (const [algorithm, hex] of [
+      ["SHA256", sha256],
+      ["SHA512", sha512],
+    ]) {
+      const byHash = await fetch(`${base}/main/binary-amd64/by-hash/${algorithm}/${hex}`);
+      expect(byHash.status).toBe(200);
+      expect(Buffer.from(await byHash.arrayBuffer()).equals(xz)).toBe(true);
+    }
+    const plain = Buffer.from(await (await fetch(`${base}/main/binary-amd64/Packages`)).arrayBuffer());
+    expect(spawnSync("xz", ["-dc"], { input: xz }).stdout.equals(plain)).toBe(true);
+
+    expect((await upload("tools", "5.0.0", "xz-later_5.0.0_amd64.deb", deb("xz-later"))).status).toBe(201);
+    const after = await (await fetch(`${base}/Release`)).text();
+    expect(after).not.toContain(sha512!);
+    const old = await fetch(`${base}/main/binary-amd64/by-hash/SHA512/${sha512}`);
+    expect(old.status).toBe(200);
+    expect(Buffer.from(await old.arrayBuffer()).equals(xz)).toBe(true);
+  }, 60_000);
 });

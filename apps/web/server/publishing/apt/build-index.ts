@@ -1,6 +1,6 @@
 // Assembles one suite of a project's APT repository from stored stanzas — never by re-reading
-// packages: Packages and Packages.gz per component and architecture, Release with SHA256 and
-// SHA512 lists, InRelease and Release.gpg signed by every active key.
+// packages: Packages, Packages.gz and Packages.xz per component and architecture, Release with
+// SHA256 and SHA512 lists, InRelease and Release.gpg signed by every active key.
 import {
   describeIndexFile,
   packagesIndexBlocks,
@@ -9,6 +9,7 @@ import {
 } from "@packyard/formats/apt/index.ts";
 import { type GzipMemberCache, gzipBlocks } from "@packyard/formats/compress/gzip-members.ts";
 import { type SigningKey, signCleartext, signDetachedArmored } from "@packyard/formats/openpgp/index.ts";
+import { type XzBlockCache, type XzEncoder, xzBlocks } from "./xz-blocks.ts";
 
 export interface SuitePackage {
   /** The stored file's id, when known: its stanza never changes, so blocks are keyed by it. */
@@ -52,6 +53,12 @@ export async function buildSuite(options: {
   signers: SigningKey[];
   /** Compressed blocks from the previous build of this suite, per index path; updated in place. */
   gzipCache?: Map<string, GzipBlockCache>;
+  /** Compresses Packages.xz's new blocks; null: no Packages.xz (no xz on this machine). */
+  xz: XzEncoder | null;
+  /** Compressed xz blocks from the previous build of this suite, per index path; updated in place. */
+  xzCache?: Map<string, XzBlockCache>;
+  /** Where a Packages.xz that could not be made is reported (console.warn by default). */
+  warn?: (message: string) => void;
 }): Promise<BuiltSuite> {
   const seen = new Set<string>();
   const packages = options.packages.filter((p) => {
@@ -84,10 +91,29 @@ export async function buildSuite(options: {
       byIndex.get(`${p.component}/${p.architecture}`)!.push(p);
     }
   }
+  // Packages.xz: the same blocks, compressed (only those not cached) while the next index's
+  // gzip members are made; one xz process per index that changed.
+  const xzFiles: Promise<[string, Buffer] | null>[] = [];
   for (const component of components) {
     for (const architecture of architectures) {
       const blocks = packagesIndexBlocks(byIndex.get(`${component}/${architecture}`)!);
       const base = `${component}/binary-${architecture}/Packages`;
+      if (options.xz) {
+        const next: XzBlockCache = new Map();
+        const previous = options.xzCache?.get(base);
+        options.xzCache?.set(base, next);
+        xzFiles.push(
+          xzBlocks(blocks, { encoder: options.xz, previous, next }).then(
+            (xz): [string, Buffer] => [`${base}.xz`, xz],
+            (error: unknown) => {
+              // Packages.gz still serves every client: a failed xz costs the .xz, not the publish.
+              options.xzCache?.delete(base);
+              (options.warn ?? console.warn)(`${base}.xz left out: ${String(error)}`);
+              return null;
+            },
+          ),
+        );
+      }
       const next: GzipBlockCache = new Map();
       const document = gzipBlocks(blocks, { previous: options.gzipCache?.get(base), next, sha512: true });
       options.gzipCache?.set(base, next);
@@ -96,6 +122,12 @@ export async function buildSuite(options: {
       described.push(plain, describeIndexFile(`${base}.gz`, document.gzip));
       files.set(`${base}.gz`, document.gzip);
     }
+  }
+  for (const made of await Promise.all(xzFiles)) {
+    if (!made) continue;
+    const [path, xz] = made;
+    described.push(describeIndexFile(path, xz));
+    files.set(path, xz);
   }
   const release = renderRelease({
     origin: options.origin,

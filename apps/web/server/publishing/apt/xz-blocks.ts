@@ -1,0 +1,197 @@
+// Packages.xz as one .xz stream of independent blocks, one per block of Packages' stanzas, each
+// compressed block cached by its key: a publish that adds one package compresses one block and
+// reassembles the stream (header, the blocks, a new index, footer), as multi-threaded xz(1)
+// writes its output. Every xz decoder reads a multi-block stream (xz-file-format 1.1.0 §3); an
+// LZMA2 block starts with a fresh dictionary, so a cached block is valid in any stream.
+//
+// The encoder is the system's xz(1) (xz-utils): one process per build compresses every block not
+// cached, with --block-list putting each into its own xz block. Without xz the suite is published
+// without Packages.xz (apt then takes Packages.gz), and the server says so once in its log.
+import { spawn, spawnSync } from "node:child_process";
+import { crc32 } from "node:zlib";
+import type { TextBlock } from "@packyard/formats/compress/gzip-members.ts";
+
+/** A compressed xz block (with its padding) and the sizes the stream's index records for it. */
+export interface CachedXzBlock {
+  block: Buffer;
+  unpadded: number;
+  uncompressed: number;
+}
+
+/** Compressed blocks by block key (the same keys as Packages.gz's members). */
+export type XzBlockCache = Map<string, CachedXzBlock>;
+
+/** Compresses each text into its own block of one .xz stream (CRC64 checks). */
+export type XzEncoder = (texts: readonly Buffer[]) => Promise<Buffer>;
+
+/**
+ * xz's default preset (6) with a 256 KiB dictionary: a block of stanzas (~15 KiB, at most 128
+ * stanzas) fits in it, so the output is byte for byte what -6 makes, 16 % smaller than -2's;
+ * but the encoder sets up 3 MiB instead of 94, so one block takes ~6 ms instead of ~15–19 ms,
+ * and decoders need 256 KiB (decision 024).
+ */
+export const XZ_FILTER = "--lzma2=preset=6,dict=256KiB";
+
+const MAGIC = Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]);
+/** Stream flags: check type CRC64 (0x04). */
+const FLAGS = Buffer.from([0x00, 0x04]);
+
+function u32le(value: number): Buffer {
+  const out = Buffer.alloc(4);
+  out.writeUInt32LE(value >>> 0);
+  return out;
+}
+
+function writeVarint(value: number, out: number[]) {
+  let rest = value;
+  while (rest >= 0x80) {
+    out.push((rest % 0x80) | 0x80);
+    rest = Math.floor(rest / 0x80);
+  }
+  out.push(rest);
+}
+
+function readVarint(bytes: Buffer, at: { offset: number }): number {
+  let value = 0;
+  let scale = 1;
+  for (let i = 0; i < 9; i++) {
+    const byte = bytes[at.offset++];
+    if (byte === undefined) throw new Error("xz: truncated index");
+    value += (byte & 0x7f) * scale;
+    if ((byte & 0x80) === 0) return value;
+    scale *= 0x80;
+  }
+  throw new Error("xz: bad varint");
+}
+
+/** The blocks of a one-stream .xz file, read through its index. */
+export function splitXzStream(xz: Buffer): CachedXzBlock[] {
+  if (xz.length < 32 || !xz.subarray(0, 6).equals(MAGIC) || xz.subarray(-2).toString("latin1") !== "YZ")
+    throw new Error("xz: not a single .xz stream");
+  if (xz[7] !== 0x04) throw new Error("xz: expected CRC64 checks");
+  const indexSize = (xz.readUInt32LE(xz.length - 8) + 1) * 4;
+  const indexStart = xz.length - 12 - indexSize;
+  const at = { offset: indexStart };
+  if (xz[at.offset++] !== 0x00) throw new Error("xz: bad index indicator");
+  const count = readVarint(xz, at);
+  const blocks: CachedXzBlock[] = [];
+  let offset = 12;
+  for (let i = 0; i < count; i++) {
+    const unpadded = readVarint(xz, at);
+    const uncompressed = readVarint(xz, at);
+    const length = Math.ceil(unpadded / 4) * 4;
+    blocks.push({ block: Buffer.from(xz.subarray(offset, offset + length)), unpadded, uncompressed });
+    offset += length;
+  }
+  if (offset !== indexStart) throw new Error("xz: blocks and index disagree");
+  return blocks;
+}
+
+/** One .xz stream holding `blocks` in order. */
+export function assembleXzStream(blocks: readonly CachedXzBlock[]): Buffer {
+  const header = Buffer.concat([MAGIC, FLAGS, u32le(crc32(FLAGS))]);
+  const index: number[] = [0x00];
+  writeVarint(blocks.length, index);
+  for (const { unpadded, uncompressed } of blocks) {
+    writeVarint(unpadded, index);
+    writeVarint(uncompressed, index);
+  }
+  while (index.length % 4 !== 0) index.push(0);
+  const indexBytes = Buffer.from(index);
+  const indexField = Buffer.concat([indexBytes, u32le(crc32(indexBytes))]);
+  const backward = Buffer.concat([u32le(indexField.length / 4 - 1), FLAGS]);
+  const footer = Buffer.concat([u32le(crc32(backward)), backward, Buffer.from("YZ", "latin1")]);
+  return Buffer.concat([header, ...blocks.map((b) => b.block), indexField, footer]);
+}
+
+/**
+ * Joins `blocks` into one .xz stream. Blocks found in `previous` are reused, the others are
+ * compressed together by `encoder`; every block used is put in `next`.
+ */
+export async function xzBlocks(
+  blocks: readonly TextBlock[],
+  options: { encoder: XzEncoder; previous?: XzBlockCache; next?: XzBlockCache },
+): Promise<Buffer> {
+  const found: (CachedXzBlock | undefined)[] = [];
+  const missing: { index: number; key: string; open: Buffer }[] = [];
+  for (const block of blocks) {
+    const key = typeof block === "string" ? block : block.key;
+    const cached = options.previous?.get(key);
+    found.push(cached);
+    if (cached) {
+      options.next?.set(key, cached);
+    } else {
+      const open = Buffer.from(typeof block === "string" ? block : block.text(), "utf8");
+      // An empty block has no xz block (xz makes none for empty input).
+      if (open.length > 0) missing.push({ index: found.length - 1, key, open });
+    }
+  }
+  if (missing.length > 0) {
+    const made = splitXzStream(await options.encoder(missing.map((m) => m.open)));
+    if (made.length !== missing.length)
+      throw new Error(`xz: ${made.length} blocks for ${missing.length} texts`);
+    missing.forEach((m, i) => {
+      const block = made[i]!;
+      if (block.uncompressed !== m.open.length) throw new Error("xz: block sizes disagree");
+      found[m.index] = block;
+      options.next?.set(m.key, block);
+    });
+  }
+  return assembleXzStream(found.filter((b): b is CachedXzBlock => b !== undefined));
+}
+
+/** Compresses with xz(1): every text its own block, through --block-list. */
+export function systemXzEncoder(command = "xz", filter = XZ_FILTER): XzEncoder {
+  return (texts) =>
+    new Promise((resolve, reject) => {
+      const child = spawn(
+        command,
+        [
+          "--format=xz",
+          "--check=crc64",
+          filter,
+          "--threads=1",
+          `--block-list=${texts.map((t) => t.length).join(",")}`,
+          "--stdout",
+        ],
+        { stdio: ["pipe", "pipe", "pipe"] },
+      );
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
+      child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
+      child.on("error", reject);
+      child.stdin.on("error", () => {}); // reported by "close" with xz's own message
+      child.on("close", (code) => {
+        if (code === 0) resolve(Buffer.concat(out));
+        else reject(new Error(`xz exited with ${code}: ${Buffer.concat(err).toString().trim()}`));
+      });
+      for (const text of texts) child.stdin.write(text);
+      child.stdin.end();
+    });
+}
+
+/**
+ * xz(1) at `command` when `command --version` runs; otherwise null, after telling `warn`.
+ */
+export function findXzEncoder(command: string, warn: (message: string) => void): XzEncoder | null {
+  const probe = spawnSync(command, ["--version"], { encoding: "utf8" });
+  if (probe.status === 0) return systemXzEncoder(command);
+  warn(`${command} (xz-utils) not found: APT repositories are published without Packages.xz`);
+  return null;
+}
+
+let detected: XzEncoder | null | undefined;
+
+/** The system's xz, looked for once per process (see findXzEncoder). */
+export function detectXzEncoder(): XzEncoder | null {
+  if (detected === undefined) detected = findXzEncoder("xz", (message) => console.warn(message));
+  return detected;
+}
+
+/** Roughly the memory a cache holds: its blocks and their keys. */
+export function xzBlockCacheBytes(cache: XzBlockCache): number {
+  let bytes = 0;
+  for (const [key, { block }] of cache) bytes += key.length + block.byteLength + 80;
+  return bytes;
+}
