@@ -53,6 +53,8 @@ export const apiErrorStatus = {
   INTERNAL_ERROR: 500,
   // A file whose bytes are missing from storage: answered, logged, never cached.
   BLOB_MISSING: 500,
+  // The database cannot take the request now (no free connection, restarting): retry shortly.
+  SERVICE_UNAVAILABLE: 503,
   INSUFFICIENT_STORAGE: 507,
 } as const;
 

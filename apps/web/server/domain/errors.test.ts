@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isUniqueViolation } from "./errors.ts";
+import { isDatabaseUnavailable, isUniqueViolation } from "./errors.ts";
 
 describe("isUniqueViolation", () => {
   it("recognizes PostgreSQL's and SQLite's unique violations", () => {
@@ -17,5 +17,29 @@ describe("isUniqueViolation", () => {
     ).toBe(false);
     expect(isUniqueViolation(new Error("database is locked"))).toBe(false);
     expect(isUniqueViolation(undefined)).toBe(false);
+  });
+});
+
+describe("isDatabaseUnavailable", () => {
+  it("recognizes a database out of connections, shutting down, starting or locked", () => {
+    expect(isDatabaseUnavailable({ code: "53300", message: "sorry, too many clients already" })).toBe(true);
+    expect(isDatabaseUnavailable({ code: "57P01", message: "terminating connection" })).toBe(true);
+    expect(isDatabaseUnavailable({ code: "57P03", message: "the database system is starting up" })).toBe(
+      true,
+    );
+    expect(isDatabaseUnavailable({ code: "08006", message: "connection failure" })).toBe(true);
+    expect(isDatabaseUnavailable(new Error("Connection terminated unexpectedly"))).toBe(true);
+    expect(isDatabaseUnavailable(new Error("timeout exceeded when trying to connect"))).toBe(true);
+    expect(isDatabaseUnavailable({ code: "ECONNREFUSED", message: "connect ECONNREFUSED" })).toBe(true);
+    expect(isDatabaseUnavailable({ code: "SQLITE_BUSY", message: "database is locked" })).toBe(true);
+  });
+
+  it("leaves the request's own failures alone", () => {
+    expect(isDatabaseUnavailable({ code: "23505", message: "duplicate key value" })).toBe(false);
+    expect(isDatabaseUnavailable({ code: "42P01", message: "relation does not exist" })).toBe(false);
+    expect(isDatabaseUnavailable({ code: "57014", message: "canceling statement" })).toBe(false);
+    expect(isDatabaseUnavailable(new Error("Something else"))).toBe(false);
+    expect(isDatabaseUnavailable(undefined)).toBe(false);
+    expect(isDatabaseUnavailable("too many clients")).toBe(false);
   });
 });

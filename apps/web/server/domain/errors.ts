@@ -23,3 +23,22 @@ export function isUniqueViolation(error: unknown): boolean {
     /UNIQUE constraint failed|unique constraint|duplicate key/i.test(String(e?.message))
   );
 }
+
+/** PostgreSQL SQLSTATE classes and codes that mean "the database cannot take this now". */
+const UNAVAILABLE_SQLSTATE = /^(08|53|57P0[123])/;
+const UNAVAILABLE_MESSAGE =
+  /too many clients|Connection terminated|timeout exceeded when trying to connect|database is locked/i;
+
+/**
+ * True when the database could not be reached or refused the work for lack of resources (no
+ * free connection, shutting down, starting, locked): the request may succeed if repeated, so it
+ * is answered 503, never as a fault of the request or of the caller's credentials.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  if (!e || typeof e !== "object") return false;
+  const code = typeof e.code === "string" ? e.code : "";
+  if (/^[0-9A-Z]{5}$/.test(code)) return UNAVAILABLE_SQLSTATE.test(code);
+  if (code === "SQLITE_BUSY" || code === "ECONNREFUSED") return true;
+  return UNAVAILABLE_MESSAGE.test(String(e.message ?? ""));
+}

@@ -1,5 +1,6 @@
 // Who is calling: an API key (`Authorization: Bearer pky_…`, or HTTP Basic with the key as the
 // password, which apt and dnf send), else the session cookie, else nobody.
+import { sql } from "kysely";
 import { type Actor, scopeFromPermissions } from "../domain/authorization.ts";
 import { DomainError } from "../domain/errors.ts";
 import type { Services } from "../services.ts";
@@ -26,6 +27,9 @@ export async function resolveActor(services: Services, headers: Headers): Promis
       const code = result.error?.code;
       if (code === "RATE_LIMITED")
         throw new DomainError("RATE_LIMITED", "Too many requests for this API key");
+      // The key library answers "invalid" for any failure, a database error included: a key
+      // is only called invalid when the database answers.
+      await sql`select 1`.execute(services.database.db);
       throw new DomainError(
         "UNAUTHENTICATED",
         code === "KEY_EXPIRED" ? "This API key has expired" : "Invalid API key",

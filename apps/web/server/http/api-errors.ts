@@ -2,7 +2,7 @@
 // the status the code implies. Unexpected errors are logged and answered without their text.
 import { type ApiErrorBody, type ApiErrorCode, apiErrorStatus } from "@packyard/contract";
 import { ZodError } from "zod";
-import { DomainError } from "../domain/errors.ts";
+import { DomainError, isDatabaseUnavailable } from "../domain/errors.ts";
 import type { Logger } from "../logger.ts";
 import { BlobMissingError } from "../storage/blob-store.ts";
 
@@ -18,8 +18,12 @@ export function apiErrorResponse(
     "cache-control": "no-store",
   };
   if (code === "UNAUTHENTICATED") headers["www-authenticate"] = 'Bearer realm="Packyard"';
+  if (code === "SERVICE_UNAVAILABLE") headers["retry-after"] = String(RETRY_AFTER_SECONDS);
   return new Response(JSON.stringify(body), { status: apiErrorStatus[code], headers });
 }
+
+/** What a 503 asks the client to wait before trying again. */
+export const RETRY_AFTER_SECONDS = 5;
 
 function isClientAbort(error: unknown): boolean {
   const e = error as { message?: string; code?: string; name?: string };
@@ -53,6 +57,14 @@ export function toApiErrorResponse(error: unknown, logger: Logger): Response {
     // The client hung up mid-request (a cancelled upload): nobody reads this answer.
     logger.info("request aborted by the client");
     return apiErrorResponse("VALIDATION_FAILED", "The request was aborted");
+  }
+  if (isDatabaseUnavailable(error)) {
+    // Nothing wrong with the request: the database is out of connections or restarting.
+    logger.error("API request failed: the database is unavailable", error);
+    return apiErrorResponse(
+      "SERVICE_UNAVAILABLE",
+      `The service is busy. Please try again in ${RETRY_AFTER_SECONDS} seconds.`,
+    );
   }
   logger.error("API request failed", error);
   return apiErrorResponse("INTERNAL_ERROR", "Something went wrong. Please try again later.");

@@ -19,14 +19,14 @@ export type ImportErrorCode =
   | "FILE_REFUSED";
 
 export class ImportError extends Error {
-  constructor(
-    readonly code: ImportErrorCode,
-    message: string,
-    /** What the error is about: a file name, a URL, a version. */
-    readonly subject?: string,
-  ) {
+  readonly code: ImportErrorCode;
+  /** What the error is about: a file name, a URL, a version. */
+  readonly subject: string | undefined;
+  constructor(code: ImportErrorCode, message: string, subject?: string) {
     super(message);
     this.name = "ImportError";
+    this.code = code;
+    this.subject = subject;
   }
 }
 
