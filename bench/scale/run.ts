@@ -33,6 +33,7 @@ import {
 } from "@aws-sdk/client-s3";
 import pg from "pg";
 import { createPostgresDatabase } from "../../apps/web/test/harness.ts";
+import { RoundRobinProxy } from "../../apps/web/test/round-robin-proxy.ts";
 import { loadS3rver, startS3rver, type TestS3 } from "../../apps/web/test/s3rver.ts";
 import {
   PROCESS_TEST_SECRET,
@@ -44,7 +45,6 @@ import { aptEntry } from "../apt/lib/packyard.ts";
 import { chunkSums, type Row, row } from "../lib/measure.ts";
 import { type PackageFile, PackyardServer, seedPackyard } from "../lib/packyard.ts";
 import { accounted, machineBusyMs, type Sample, type Summary, summarize, waitForQuiet } from "../lib/proc.ts";
-import { RoundRobinProxy } from "../lib/round-robin-proxy.ts";
 import { checkPackyardPrerequisites, commitOf, logger, machineInfo } from "../lib/run-info.ts";
 
 const { values: args } = parseArgs({

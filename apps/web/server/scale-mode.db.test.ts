@@ -11,8 +11,6 @@
 // PostgreSQL only (the CI's second lane); needs s3rver, apt-get, gpgv, dnf and rpmbuild.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join, relative } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { buildTestDeb } from "@packyard/formats/deb/test-deb-builder.ts";
@@ -22,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AptRoot, aptRoot } from "../test/apt-client.ts";
 import { type DnfRoot, dnfRoot } from "../test/dnf-client.ts";
 import { createPostgresDatabase, databaseKind } from "../test/harness.ts";
+import { RoundRobinProxy } from "../test/round-robin-proxy.ts";
 import { loadS3rver, startS3rver, type TestS3 } from "../test/s3rver.ts";
 import { PROCESS_TEST_SECRET, type ServerProcess, startServerProcess } from "../test/server-process.ts";
 import { makeTempDir } from "../test/temp-dirs.ts";
@@ -35,50 +34,6 @@ const USERNAME = "fleet-owner";
 const SLUG = "fleet";
 const FIRST_WAVE = 100;
 const BURST = 30;
-
-/** A round-robin HTTP proxy: each request to the next live backend, as a load balancer does. */
-class RoundRobinProxy {
-  readonly server: Server;
-  backends: string[] = [];
-  #next = 0;
-
-  constructor() {
-    this.server = createServer((req, res) => this.#forward(req, res));
-  }
-
-  async listen(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  #forward(req: IncomingMessage, res: ServerResponse) {
-    const backend = new URL(this.backends[this.#next++ % this.backends.length]!);
-    const upstream = request(
-      {
-        host: backend.hostname,
-        port: backend.port,
-        method: req.method,
-        path: req.url,
-        headers: { ...req.headers, "x-forwarded-for": req.socket.remoteAddress ?? "" },
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-        answer.on("error", () => res.destroy());
-      },
-    );
-    upstream.on("error", () => {
-      if (res.headersSent) res.destroy();
-      else res.writeHead(502, { "content-type": "text/plain" }).end("backend unreachable\n");
-    });
-    req.pipe(upstream);
-  }
-
-  close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
 
 /** Builds `count` small noarch rpms in one rpmbuild run (subpackages of one spec). */
 function buildRpms(count: number): Map<string, Buffer> {

@@ -1,5 +1,6 @@
-// A round-robin HTTP proxy: each request to the next backend, as a load balancer does. The same
-// class as in apps/web/server/scale-mode.db.test.ts (which keeps its own copy), for bench/scale.
+// A round-robin HTTP proxy: each request to the next backend, as a load balancer does. Used by
+// the scale-mode test (apps/web/server/scale-mode.db.test.ts) and bench/scale. Changing
+// `backends` takes a server out of the rotation (a balancer noticing it died).
 import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
