@@ -20,6 +20,7 @@
 import { type ExpressionBuilder, type Kysely, PostgresAdapter, type Transaction } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { BlobStore, StagedBlob } from "../storage/blob-store.ts";
+import { sweepUnknownObjects } from "../storage/orphan-sweep.ts";
 import { nowIso } from "./ids.ts";
 
 type Db = Kysely<Database>;
@@ -155,29 +156,16 @@ export async function collectUnreferencedBlobs(
  * Removes bytes left in storage by a crash before their row committed, once not written to for
  * `graceMs`. Safe at any time by the rule above; the grace only spares work in flight.
  */
-export async function collectOrphanBytes(
-  db: Db,
-  blobs: BlobStore,
-  options: { graceMs: number },
-): Promise<number> {
-  let removed = 0;
-  const cutoff = Date.now() - options.graceMs;
-  // A page of storage at a time (S3: one ListObjectsV2 call), its rows looked up together.
-  let cursor: string | undefined;
-  do {
-    const page = await blobs.listPage({ cursor, limit: 500 });
-    cursor = page.cursor;
-    const old = page.entries.filter((e) => e.modifiedAt <= cutoff).map((e) => e.sha256);
-    if (old.length === 0) continue;
-    const known = new Set(
-      (await db.selectFrom("blob").select("sha256").where("sha256", "in", old).execute()).map(
-        (r) => r.sha256,
+export function collectOrphanBytes(db: Db, blobs: BlobStore, options: { graceMs: number }): Promise<number> {
+  return sweepUnknownObjects(
+    blobs,
+    options.graceMs,
+    async (old) =>
+      new Set(
+        (await db.selectFrom("blob").select("sha256").where("sha256", "in", old).execute()).map(
+          (r) => r.sha256,
+        ),
       ),
-    );
-    for (const sha256 of old) {
-      if (known.has(sha256)) continue;
-      if (await deleteOrphanBytes(db, blobs, sha256)) removed++;
-    }
-  } while (cursor !== undefined);
-  return removed;
+    (sha256) => deleteOrphanBytes(db, blobs, sha256),
+  );
 }

@@ -19,6 +19,7 @@ import type { Database } from "../db/schema.ts";
 import { isPostgres } from "../domain/blobs.ts";
 import { nowIso } from "../domain/ids.ts";
 import type { BlobStore } from "../storage/blob-store.ts";
+import { sweepUnknownObjects } from "../storage/orphan-sweep.ts";
 
 type Db = Kysely<Database>;
 
@@ -149,24 +150,16 @@ export async function deleteOrphanIndexBytes(db: Db, store: BlobStore, sha256: s
 }
 
 /** Index-file bytes in the store that no row claims, not written to for `graceMs`, removed. */
-export async function collectOrphanIndexBytes(db: Db, store: BlobStore, graceMs: number): Promise<number> {
-  const cutoff = Date.now() - graceMs;
-  let removed = 0;
-  let cursor: string | undefined;
-  do {
-    const page = await store.listPage({ cursor, limit: 500 });
-    cursor = page.cursor;
-    const old = page.entries.filter((e) => e.modifiedAt <= cutoff).map((e) => e.sha256);
-    if (old.length === 0) continue;
-    const known = new Set(
-      (await db.selectFrom("index_blob").select("sha256").where("sha256", "in", old).execute()).map(
-        (r) => r.sha256,
+export function collectOrphanIndexBytes(db: Db, store: BlobStore, graceMs: number): Promise<number> {
+  return sweepUnknownObjects(
+    store,
+    graceMs,
+    async (old) =>
+      new Set(
+        (await db.selectFrom("index_blob").select("sha256").where("sha256", "in", old).execute()).map(
+          (r) => r.sha256,
+        ),
       ),
-    );
-    for (const sha256 of old) {
-      if (known.has(sha256)) continue;
-      if (await deleteOrphanIndexBytes(db, store, sha256)) removed++;
-    }
-  } while (cursor !== undefined);
-  return removed;
+    (sha256) => deleteOrphanIndexBytes(db, store, sha256),
+  );
 }
