@@ -2,3 +2,4 @@ export * from "./auth-errors.ts";
 export * from "./errors.ts";
 export * from "./names.ts";
 export * from "./schemas.ts";
+export * from "./repository-settings.ts";

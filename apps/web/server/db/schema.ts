@@ -34,6 +34,16 @@ export interface ProjectTable {
   published_revision: Generated<number>;
   /** The Label of its APT Release files, fixed when its owner's username changed; NULL: "{username}/{slug}". */
   apt_label: Generated<string | null>;
+  /** Days new signing keys are valid for; null: they never expire. */
+  key_expiry_days: Generated<number | null>;
+  /** APT Release files carry Valid-Until = Date + this many days; null: no Valid-Until. */
+  apt_valid_until_days: Generated<number | null>;
+  /** Origin of its APT Release files; null: "Packyard". */
+  apt_origin: Generated<string | null>;
+  /** Codename of its default APT suite; null: the suite's name. */
+  apt_codename: Generated<string | null>;
+  /** Fingerprints (space-separated) of the keys that signed its last publish; null: never published. */
+  signed_by: Generated<string | null>;
 }
 
 /** Which release a change to the listed packages touched, per project revision. */
@@ -105,6 +115,11 @@ export interface SigningKeyTable {
   private_key: string;
   created_at: string;
   retire_at: string | null;
+  /** The key's OpenPGP expiry; null: it never expires. */
+  expires_at: Generated<string | null>;
+  /** When the owner was mailed that the key expires within 30 days, and within 7. */
+  notice_30_at: Generated<string | null>;
+  notice_7_at: Generated<string | null>;
 }
 
 export interface DebPackageTable {

@@ -16,9 +16,12 @@
 // served (project.published_revision), so a slow build of an older revision never replaces a
 // newer generation: the served index never goes backwards.
 import { createHash } from "node:crypto";
+import type { SigningKey } from "@packyard/formats/openpgp/index.ts";
 import { type Kysely, PostgresAdapter, sql, type Transaction } from "kysely";
 import type { Database } from "../db/schema.ts";
 import { newRowId } from "../domain/ids.ts";
+import { type AptReleaseSettings, aptReleaseSettings } from "../domain/repository-settings.ts";
+import type { Clock } from "../domain/usernames.ts";
 import type { Logger } from "../logger.ts";
 import type { PublishMetrics } from "../metrics.ts";
 import type { BlobStore } from "../storage/blob-store.ts";
@@ -35,9 +38,12 @@ export type RepositoryFormat = "apt" | "yum";
 
 export interface BuildContext {
   db: Db;
-  /** aptLabel: the Label fixed when the owner's username changed (usernames.ts); null: "{username}/{slug}". */
-  project: { id: string; name: string; slug: string; username: string; aptLabel?: string | null };
+  /** apt: what its Release files say (domain/repository-settings.ts). */
+  project: { id: string; name: string; slug: string; username: string; apt: AptReleaseSettings };
   keys: SigningKeyService;
+  /** The keys that sign this build: every format signs with the same ones (their fingerprints are recorded). */
+  signers: SigningKey[];
+  /** The signing time: from the publisher's clock. */
   date: Date;
   /** Names of this format's repositories already published (to republish emptied ones). */
   published: string[];
@@ -102,6 +108,7 @@ export class RepositoryPublisher {
   readonly #metrics: PublishMetrics | undefined;
   readonly #options: PublisherOptions;
   readonly #builders: FormatBuilder[];
+  readonly #clock: Clock;
   readonly #state = new Map<string, PublishState>();
   /** Builds run so far, per project (tests check coalescing with it). */
   readonly builds = new Map<string, number>();
@@ -116,6 +123,8 @@ export class RepositoryPublisher {
       logger: Logger;
       metrics?: PublishMetrics;
       builders: FormatBuilder[];
+      /** What time it is (tests move it): the signing time of every build. */
+      clock?: Clock;
     },
     options: PublisherOptions,
   ) {
@@ -125,6 +134,7 @@ export class RepositoryPublisher {
     this.#logger = deps.logger;
     this.#metrics = deps.metrics;
     this.#builders = deps.builders;
+    this.#clock = deps.clock ?? (() => new Date());
     this.#options = options;
   }
 
@@ -184,6 +194,10 @@ export class RepositoryPublisher {
         "project.slug",
         "project.index_revision",
         "project.apt_label",
+        "project.apt_origin",
+        "project.apt_codename",
+        "project.apt_valid_until_days",
+        "project.key_expiry_days",
         "user.username",
       ])
       .where("project.id", "=", projectId)
@@ -191,7 +205,11 @@ export class RepositoryPublisher {
     if (!project) return;
     // Everything committed up to this revision is in what this build reads.
     const revision = Number(project.index_revision);
-    const date = new Date();
+    const date = this.#clock();
+    // One set of signers for every format, recorded at the switch: the key lifecycle job
+    // re-signs when the keys that should sign differ from those that did (key-lifecycle.ts).
+    const { rows: keyRows, signers } = await this.#keys.active(project, date);
+    const signedBy = keyRows.map((row) => row.fingerprint).join(" ");
     // Index files are shared by content between generations and projects, and swept once no
     // generation refers to them and no build touched them for the grace period (index-files.ts).
     // A build slower than that may find at its switch that a file it reused was swept: it then
@@ -210,8 +228,9 @@ export class RepositoryPublisher {
           .execute();
         const repositories = await builder.build({
           db: this.#db,
-          project: { ...project, username: project.username ?? "", aptLabel: project.apt_label },
+          project: { ...project, username: project.username ?? "", apt: aptReleaseSettings(project, project.username ?? "") },
           keys: this.#keys,
+          signers,
           date,
           published: published.map((p) => p.name),
         });
@@ -223,7 +242,7 @@ export class RepositoryPublisher {
           });
         }
       }
-      const outcome = await this.#switch(projectId, revision, pending, date);
+      const outcome = await this.#switch(projectId, revision, pending, date, signedBy);
       if (outcome !== "files-swept") {
         committed = outcome === "committed";
         break;
@@ -280,6 +299,7 @@ export class RepositoryPublisher {
     revision: number,
     pending: PendingRepository[],
     date: Date,
+    signedBy: string,
   ): Promise<"committed" | "superseded" | "files-swept"> {
     return this.#db.transaction().execute(async (tx) => {
       if (tx.getExecutor().adapter instanceof PostgresAdapter) {
@@ -307,7 +327,7 @@ export class RepositoryPublisher {
       for (const repository of pending) await this.#insertGeneration(tx, projectId, repository, date);
       await tx
         .updateTable("project")
-        .set({ published_revision: revision })
+        .set({ published_revision: revision, signed_by: signedBy })
         .where("id", "=", projectId)
         .execute();
       return "committed";
@@ -356,7 +376,7 @@ export class RepositoryPublisher {
       .where("name", "=", name)
       .orderBy("number", "desc")
       .execute();
-    const cutoff = Date.now() - this.#options.graceMs;
+    const cutoff = this.#clock().getTime() - this.#options.graceMs;
     // A generation stops being served once a newer one has been live for the grace period.
     const expired = generations.filter((_generation, i) => {
       if (i < this.#options.keepGenerations) return false;

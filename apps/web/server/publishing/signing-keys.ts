@@ -2,6 +2,8 @@
 // first needed); rotation adds the next generation and keeps the previous key signing until
 // its retire_at, so clients that trust either key keep working through the overlap window.
 // Private keys are stored encrypted with the server secret and unlocked once per process.
+// A project may give its keys an expiry (key_expiry_days): new keys then carry an OpenPGP
+// expiration, and the key lifecycle job (key-lifecycle.ts) makes the successor in time.
 import {
   encryptPrivateKey,
   generateSigningKey,
@@ -12,7 +14,8 @@ import {
 import type { Kysely, Selectable } from "kysely";
 import type { Database, SigningKeyTable } from "../db/schema.ts";
 import { isUniqueViolation } from "../domain/errors.ts";
-import { newRowId, nowIso } from "../domain/ids.ts";
+import { newRowId } from "../domain/ids.ts";
+import type { Clock } from "../domain/usernames.ts";
 
 export type SigningKeyRow = Selectable<SigningKeyTable>;
 type Db = Kysely<Database>;
@@ -24,15 +27,18 @@ export interface ProjectSigningKeys {
 }
 
 export const DEFAULT_ROTATION_OVERLAP_MS = 7 * 24 * 60 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 export class SigningKeyService {
   readonly #db: Db;
   readonly #secret: string;
   readonly #unlocked = new Map<string, Promise<SigningKey>>();
+  readonly #clock: Clock;
 
-  constructor(db: Db, secret: string) {
+  constructor(db: Db, secret: string, clock: Clock = () => new Date()) {
     this.#db = db;
     this.#secret = secret;
+    this.#clock = clock;
   }
 
   #context(projectId: string) {
@@ -40,10 +46,20 @@ export class SigningKeyService {
   }
 
   async #create(project: { id: string; name: string }, generation: number, algorithm: SigningKeyAlgorithm) {
+    const settings = await this.#db
+      .selectFrom("project")
+      .select("key_expiry_days")
+      .where("id", "=", project.id)
+      .executeTakeFirst();
+    const created = this.#clock();
+    const expiryDays = settings?.key_expiry_days == null ? null : Number(settings.key_expiry_days);
+    const expiresAt = expiryDays === null ? undefined : new Date(created.getTime() + expiryDays * DAY_MS);
     const key = await generateSigningKey({
       name: `${project.name} (Packyard repository signing key)`,
       email: `repository+${project.id}@packyard.invalid`,
       algorithm,
+      date: created,
+      expiresAt,
     });
     const row: SigningKeyRow = {
       id: newRowId(),
@@ -53,8 +69,11 @@ export class SigningKeyService {
       fingerprint: key.fingerprint,
       public_key: key.armoredPublicKey,
       private_key: encryptPrivateKey(key.armoredPrivateKey, this.#secret, this.#context(project.id)),
-      created_at: nowIso(),
+      created_at: created.toISOString(),
       retire_at: null,
+      expires_at: expiresAt?.toISOString() ?? null,
+      notice_30_at: null,
+      notice_7_at: null,
     };
     try {
       await this.#db.insertInto("signing_key").values(row).execute();
@@ -79,15 +98,24 @@ export class SigningKeyService {
     if (!existing) await this.#create(project, 1, algorithm);
   }
 
-  async active(project: { id: string; name: string }, now = new Date()): Promise<ProjectSigningKeys> {
+  /**
+   * The keys that sign at `now`: not retired and not expired (an expired key cannot sign, and
+   * apt would call its signature expired). Should every key have expired (the lifecycle job did
+   * not run), the newest is returned: publishing then fails, logged, until the job's successor.
+   */
+  async active(project: { id: string; name: string }, now = this.#clock()): Promise<ProjectSigningKeys> {
     await this.ensure(project);
-    const rows = await this.#db
+    const at = now.toISOString();
+    let rows = await this.#db
       .selectFrom("signing_key")
       .selectAll()
       .where("project_id", "=", project.id)
-      .where((eb) => eb.or([eb("retire_at", "is", null), eb("retire_at", ">", now.toISOString())]))
+      .where((eb) => eb.or([eb("retire_at", "is", null), eb("retire_at", ">", at)]))
       .orderBy("generation")
       .execute();
+    const unexpired = rows.filter((row) => row.expires_at === null || row.expires_at > at);
+    if (unexpired.length > 0) rows = unexpired;
+    else rows = rows.slice(-1);
     const signers = await Promise.all(rows.map((row) => this.#unlock(row)));
     return { rows, signers };
   }
@@ -108,10 +136,23 @@ export class SigningKeyService {
     return key;
   }
 
-  /** Makes the next key; the current ones keep signing until now + overlap. */
+  /** Every key of the project, oldest first (the lifecycle job's view). */
+  async all(projectId: string): Promise<SigningKeyRow[]> {
+    return this.#db
+      .selectFrom("signing_key")
+      .selectAll()
+      .where("project_id", "=", projectId)
+      .orderBy("generation")
+      .execute();
+  }
+
+  /**
+   * Makes the next key; the current ones keep signing until now + overlap, or until `retireAt`
+   * when given (the lifecycle job retires a key before it expires).
+   */
   async rotate(
     project: { id: string; name: string },
-    options: { algorithm?: SigningKeyAlgorithm; overlapMs?: number } = {},
+    options: { algorithm?: SigningKeyAlgorithm; overlapMs?: number; retireAt?: Date } = {},
   ): Promise<SigningKeyRow> {
     await this.ensure(project);
     const { max } = await this.#db
@@ -120,7 +161,9 @@ export class SigningKeyService {
       .where("project_id", "=", project.id)
       .executeTakeFirstOrThrow();
     const next = Number(max ?? 0) + 1;
-    const retireAt = new Date(Date.now() + (options.overlapMs ?? DEFAULT_ROTATION_OVERLAP_MS)).toISOString();
+    const retireAt = (
+      options.retireAt ?? new Date(this.#clock().getTime() + (options.overlapMs ?? DEFAULT_ROTATION_OVERLAP_MS))
+    ).toISOString();
     if (await this.#create(project, next, options.algorithm ?? "rsa3072")) {
       await this.#db
         .updateTable("signing_key")

@@ -65,6 +65,27 @@ describe("generateSigningKey", () => {
     expect(privateKey.isDecrypted()).toBe(true);
   });
 
+  it("sets the OpenPGP key expiration when asked, and none by default", async () => {
+    expect(await (await openpgp.readKey({ binaryKey: rsa.binaryPublicKey })).getExpirationTime()).toBe(
+      Number.POSITIVE_INFINITY,
+    );
+    const expiresAt = new Date("2025-04-02T03:04:05Z");
+    const key = await generateSigningKey({
+      name: "Expiring",
+      email: "expiring@example.com",
+      algorithm: "ed25519",
+      date: createdAt,
+      expiresAt,
+    });
+    const publicKey = await openpgp.readKey({ binaryKey: key.binaryPublicKey });
+    expect(await publicKey.getExpirationTime()).toEqual(expiresAt);
+    expect(
+      await codeOf(
+        generateSigningKey({ name: "x", email: "x@example.com", algorithm: "ed25519", date: createdAt, expiresAt: createdAt }),
+      ),
+    ).toBe("OPENPGP_BAD_KEY");
+  });
+
   it.runIf(requireTools(["gpg"]))("writes keys gnupg 2.2 reads", () => {
     const result = runGpgTool("gpg", ["--batch", "--with-colons", "--show-keys", "keys.gpg"], {
       "keys.gpg": Buffer.concat([rsa.binaryPublicKey, ed25519.binaryPublicKey]),

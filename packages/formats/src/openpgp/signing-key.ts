@@ -33,6 +33,8 @@ export interface SigningKeyIdentity {
   algorithm: SigningKeyAlgorithm;
   /** Creation time; now by default. Tests pin it. */
   date?: Date;
+  /** When the key expires (its self-signature's key expiration time); never by default. */
+  expiresAt?: Date;
 }
 
 function algorithmOf(key: openpgp.Key): SigningKeyAlgorithm {
@@ -66,11 +68,20 @@ export function describeKey(key: openpgp.Key): { fingerprint: string; keyId: str
 }
 
 export async function generateSigningKey(identity: SigningKeyIdentity): Promise<GeneratedSigningKey> {
+  const created = identity.date ?? new Date();
+  const lifetimeSeconds =
+    identity.expiresAt === undefined
+      ? 0
+      : Math.floor((identity.expiresAt.getTime() - created.getTime()) / 1000);
+  if (identity.expiresAt !== undefined && lifetimeSeconds <= 0)
+    throw new OpenPgpError("OPENPGP_BAD_KEY", "a key must expire after it is created");
   const common = {
     userIDs: [{ name: identity.name, email: identity.email }],
     // A signing-only primary key: repositories never receive encrypted mail.
     subkeys: [],
-    date: identity.date,
+    date: created,
+    // 0: never expires (openpgp.js's default).
+    keyExpirationTime: lifetimeSeconds,
     format: "object" as const,
   };
   // "ed25519Legacy" is the v4 EdDSA key every gpg/apt/rpm understands; openpgp's "curve25519"

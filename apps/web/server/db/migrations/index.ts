@@ -412,4 +412,20 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0017_signing_key_lifecycle": {
+    async up(db: Kysely<unknown>) {
+      // Keys that never lapse (decision 027): a key's OpenPGP expiry and the expiry notices
+      // mailed for it (once each), and the project's repository settings: the expiry of new
+      // keys, APT's Valid-Until period, Origin and Codename (Label is apt_label), and which keys
+      // signed the repositories last published, so a change of signers is re-signed.
+      await db.schema.alterTable("signing_key").addColumn("expires_at", "varchar(30)").execute();
+      await db.schema.alterTable("signing_key").addColumn("notice_30_at", "varchar(30)").execute();
+      await db.schema.alterTable("signing_key").addColumn("notice_7_at", "varchar(30)").execute();
+      await db.schema.alterTable("project").addColumn("key_expiry_days", "integer").execute();
+      await db.schema.alterTable("project").addColumn("apt_valid_until_days", "integer").execute();
+      await db.schema.alterTable("project").addColumn("apt_origin", "varchar(100)").execute();
+      await db.schema.alterTable("project").addColumn("apt_codename", "varchar(64)").execute();
+      await db.schema.alterTable("project").addColumn("signed_by", "text").execute();
+    },
+  },
 };

@@ -8,6 +8,7 @@ import { type MemoryBudget, stringBytes } from "../memory-budget.ts";
 import { type PackageLoader, PackageSets, type ReleasedPackage } from "../package-sets.ts";
 import type { FormatBuilder } from "../publisher.ts";
 import { buildSuite, type GzipBlockCache, type SuitePackage } from "./build-index.ts";
+import { DAY_MS, DEFAULT_SUITE } from "../../domain/repository-settings.ts";
 import { detectXzEncoder, type XzBlockCache, type XzEncoder, xzBlockCacheBytes } from "./xz-blocks.ts";
 
 export interface DebRow extends ReleasedPackage, SuitePackage {
@@ -67,7 +68,7 @@ export function createAptBuilder(
   });
   return {
     format: "apt",
-    async build({ db, project, keys, date, published }) {
+    async build({ db, project, signers, date, published }) {
       const rows = await packageSets.current(db, project.id);
       const bySuite = new Map<string, DebRow[]>();
       // A suite whose packages were all yanked or deleted is republished empty, not left stale.
@@ -78,19 +79,23 @@ export function createAptBuilder(
         else bySuite.set(row.suite, [row]);
       }
       if (bySuite.size === 0) return [];
-      const { signers } = await keys.active(project);
       const built = [];
+      const { apt } = project;
       for (const [suite, packages] of bySuite) {
         const cacheKey = `blocks/apt/${project.id}/${suite}`;
         const gzipCache = budget.get<Map<string, GzipBlockCache>>(cacheKey) ?? new Map();
         const xzCacheKey = `blocks/apt-xz/${project.id}/${suite}`;
         const xzCache = budget.get<Map<string, XzBlockCache>>(xzCacheKey) ?? new Map();
         const { files, digests, listed } = await buildSuite({
-          origin: "Packyard",
-          // Fixed once the owner's username changed: apt refuses a changed Label (decision 014).
-          label: project.aptLabel ?? `${project.username}/${project.slug}`,
+          // The project's settings (decision 027); its default Label is fixed once the owner's
+          // username changed: apt refuses a changed Label (decision 014).
+          origin: apt.origin,
+          label: apt.label,
           suite,
+          codename: suite === DEFAULT_SUITE ? (apt.codename ?? undefined) : undefined,
           date,
+          validUntil:
+            apt.validUntilDays === null ? undefined : new Date(date.getTime() + apt.validUntilDays * DAY_MS),
           packages,
           signers,
           gzipCache,

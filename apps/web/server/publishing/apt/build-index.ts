@@ -47,7 +47,12 @@ export async function buildSuite(options: {
   origin: string;
   label: string;
   suite: string;
+  /** The suite's name by default. */
+  codename?: string;
+  /** The signing time: Release's Date and the signatures' creation time. */
   date: Date;
+  /** Release's Valid-Until: apt refuses the repository after it, so it is re-signed before. */
+  validUntil?: Date;
   /** Newest release first: for a name/version/architecture listed twice, the first one wins. */
   packages: SuitePackage[];
   signers: SigningKey[];
@@ -133,8 +138,9 @@ export async function buildSuite(options: {
     origin: options.origin,
     label: options.label,
     suite: options.suite,
-    codename: options.suite,
+    codename: options.codename ?? options.suite,
     date: options.date,
+    validUntil: options.validUntil,
     architectures,
     components,
     description: `${options.label} ${options.suite}`,
@@ -143,8 +149,8 @@ export async function buildSuite(options: {
   const digests = new Map(described.map((d) => [d.path, { sha256: d.sha256, sha512: d.sha512 }]));
   const releaseBytes = encoder.encode(release);
   const [inRelease, releaseGpg] = await Promise.all([
-    signCleartext(release, options.signers),
-    signDetachedArmored(releaseBytes, options.signers),
+    signCleartext(release, options.signers, { date: options.date }),
+    signDetachedArmored(releaseBytes, options.signers, { date: options.date }),
   ]);
   files.set("Release", releaseBytes);
   files.set("InRelease", encoder.encode(inRelease));

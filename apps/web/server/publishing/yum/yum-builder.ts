@@ -74,7 +74,7 @@ export function createYumBuilder(budget: MemoryBudget): FormatBuilder {
   });
   return {
     format: "yum",
-    async build({ db, project, keys, date, published }) {
+    async build({ db, project, signers, date, published }) {
       const rows = await packageSets.current(db, project.id);
       const byGroup = new Map<string, RpmRow[]>();
       // A group whose packages were all yanked or deleted is republished empty, not left stale.
@@ -89,7 +89,6 @@ export function createYumBuilder(budget: MemoryBudget): FormatBuilder {
         else byGroup.set(row.repo_group, [row]);
       }
       if (byGroup.size === 0) return [];
-      const { signers } = await keys.active(project);
       const timestamp = Math.floor(date.getTime() / 1000);
       const encoder = new TextEncoder();
       const built = [];
@@ -108,7 +107,7 @@ export function createYumBuilder(budget: MemoryBudget): FormatBuilder {
         for (const d of data) files.set(d.path, d.bytes);
         const repomdBytes = encoder.encode(repomd);
         files.set("repodata/repomd.xml", repomdBytes);
-        files.set("repodata/repomd.xml.asc", encoder.encode(await signDetachedArmored(repomdBytes, signers)));
+        files.set("repodata/repomd.xml.asc", encoder.encode(await signDetachedArmored(repomdBytes, signers, { date })));
         built.push({ name: group, files });
       }
       return built;
