@@ -14,10 +14,14 @@
 //   at a time. Both every ten minutes (collect-garbage).
 // - Contact messages whose mail failed are mailed again (domain/contact.ts), and contact data
 //   past its retention is removed (with collect-garbage), as are expired repomd.xml pins.
+// - Signing keys near their expiry get a successor, their owners are mailed, and repositories
+//   are re-signed when their signers change or Valid-Until nears (signing-key-lifecycle, hourly;
+//   publishing/key-lifecycle.ts, decision 027).
 import { collectOrphanBytes, collectUnreferencedBlobs } from "./domain/blobs.ts";
 import { contactUpkeep } from "./domain/contact.ts";
 import { SharedEntryPins } from "./http/yum-entry-pins.ts";
 import type { JobQueue } from "./jobs/queue.ts";
+import { KEY_LIFECYCLE_JOB, keyLifecyclePass } from "./publishing/key-lifecycle-job.ts";
 import type { Services } from "./services.ts";
 
 /** How long a leftover must have been untouched before it is removed. */
@@ -36,7 +40,8 @@ export interface Leftovers {
   orphanIndexFiles: number;
 }
 
-type Deps = Pick<Services, "config" | "database" | "blobs" | "repos" | "logger" | "mailTransport">;
+type Deps = Pick<Services, "config" | "database" | "blobs" | "repos" | "logger" | "mailTransport"> &
+  Partial<Pick<Services, "keys" | "mailer" | "clock">>;
 
 export async function collectLeftovers(deps: Deps, graceMs = LEFTOVER_GRACE_MS): Promise<Leftovers> {
   const { database, blobs, repos } = deps;
@@ -100,6 +105,25 @@ export function defineMaintenanceJobs(jobs: JobQueue, deps: Deps): void {
     expireInSeconds: 600,
     coalesceByKey: true,
   });
+  const { keys, mailer, clock } = deps;
+  if (keys && mailer && clock) {
+    jobs.define({
+      name: KEY_LIFECYCLE_JOB,
+      run: async () => {
+        const done = await keyLifecyclePass({ ...deps, db: deps.database.db, keys, mailer, clock });
+        if (done.rotated.length + done.resigned.length + done.mailed > 0)
+          deps.logger.info(
+            `signing key lifecycle: ${JSON.stringify({ ...done, rotated: done.rotated.length, resigned: done.resigned.length })}`,
+          );
+      },
+      retryLimit: 0,
+      retryDelaySeconds: 60,
+      retryDelayMaxSeconds: 60,
+      expireInSeconds: 3600,
+      coalesceByKey: true,
+    });
+    jobs.schedule(KEY_LIFECYCLE_JOB, 60);
+  }
   jobs.schedule(COLLECT_JOB, 10);
   jobs.schedule(PUBLISH_LAGGING_JOB, 1);
 }

@@ -9,6 +9,7 @@ import { migrateDatabase } from "./db/migrate.ts";
 import { deleteAccountData } from "./domain/account-deletion.ts";
 import { onProjectEvent } from "./domain/changes.ts";
 import { flushDownloadCounts } from "./domain/usage.ts";
+import type { Clock } from "./domain/usernames.ts";
 import { createJobQueue } from "./jobs/engine.ts";
 import type { JobQueue } from "./jobs/queue.ts";
 import { createLogger, type Logger } from "./logger.ts";
@@ -40,6 +41,8 @@ export interface Services {
   blobs: BlobStore;
   keys: SigningKeyService;
   repos: RepositoryPublisher;
+  /** What time it is: signing times, key expiry and the key lifecycle job read it (tests move it). */
+  clock: Clock;
   /** Error reporting (Sentry when SENTRY_DSN is set, otherwise a no-op). */
   errors: ErrorReporter;
   /** Prometheus metrics, served at /metrics. */
@@ -49,7 +52,7 @@ export interface Services {
 
 export async function createServices(
   config: Config,
-  overrides: { logger?: Logger; mailer?: Mailer; errors?: ErrorReporter } = {},
+  overrides: { logger?: Logger; mailer?: Mailer; errors?: ErrorReporter; clock?: Clock } = {},
 ): Promise<Services> {
   const baseLogger = overrides.logger ?? createLogger(config.logLevel);
   const errors = overrides.errors ?? (await createErrorReporter(config, baseLogger));
@@ -83,7 +86,8 @@ export async function createServices(
     });
     await migrateDatabase(database.db as never, options);
     const auth = createAuth(options);
-    const keys = new SigningKeyService(database.db, config.secret);
+    const clock = overrides.clock ?? (() => new Date());
+    const keys = new SigningKeyService(database.db, config.secret, clock);
     // One budget for what both formats remember between publishes.
     const indexMemory = new MemoryBudget(config.indexCacheBytes);
     const repos = new RepositoryPublisher(
@@ -94,6 +98,7 @@ export async function createServices(
         logger,
         metrics,
         builders: [createAptBuilder(indexMemory), createYumBuilder(indexMemory)],
+        clock,
       },
       { graceMs: config.aptGraceSeconds * 1000, keepGenerations: 3 },
     );
@@ -134,6 +139,7 @@ export async function createServices(
       blobs,
       keys,
       repos,
+      clock,
       errors,
       metrics,
       close: async () => {

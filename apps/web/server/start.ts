@@ -8,6 +8,7 @@ import { pathToFileURL } from "node:url";
 import { serve } from "@hono/node-server";
 import type { ServerBuild } from "react-router";
 import type { Config } from "./config.ts";
+import type { Clock } from "./domain/usernames.ts";
 import { createApp } from "./http/app.ts";
 import { type Maintenance, startMaintenance } from "./maintenance.ts";
 import { createServices, type Services } from "./services.ts";
@@ -36,11 +37,11 @@ export interface RunningServer {
 
 export async function startServer(
   config: Config,
-  options: { buildDir?: string } = {},
+  options: { buildDir?: string; clock?: Clock } = {},
 ): Promise<RunningServer> {
   const buildDir = options.buildDir ?? defaultBuildDir;
   const build = await loadServerBuild(buildDir);
-  const services = await createServices(config);
+  const services = await createServices(config, options.clock ? { clock: options.clock } : {});
   const app = createApp({ services, build, clientDir: join(buildDir, "client") });
   const server = await new Promise<HttpServer>((resolveServer, reject) => {
     const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () =>

@@ -14,7 +14,10 @@ export interface LiveServer extends RunningServer {
   close(): Promise<void>;
 }
 
-export async function startLiveServer(env: Record<string, string> = {}): Promise<LiveServer> {
+export async function startLiveServer(
+  env: Record<string, string> = {},
+  options: { clock?: () => Date } = {},
+): Promise<LiveServer> {
   const dataDir = mkdtempSync(join(tmpdir(), "packyard-live-"));
   const pgDb = databaseKind === "postgres" ? await createPostgresDatabase() : undefined;
   const port = await freePort();
@@ -30,7 +33,7 @@ export async function startLiveServer(env: Record<string, string> = {}): Promise
     ...(pgDb ? { DATABASE_URL: pgDb.url } : {}),
     ...env,
   });
-  const server = await startServer(config);
+  const server = await startServer(config, options);
   return {
     ...server,
     dataDir,

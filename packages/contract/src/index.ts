@@ -1,5 +1,5 @@
 export * from "./auth-errors.ts";
 export * from "./errors.ts";
 export * from "./names.ts";
-export * from "./schemas.ts";
 export * from "./repository-settings.ts";
+export * from "./schemas.ts";

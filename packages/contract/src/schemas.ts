@@ -2,6 +2,7 @@
 // clients parse responses with them.
 import { z } from "zod";
 import { filename, projectSlug, releaseVersion } from "./names.ts";
+import { keyExpiryDays } from "./repository-settings.ts";
 
 const optionalUrl = z
   .union([z.url({ protocol: /^https?$/, message: "Must be an http(s) URL" }).max(500), z.literal("")])
@@ -20,11 +21,13 @@ export const createProjectInput = z.object({
   license: z.string().trim().max(100, "License must be at most 100 characters").optional(),
   /** The repository signing key's algorithm: RSA-3072 (default; every apt and rpm) or Ed25519. */
   keyAlgorithm: z.enum(["rsa3072", "ed25519"]).default("rsa3072"),
+  /** Days its signing keys are valid for (repository settings, decision 027); none by default. */
+  keyExpiryDays: keyExpiryDays.nullable().optional(),
 });
 export type CreateProjectInput = z.infer<typeof createProjectInput>;
 
 export const updateProjectInput = createProjectInput
-  .omit({ slug: true, keyAlgorithm: true })
+  .omit({ slug: true, keyAlgorithm: true, keyExpiryDays: true })
   .partial()
   .extend({
     visibility: visibility.optional(),
@@ -106,6 +109,8 @@ export const signingKey = z.object({
   createdAt: z.string(),
   /** When it stops signing (set by a rotation); null while it is the current key. */
   retireAt: z.string().nullable(),
+  /** Its OpenPGP expiry (the project's key expiry setting when it was made); null: never. */
+  expiresAt: z.string().nullable(),
 });
 export type SigningKeyInfo = z.infer<typeof signingKey>;
 

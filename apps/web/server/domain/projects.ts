@@ -206,6 +206,11 @@ export async function createProject(
     index_revision: 0,
     published_revision: 0,
     apt_label: null,
+    key_expiry_days: input.keyExpiryDays ?? null,
+    apt_valid_until_days: null,
+    apt_origin: null,
+    apt_codename: null,
+    signed_by: null,
   };
   try {
     await db.insertInto("project").values(row).execute();

@@ -50,7 +50,11 @@ export function repositorySettingsOf(project: SettingsColumns, username: string)
     aptOrigin: apt.origin,
     aptLabel: apt.label,
     aptCodename: apt.codename ?? DEFAULT_SUITE,
-    defaults: { aptOrigin: DEFAULT_ORIGIN, aptLabel: `${username}/${project.slug}`, aptCodename: DEFAULT_SUITE },
+    defaults: {
+      aptOrigin: DEFAULT_ORIGIN,
+      aptLabel: `${username}/${project.slug}`,
+      aptCodename: DEFAULT_SUITE,
+    },
   };
 }
 

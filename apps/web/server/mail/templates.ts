@@ -212,3 +212,49 @@ export function downloadAllowanceMail(
     { label: "Compare plans", url: details.pricingUrl },
   );
 }
+
+/**
+ * A project's signing key expires in 30 or 7 days (publishing/key-lifecycle.ts): what Packyard
+ * does about it, and what machines that trust only that key need.
+ */
+export function signingKeyExpiryMail(
+  to: string,
+  name: string,
+  details: {
+    /** "{username}/{slug}". */
+    project: string;
+    fingerprint: string;
+    expiresAt: string;
+    days: 30 | 7;
+    /** The key that takes over, once made. */
+    successor: { fingerprint: string; createdAt: string } | null;
+    /** When the expiring key stops signing (after its overlap with the successor). */
+    retireAt: string | null;
+    /** When the successor will be made, while it is not yet. */
+    successorDue: string | null;
+    keyringUrl: string;
+    settingsUrl: string;
+  },
+): MailMessage {
+  const day = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+  const lines = [
+    `Hi ${name},`,
+    `The repository signing key ${details.fingerprint} of ${details.project} expires on ${day(details.expiresAt)}, in ${details.days} days.`,
+  ];
+  if (details.successor) {
+    lines.push(
+      `Packyard made its successor, ${details.successor.fingerprint}, on ${day(details.successor.createdAt)}. Both keys sign your APT and YUM repositories${details.retireAt ? ` until ${day(details.retireAt)}` : ""}, then only the new one does, so no client ever sees an expired signature.`,
+    );
+  } else if (details.successorDue) {
+    lines.push(
+      `Packyard makes its successor on ${day(details.successorDue)} or soon after; both keys then sign your repositories until the old one retires, a day before it expires at the latest.`,
+    );
+  }
+  lines.push(
+    `Machines set up with Packyard's setup script or keyring.gpg before the successor existed trust only the old key: have them fetch the keyring again (${details.keyringUrl}) before the old key retires.`,
+  );
+  return message(to, `The signing key of ${details.project} expires in ${details.days} days`, lines, {
+    label: "Repository settings",
+    url: details.settingsUrl,
+  });
+}

@@ -228,7 +228,11 @@ export class RepositoryPublisher {
           .execute();
         const repositories = await builder.build({
           db: this.#db,
-          project: { ...project, username: project.username ?? "", apt: aptReleaseSettings(project, project.username ?? "") },
+          project: {
+            ...project,
+            username: project.username ?? "",
+            apt: aptReleaseSettings(project, project.username ?? ""),
+          },
           keys: this.#keys,
           signers,
           date,

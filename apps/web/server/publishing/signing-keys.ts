@@ -162,7 +162,8 @@ export class SigningKeyService {
       .executeTakeFirstOrThrow();
     const next = Number(max ?? 0) + 1;
     const retireAt = (
-      options.retireAt ?? new Date(this.#clock().getTime() + (options.overlapMs ?? DEFAULT_ROTATION_OVERLAP_MS))
+      options.retireAt ??
+      new Date(this.#clock().getTime() + (options.overlapMs ?? DEFAULT_ROTATION_OVERLAP_MS))
     ).toISOString();
     if (await this.#create(project, next, options.algorithm ?? "rsa3072")) {
       await this.#db

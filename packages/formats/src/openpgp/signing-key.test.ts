@@ -81,7 +81,13 @@ describe("generateSigningKey", () => {
     expect(await publicKey.getExpirationTime()).toEqual(expiresAt);
     expect(
       await codeOf(
-        generateSigningKey({ name: "x", email: "x@example.com", algorithm: "ed25519", date: createdAt, expiresAt: createdAt }),
+        generateSigningKey({
+          name: "x",
+          email: "x@example.com",
+          algorithm: "ed25519",
+          date: createdAt,
+          expiresAt: createdAt,
+        }),
       ),
     ).toBe("OPENPGP_BAD_KEY");
   });

@@ -8,11 +8,21 @@ import { meRoutes } from "./me.ts";
 import { projectRoutes } from "./projects.ts";
 import { publicRoutes } from "./public.ts";
 import { releaseRoutes } from "./releases.ts";
+import { repositorySettingsRoutes } from "./repository-settings.ts";
 import { createApiApp } from "./route.ts";
 import { signingKeyRoutes } from "./signing-keys.ts";
 import { usageRoutes } from "./usage.ts";
 
-const v1 = [projectRoutes, releaseRoutes, fileRoutes, signingKeyRoutes, keyRoutes, meRoutes, usageRoutes];
+const v1 = [
+  projectRoutes,
+  releaseRoutes,
+  fileRoutes,
+  signingKeyRoutes,
+  repositorySettingsRoutes,
+  keyRoutes,
+  meRoutes,
+  usageRoutes,
+];
 
 /** Every API route, at its full path (/api/v1/…, /api/p/…). */
 export function createApi(services: Services): OpenAPIHono {

@@ -41,12 +41,14 @@ function keyInfo(row: {
   algorithm: string;
   created_at: string;
   retire_at: string | null;
+  expires_at: string | null;
 }): SigningKeyInfo {
   return {
     fingerprint: row.fingerprint,
     algorithm: row.algorithm as SigningKeyInfo["algorithm"],
     createdAt: row.created_at,
     retireAt: row.retire_at,
+    expiresAt: row.expires_at,
   };
 }
 

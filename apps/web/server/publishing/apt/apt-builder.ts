@@ -4,11 +4,11 @@
 import { gzipMemberCacheBytes } from "@packyard/formats/compress/gzip-members.ts";
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
+import { DAY_MS, DEFAULT_SUITE } from "../../domain/repository-settings.ts";
 import { type MemoryBudget, stringBytes } from "../memory-budget.ts";
 import { type PackageLoader, PackageSets, type ReleasedPackage } from "../package-sets.ts";
 import type { FormatBuilder } from "../publisher.ts";
 import { buildSuite, type GzipBlockCache, type SuitePackage } from "./build-index.ts";
-import { DAY_MS, DEFAULT_SUITE } from "../../domain/repository-settings.ts";
 import { detectXzEncoder, type XzBlockCache, type XzEncoder, xzBlockCacheBytes } from "./xz-blocks.ts";
 
 export interface DebRow extends ReleasedPackage, SuitePackage {

@@ -107,7 +107,10 @@ export function createYumBuilder(budget: MemoryBudget): FormatBuilder {
         for (const d of data) files.set(d.path, d.bytes);
         const repomdBytes = encoder.encode(repomd);
         files.set("repodata/repomd.xml", repomdBytes);
-        files.set("repodata/repomd.xml.asc", encoder.encode(await signDetachedArmored(repomdBytes, signers, { date })));
+        files.set(
+          "repodata/repomd.xml.asc",
+          encoder.encode(await signDetachedArmored(repomdBytes, signers, { date })),
+        );
         built.push({ name: group, files });
       }
       return built;

@@ -1,0 +1,61 @@
+// /api/v1/projects/{slug}/repository-settings: the expiry of the project's signing keys, and
+// what its APT Release files say (Valid-Until, Origin, Label, Codename). Decision 027.
+import { createRoute, z } from "@hono/zod-openapi";
+import { repositorySettings, updateRepositorySettingsInput } from "@packyard/contract";
+import { getRepositorySettings, updateRepositorySettings } from "../../domain/repository-settings.ts";
+import type { Services } from "../../services.ts";
+import { requireActor } from "../actor.ts";
+import {
+  createApiApp,
+  errors,
+  json,
+  jsonBody,
+  projectAccessErrors,
+  projectPath,
+  readJson,
+  serve,
+} from "./route.ts";
+
+const getRepositorySettingsRoute = createRoute({
+  method: "get",
+  path: "/projects/{slug}/repository-settings",
+  summary: "The project's signing-key expiry and APT Release fields",
+  request: { params: projectPath },
+  responses: {
+    200: json("Settings", z.object({ settings: repositorySettings })),
+    ...errors(...projectAccessErrors),
+  },
+});
+
+const updateRepositorySettingsRoute = createRoute({
+  method: "patch",
+  path: "/projects/{slug}/repository-settings",
+  summary:
+    "Change the signing-key expiry (for new keys) or the APT Release fields; a change to Release re-publishes the repositories",
+  request: { params: projectPath, body: jsonBody(updateRepositorySettingsInput) },
+  responses: {
+    200: json("Settings after the change", z.object({ settings: repositorySettings })),
+    ...errors("VALIDATION_FAILED", ...projectAccessErrors),
+  },
+});
+
+export function repositorySettingsRoutes(services: Services) {
+  const db = services.database.db;
+  const api = createApiApp(services);
+
+  serve(api, getRepositorySettingsRoute, async (c) => {
+    const actor = await requireActor(services, c.req.raw.headers);
+    return c.json({ settings: await getRepositorySettings(db, actor, c.req.valid("param").slug) }, 200);
+  });
+
+  serve(api, updateRepositorySettingsRoute, async (c) => {
+    const actor = await requireActor(services, c.req.raw.headers);
+    const input = await readJson(c, updateRepositorySettingsRoute);
+    return c.json(
+      { settings: await updateRepositorySettings(db, actor, c.req.valid("param").slug, input) },
+      200,
+    );
+  });
+
+  return api;
+}
