@@ -51,7 +51,8 @@ export class SigningKeyService {
       .select("key_expiry_days")
       .where("id", "=", project.id)
       .executeTakeFirst();
-    const created = this.#clock();
+    // Whole seconds: OpenPGP's creation and expiration times have no finer resolution.
+    const created = new Date(Math.floor(this.#clock().getTime() / 1000) * 1000);
     const expiryDays = settings?.key_expiry_days == null ? null : Number(settings.key_expiry_days);
     const expiresAt = expiryDays === null ? undefined : new Date(created.getTime() + expiryDays * DAY_MS);
     const key = await generateSigningKey({

@@ -1,3 +1,7 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import * as openpgp from "openpgp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { requireTools } from "../test-support/system-tools.ts";
@@ -91,6 +95,33 @@ describe("generateSigningKey", () => {
       ),
     ).toBe("OPENPGP_BAD_KEY");
   });
+
+  it.runIf(requireTools(["rpmkeys"]))(
+    "writes expiring keys rpm imports (key expiration not critical)",
+    async () => {
+      const key = await generateSigningKey({
+        name: "Expiring",
+        email: "expiring@example.com",
+        algorithm: "rsa3072",
+        date: createdAt,
+        expiresAt: new Date("2035-01-02T03:04:05Z"),
+      });
+      const dir = mkdtempSync(join(tmpdir(), "rpmkeys-"));
+      try {
+        writeFileSync(join(dir, "key.asc"), key.armoredPublicKey);
+        const imported = spawnSync(
+          "rpmkeys",
+          ["--dbpath", join(dir, "db"), "--import", join(dir, "key.asc")],
+          {
+            encoding: "utf8",
+          },
+        );
+        expect(imported.status, imported.stderr).toBe(0);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it.runIf(requireTools(["gpg"]))("writes keys gnupg 2.2 reads", () => {
     const result = runGpgTool("gpg", ["--batch", "--with-colons", "--show-keys", "keys.gpg"], {

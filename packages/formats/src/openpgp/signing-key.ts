@@ -67,6 +67,40 @@ export function describeKey(key: openpgp.Key): { fingerprint: string; keyId: str
   };
 }
 
+/**
+ * openpgp.js marks the key-expiration subpacket of a self-signature critical; rpm 4.18's parser
+ * refuses a key with a critical subpacket it does not handle there ("key 1 import failed"), so
+ * dnf could not import an expiring key. gpg writes it non-critical, and so do we: the bit is
+ * cleared as the hashed subpackets are written, before they are signed.
+ */
+function nonCriticalKeyExpiration(): void {
+  const proto = openpgp.SignaturePacket.prototype as unknown as {
+    writeHashedSubPackets(): Uint8Array;
+    __packyardKeyExpiration?: true;
+  };
+  if (proto.__packyardKeyExpiration) return;
+  const original = proto.writeHashedSubPackets;
+  proto.writeHashedSubPackets = function (this: openpgp.SignaturePacket) {
+    const bytes = original.call(this);
+    // v4: a two-octet length, then subpackets: a length (1, 2 or 5 octets), a type, the data.
+    if ((this as unknown as { version: number }).version !== 4) return bytes;
+    for (let at = 2; at < bytes.length; ) {
+      const first = bytes[at]!;
+      let length: number;
+      let header: number;
+      if (first < 192) [length, header] = [first, 1];
+      else if (first < 255) [length, header] = [((first - 192) << 8) + bytes[at + 1]! + 192, 2];
+      else [length, header] = [new DataView(bytes.buffer, bytes.byteOffset + at + 1, 4).getUint32(0), 5];
+      const type = at + header;
+      if (bytes[type] === (0x80 | openpgp.enums.signatureSubpacket.keyExpirationTime))
+        bytes[type] = openpgp.enums.signatureSubpacket.keyExpirationTime;
+      at = type + length;
+    }
+    return bytes;
+  };
+  proto.__packyardKeyExpiration = true;
+}
+
 export async function generateSigningKey(identity: SigningKeyIdentity): Promise<GeneratedSigningKey> {
   const created = identity.date ?? new Date();
   const lifetimeSeconds =
@@ -75,6 +109,7 @@ export async function generateSigningKey(identity: SigningKeyIdentity): Promise<
       : Math.floor((identity.expiresAt.getTime() - created.getTime()) / 1000);
   if (identity.expiresAt !== undefined && lifetimeSeconds <= 0)
     throw new OpenPgpError("OPENPGP_BAD_KEY", "a key must expire after it is created");
+  if (identity.expiresAt !== undefined) nonCriticalKeyExpiration();
   const common = {
     userIDs: [{ name: identity.name, email: identity.email }],
     // A signing-only primary key: repositories never receive encrypted mail.
