@@ -40,6 +40,7 @@ export default [
       route("dashboard", "routes/_app/dashboard.tsx"),
       route("projects", "routes/_app/projects.tsx"),
       route("projects/:projectSlug", "routes/_app/project.tsx"),
+      route("projects/:projectSlug/settings", "routes/_app/project-settings.tsx"),
       route("projects/:projectSlug/releases", "routes/_app/project-releases.tsx"),
       route("projects/:projectSlug/releases/:releaseVersion", "routes/_app/project-release.tsx"),
       route("api-keys", "routes/_app/api-keys.tsx"),

@@ -7,9 +7,10 @@
 //   ones that signed the last publish (a successor, a key retired or expired), and, when the
 //   project turned Valid-Until on, once half the period has passed since the last signature,
 //   so no client ever sees an expired signature or an expired Release.
+import { ROTATION_LEAD_DAYS } from "@packyard/contract";
 import { DAY_MS } from "../domain/repository-settings.ts";
 
-export const ROTATION_LEAD_DAYS = 14;
+export { ROTATION_LEAD_DAYS };
 /** At the latest, an old key stops signing this long before it expires. */
 export const RETIRE_BEFORE_EXPIRY_MS = DAY_MS;
 export const EXPIRY_NOTICE_DAYS = [30, 7] as const;

@@ -73,6 +73,8 @@ export function describeKey(key: openpgp.Key): { fingerprint: string; keyId: str
  * dnf could not import an expiring key. gpg writes it non-critical, and so do we: the bit is
  * cleared as the hashed subpackets are written, before they are signed.
  */
+const KEY_EXPIRATION_TIME = 9; // RFC 4880 5.2.3.6, signature subpacket type 9
+
 function nonCriticalKeyExpiration(): void {
   const proto = openpgp.SignaturePacket.prototype as unknown as {
     writeHashedSubPackets(): Uint8Array;
@@ -92,8 +94,7 @@ function nonCriticalKeyExpiration(): void {
       else if (first < 255) [length, header] = [((first - 192) << 8) + bytes[at + 1]! + 192, 2];
       else [length, header] = [new DataView(bytes.buffer, bytes.byteOffset + at + 1, 4).getUint32(0), 5];
       const type = at + header;
-      if (bytes[type] === (0x80 | openpgp.enums.signatureSubpacket.keyExpirationTime))
-        bytes[type] = openpgp.enums.signatureSubpacket.keyExpirationTime;
+      if (bytes[type] === (0x80 | KEY_EXPIRATION_TIME)) bytes[type] = KEY_EXPIRATION_TIME;
       at = type + length;
     }
     return bytes;

@@ -176,6 +176,9 @@ export default function ProjectHome({ loaderData }: Route.ComponentProps) {
               </a>
             </Button>
           ) : null}
+          <Button asChild variant="outline">
+            <Link to={`/projects/${project.slug}/settings`}>Repository settings</Link>
+          </Button>
           <EditProjectDialog project={project} />
           <DeleteProjectDialog project={project} />
         </div>
