@@ -73,11 +73,11 @@ const settingsForm = z
 
 export async function loader({ request, context, url, params }: Route.LoaderArgs) {
   const user = await requireOnboardedUser(request, context, url);
-  const { database, keys } = services(context);
+  const { database, keys, clock } = services(context);
   const actor = sessionActor(user);
   const row = await ownProjectOr404(database.db, actor, params.projectSlug);
   const settings = await getRepositorySettings(database.db, actor, row.slug);
-  const now = Date.now();
+  const now = clock().getTime();
   const signing = (await keys.all(row.id))
     .filter((key) => key.retire_at === null || Date.parse(key.retire_at) > now)
     .map((key) => ({
