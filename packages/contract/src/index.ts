@@ -1,4 +1,5 @@
 export * from "./auth-errors.ts";
 export * from "./errors.ts";
+export * from "./imports.ts";
 export * from "./names.ts";
 export * from "./schemas.ts";

@@ -3,6 +3,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Services } from "../../services.ts";
 import { fileRoutes } from "./files.ts";
+import { importRoutes } from "./imports.ts";
 import { keyRoutes } from "./keys.ts";
 import { meRoutes } from "./me.ts";
 import { projectRoutes } from "./projects.ts";
@@ -12,7 +13,16 @@ import { createApiApp } from "./route.ts";
 import { signingKeyRoutes } from "./signing-keys.ts";
 import { usageRoutes } from "./usage.ts";
 
-const v1 = [projectRoutes, releaseRoutes, fileRoutes, signingKeyRoutes, keyRoutes, meRoutes, usageRoutes];
+const v1 = [
+  projectRoutes,
+  releaseRoutes,
+  fileRoutes,
+  importRoutes,
+  signingKeyRoutes,
+  keyRoutes,
+  meRoutes,
+  usageRoutes,
+];
 
 /** Every API route, at its full path (/api/v1/…, /api/p/…). */
 export function createApi(services: Services): OpenAPIHono {
