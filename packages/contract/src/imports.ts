@@ -30,9 +30,21 @@ const optionalText = (what: string, max: number) =>
     .optional()
     .transform((value) => (value === "" ? undefined : value));
 
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+  } catch {
+    return false;
+  }
+}
+
 const repositoryUrl = z
-  .url({ protocol: /^https?$/, message: "Repository URL must be an http(s) URL" })
-  .max(1000, "Repository URL must be at most 1000 characters");
+  .string()
+  .trim()
+  .min(1, "Repository URL is required")
+  .max(1000, "Repository URL must be at most 1000 characters")
+  .refine(isHttpUrl, "Repository URL must be an http(s) URL");
 
 /** One release named by the operator for every package; absent: one release per version. */
 const namedRelease = z
