@@ -123,7 +123,7 @@ beforeAll(async () => {
   });
   server = await startLiveServer({ GITHUB_API_URL: github.url });
   pub = await publisher(server, "importer");
-  for (const slug of ["tool", "other"]) {
+  for (const slug of ["tool", "other", "third"]) {
     const res = await pub.api("/api/v1/projects", {
       method: "POST",
       headers: json,
@@ -302,6 +302,45 @@ describe(`importing GitHub Releases (${databaseKind})`, () => {
     });
     expect(apt.status).toBe("failed");
     expect(apt.errors[0]).toMatchObject({ code: "SOURCE_INVALID" });
+  });
+
+  it("fails each release that cannot be imported whole, with its code, and keeps nothing of it", async () => {
+    github.repositories.set("acme/bad", {
+      releases: [
+        {
+          tag: "v1.0.0",
+          publishedAt: "2024-01-01T00:00:00Z",
+          assets: [{ name: "-oops.tar.gz", bytes: bytes("x") }],
+        },
+        {
+          tag: "v2.0.0",
+          publishedAt: "2024-02-01T00:00:00Z",
+          assets: [{ name: "short.tar.gz", bytes: bytes("abc"), statedSize: 99 }],
+        },
+        {
+          tag: "v3.0.0",
+          publishedAt: "2024-03-01T00:00:00Z",
+          assets: [
+            { name: "readme.txt", bytes: bytes("fine") },
+            { name: "broken_3.0.0_amd64.deb", bytes: bytes("not a deb") },
+          ],
+        },
+        { tag: "v4 beta", publishedAt: "2024-04-01T00:00:00Z", assets: [] },
+      ],
+    });
+    const done = await imported({ kind: "github-releases", repository: "acme/bad" }, "third");
+    expect(done.status).toBe("failed");
+    expect(done.errors.map((e) => [e.version, e.code, e.subject])).toEqual([
+      ["1.0.0", "FILE_REFUSED", "-oops.tar.gz"],
+      ["2.0.0", "CHECKSUM_MISMATCH", "short.tar.gz"],
+      ["3.0.0", "FILE_REFUSED", "broken_3.0.0_amd64.deb"],
+      ["4 beta", "SOURCE_INVALID", "4 beta"],
+    ]);
+    expect(done.errors[0]!.message).toBe("-oops.tar.gz: Filename may not start with . or -");
+    expect(done.errors[2]!.message).toMatch(/^broken_3\.0\.0_amd64\.deb: .*\(DEB_[A-Z_]+\)$/);
+    expect(done.summary).toMatch(/^Imported 0 releases \(0 files, 0 B\); 4 failed: 1\.0\.0 — FILE_REFUSED/);
+    // 3.0.0 was created and its readme uploaded before the .deb was refused: both are gone.
+    expect(await versions("third")).toEqual([]);
   });
 
   it("checks the request and who may import", async () => {

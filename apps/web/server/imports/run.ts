@@ -187,6 +187,8 @@ export async function runImport(deps: ImportDeps, importId: string): Promise<voi
     for (const release of releases) {
       progress.current = release.version;
       await save();
+      // Files count as they arrive; a release that fails after some takes its counts back.
+      const before = { files: progress.filesDone, bytes: progress.bytesDone };
       try {
         const imported = await importRelease(
           deps,
@@ -207,6 +209,8 @@ export async function runImport(deps: ImportDeps, importId: string): Promise<voi
         if (failure.code === "INTERNAL_ERROR")
           logger.error(`import ${importId}: ${release.version} failed`, error);
         progress.releasesFailed += 1;
+        progress.filesDone = before.files;
+        progress.bytesDone = before.bytes;
         errors.push({
           version: release.version,
           code: failure.code,
