@@ -14,6 +14,8 @@ import { type FakeGithub, type FakeRelease, startFakeGithub } from "../../test/f
 import { databaseKind } from "../../test/harness.ts";
 import { type LiveServer, publisher, startLiveServer } from "../../test/live-server.ts";
 import { removeTempDirs } from "../../test/temp-dirs.ts";
+import { queueImport, resumeUnfinishedImports } from "./run.ts";
+import { createImportRow, updateImportRow } from "./store.ts";
 
 const hasApt = requireTools(["apt-get", "apt-cache", "dpkg", "gpgv"]);
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -123,7 +125,7 @@ beforeAll(async () => {
   });
   server = await startLiveServer({ GITHUB_API_URL: github.url });
   pub = await publisher(server, "importer");
-  for (const slug of ["tool", "other", "third"]) {
+  for (const slug of ["tool", "other", "third", "fourth"]) {
     const res = await pub.api("/api/v1/projects", {
       method: "POST",
       headers: json,
@@ -341,6 +343,58 @@ describe(`importing GitHub Releases (${databaseKind})`, () => {
     expect(done.summary).toMatch(/^Imported 0 releases \(0 files, 0 B\); 4 failed: 1\.0\.0 — FILE_REFUSED/);
     // 3.0.0 was created and its readme uploaded before the .deb was refused: both are gone.
     expect(await versions("third")).toEqual([]);
+  });
+
+  it("an import a crash left running resumes: what arrived before is kept, the rest is imported", async () => {
+    // The crash came while 1.0.0 was being uploaded: the release is there with one of its files.
+    const put = await pub.api("/api/v1/projects/fourth/releases/1.0.0/files/hello-1.0.0.tar.gz", {
+      method: "PUT",
+      body: "source of 1.0.0",
+    });
+    expect(put.status).toBe(201);
+    const db = server.services.database.db;
+    const project = await db
+      .selectFrom("project")
+      .select("id")
+      .where("slug", "=", "fourth")
+      .executeTakeFirstOrThrow();
+    const row = await createImportRow(db, {
+      projectId: project.id,
+      startedBy: pub.userId,
+      source: {
+        kind: "github-releases",
+        repository: "acme/hello",
+        token: undefined,
+        includePrereleases: false,
+        includeDrafts: false,
+      },
+      serverSecret: server.services.config.secret,
+    });
+    await updateImportRow(db, row.id, { status: "running", startedAt: new Date().toISOString() });
+    // What a restarted server does: SQLite queues unfinished imports at start-up; on PostgreSQL
+    // pg-boss retries the job, which is the same job sent again.
+    if (server.services.jobs.engine === "in-process")
+      await resumeUnfinishedImports(db, server.services.jobs, server.services.logger);
+    else await queueImport(server.services.jobs, row.id);
+
+    let done: ImportInfo | undefined;
+    for (let i = 0; i < 600 && !done; i++) {
+      const { import: current } = (await (
+        await pub.api(`/api/v1/projects/fourth/imports/${row.id}`)
+      ).json()) as {
+        import: ImportInfo;
+      };
+      if (current.status !== "running" && current.status !== "queued") done = current;
+      else await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(done?.status).toBe("succeeded");
+    expect(done?.progress).toMatchObject({ releasesDone: 3, releasesSkipped: 0 });
+    expect(await versions("fourth")).toEqual(["1.0.0", "1.2.0", "1.3.0"]);
+    expect((await release("1.0.0", "fourth")).body.release.files.map((f) => f.filename)).toEqual([
+      "SHA512SUMS",
+      "hello-1.0.0.tar.gz",
+      "hello_1.0.0_amd64.deb",
+    ]);
   });
 
   it("checks the request and who may import", async () => {
