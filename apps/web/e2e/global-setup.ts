@@ -3,13 +3,16 @@
 // Connect provider (test/oidc-provider.ts) starts first, and Packyard signs in through it as
 // "Test SSO" (AUTH_OIDC_*); the specs find its issuer in PACKYARD_E2E_OIDC_ISSUER. A fake
 // Stripe (test/fake-stripe.ts) takes the payments (STRIPE_*), delivering its webhook events to
-// Packyard; the specs find it in PACKYARD_E2E_STRIPE_URL.
+// Packyard; the specs find it in PACKYARD_E2E_STRIPE_URL. A fake GitHub API
+// (test/fake-github.ts) holds the repository acme/hello the GitHub Releases import reads
+// (GITHUB_API_URL): two releases, the second with an asset that answers 500.
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { CHROMIUM } from "../playwright.config.ts";
+import { startFakeGithub } from "../test/fake-github.ts";
 import { startFakeStripe } from "../test/fake-stripe.ts";
 import { startOidcProvider } from "../test/oidc-provider.ts";
 
@@ -60,6 +63,25 @@ export default async function globalSetup() {
     autoDeliver: true,
     webhookTarget: `${url}/api/auth/stripe/webhook`,
   });
+  const github = await startFakeGithub();
+  const text = (value: string) => new TextEncoder().encode(value);
+  github.repositories.set("acme/hello", {
+    releases: [
+      {
+        tag: "v1.0.0",
+        name: "Hello 1.0",
+        body: "The first release.",
+        publishedAt: "2024-01-01T00:00:00Z",
+        assets: [{ name: "hello-1.0.0.tar.gz", bytes: text("hello 1.0.0") }],
+      },
+      {
+        tag: "v1.1.0",
+        name: "Hello 1.1",
+        publishedAt: "2024-02-01T00:00:00Z",
+        assets: [{ name: "hello-1.1.0.tar.gz", bytes: text("hello 1.1.0"), broken: true }],
+      },
+    ],
+  });
   const child = spawn(process.execPath, ["server/main.ts"], {
     cwd: appDir,
     env: {
@@ -74,6 +96,7 @@ export default async function globalSetup() {
       LOG_LEVEL: "warn",
       ...oidc.env,
       ...stripe.env,
+      GITHUB_API_URL: github.url,
     },
     stdio: ["ignore", "inherit", "inherit"],
   });
@@ -83,6 +106,7 @@ export default async function globalSetup() {
     child.kill("SIGTERM");
     await oidc.stop();
     await stripe.close();
+    await github.close();
     throw error;
   }
   process.env.PACKYARD_E2E_URL = url;
@@ -99,6 +123,7 @@ export default async function globalSetup() {
     }
     await oidc.stop();
     await stripe.close();
+    await github.close();
     rmSync(dataDir, { recursive: true, force: true });
   };
 }

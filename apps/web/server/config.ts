@@ -112,6 +112,12 @@ export const envSchema = z.object({
     .optional(),
   // Plans (DESIGN.md "Plans"): "off" lifts every limit, for a private installation.
   PLAN_LIMITS: z.enum(["on", "off"]).default("on"),
+  // Where the GitHub Releases importer reads (server/imports): GitHub's API, or a GitHub
+  // Enterprise Server's (https://github.example.com/api/v3).
+  GITHUB_API_URL: z
+    .url({ protocol: /^https?$/ })
+    .transform((url) => url.replace(/\/+$/, ""))
+    .default("https://api.github.com"),
   // Payments through Stripe (server/billing): all six or none. Without them the operator sets
   // plans from the command line (users set-plan). STRIPE_API_BASE is for tests only: another
   // API origin (a local fake), used as is.
@@ -216,6 +222,8 @@ export interface Config {
   sentryDsn: string | undefined;
   /** Where the blog's posts come from: the repository's content/blog, or the content service. */
   blogContent: BlogContentConfig;
+  /** GITHUB_API_URL: the API the GitHub Releases importer reads. */
+  githubApiUrl: string;
   /** PLAN_LIMITS: false lifts every plan limit (read it through limitsEnabled). */
   planLimits: boolean;
   /** Payments through Stripe (STRIPE_*), when configured. */
@@ -366,6 +374,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
             ...(e.SANITY_API_HOST ? { apiHost: e.SANITY_API_HOST } : {}),
           }
         : { kind: "embedded" },
+    githubApiUrl: e.GITHUB_API_URL,
     planLimits: e.PLAN_LIMITS === "on",
     stripe,
     s3: readS3(e),

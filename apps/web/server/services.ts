@@ -10,6 +10,7 @@ import { deleteAccountData } from "./domain/account-deletion.ts";
 import { onProjectEvent } from "./domain/changes.ts";
 import { flushDownloadCounts } from "./domain/usage.ts";
 import type { Clock } from "./domain/usernames.ts";
+import { importJob, resumeUnfinishedImports } from "./imports/run.ts";
 import { createJobQueue } from "./jobs/engine.ts";
 import type { JobQueue } from "./jobs/queue.ts";
 import { createLogger, type Logger } from "./logger.ts";
@@ -106,6 +107,8 @@ export async function createServices(
     metrics.watchJobs(() => jobs.depth());
     jobs.define(publishJob(repos));
     jobs.define(mailJob(mailTransport));
+    // Imports into projects (imports/run.ts): the job reads its settings from the import row.
+    jobs.define(importJob({ db: database.db, blobs, keys, config, logger }));
     onProjectEvent(database.db, async (event) => {
       try {
         const project = await database.db
@@ -155,6 +158,7 @@ export async function createServices(
     // Garbage collection and the lagging-repository check, on a schedule (maintenance.ts).
     defineMaintenanceJobs(jobs, services);
     await jobs.start();
+    await resumeUnfinishedImports(database.db, jobs, logger);
     return services;
   } catch (error) {
     await jobs.stop().catch(() => {});

@@ -3,6 +3,8 @@ export interface IntegrationGuide {
   slug: "nexus" | "artifactory" | "gitlab" | "github-releases";
   title: string;
   summary: string;
+  /** The importer the page offers above its guide (docs/imports.md), if any. */
+  importer?: { variant: "github-releases" | "repository"; product?: string };
   steps: { title: string; text: string }[];
 }
 
@@ -22,16 +24,21 @@ export const integrationGuides: IntegrationGuide[] = [
     slug: "nexus",
     title: "Moving from Nexus Repository",
     summary: "Replace a self-hosted Nexus apt or yum hosted repository with a signed Packyard repository.",
+    importer: { variant: "repository", product: "Nexus" },
     steps: [
       common.project,
       {
-        title: "Export your packages",
-        text: "Download the .deb and .rpm files of the versions you still support from the Nexus hosted repository.",
+        title: "Import the hosted repository",
+        text: "Give the importer above the repository's URL (for APT also its distribution), and a Nexus user that may read it. Packyard reads the repository's index, downloads every package, checks each against the checksum the index gives, and publishes them as releases: one per version, or one you name.",
+      },
+      {
+        title: "Check the summary",
+        text: "The import lists what it imported and every package it could not, with the reason. Running it again later imports only what is new.",
       },
       common.key,
       {
-        title: "Upload them as releases",
-        text: "Push each version as a release; Packyard parses every package once and rebuilds the signed indexes.",
+        title: "Publish new versions to Packyard",
+        text: "Change your pipeline's deploy step to upload to Packyard with the key; Packyard parses every package once and rebuilds the signed indexes.",
       },
       {
         title: "Point your machines at Packyard",
@@ -44,11 +51,12 @@ export const integrationGuides: IntegrationGuide[] = [
     title: "Moving from JFrog Artifactory",
     summary:
       "Serve Debian and RPM packages that lived in Artifactory local repositories from Packyard instead.",
+    importer: { variant: "repository", product: "Artifactory" },
     steps: [
       common.project,
       {
-        title: "List the artifacts to keep",
-        text: "Use Artifactory's search to list the .deb and .rpm files of the local repositories you migrate.",
+        title: "Import the local repository",
+        text: "Give the importer above the repository's URL (https://…/artifactory/<repository>; for APT also its distribution), and a user name with an identity token. Packyard reads the index, downloads every package, checks each checksum and publishes them as releases.",
       },
       common.key,
       {
@@ -84,8 +92,13 @@ export const integrationGuides: IntegrationGuide[] = [
     title: "Publishing next to GitHub Releases",
     summary:
       "Keep GitHub Releases for your changelog and let Packyard serve apt and dnf repositories from the same files.",
+    importer: { variant: "github-releases" },
     steps: [
       common.project,
+      {
+        title: "Import your existing releases",
+        text: "Give the importer above owner/repo (and, for a private repository or drafts, a token that can read it). Each release arrives with its tag as the version (without a leading v), its name as the title, its notes, and its assets as files; .deb and .rpm assets land in the project's repositories. Running it again imports only new releases and assets.",
+      },
       common.key,
       {
         title: "Add the key as a repository secret",

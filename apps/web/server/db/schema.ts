@@ -203,7 +203,29 @@ export interface UsernameHistoryTable {
   released_at: string;
 }
 
+/** An import into a project (server/imports/store.ts): JSON columns are text on both databases. */
+export interface ImportTable {
+  id: string;
+  project_id: string;
+  started_by: string | null;
+  kind: string;
+  /** The source settings without secrets, JSON. */
+  source: string;
+  /** The secrets (token, password), JSON sealed with the server secret; null when none. */
+  credentials: string | null;
+  status: string;
+  /** JSON: ImportProgress. */
+  progress: string;
+  /** JSON: ImportFailure[]. */
+  errors: string;
+  summary: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
 export interface Database {
+  import: ImportTable;
   apikey: ApiKeyTable;
   yum_package: YumPackageTable;
   signing_key: SigningKeyTable;

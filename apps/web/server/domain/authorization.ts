@@ -64,6 +64,12 @@ export function assertProjectAccess(
   assertKeyAllows(actor, project.id, needed);
 }
 
+/**
+ * Starting an import (server/imports) adds releases and files to a project: whoever may upload
+ * to it may import into it (publish access). Reading a project's imports needs read access.
+ */
+export const IMPORT_ACCESS: Access = "publish";
+
 /** Creating projects or reading and managing account-wide data. */
 export function assertAccountAccess(actor: Actor, needed: Access): void {
   assertKeyAllows(actor, "*", needed);

@@ -428,4 +428,34 @@ export const migrations: Record<string, Migration> = {
       await db.schema.alterTable("project").addColumn("signed_by", "text").execute();
     },
   },
+  "0018_imports": {
+    async up(db: Kysely<unknown>) {
+      // Imports into a project (server/imports, decision 028): what they read, their progress,
+      // their per-release errors and summary. Credentials are a server-secret envelope
+      // (credentials), never answered with. The job that runs one is keyed by its id.
+      await db.schema
+        .createTable("import")
+        .addColumn("id", "varchar(32)", (c) => c.primaryKey())
+        .addColumn("project_id", "varchar(32)", (c) =>
+          c.notNull().references("project.id").onDelete("cascade"),
+        )
+        .addColumn("started_by", "text", (c) => c.references("user.id").onDelete("set null"))
+        .addColumn("kind", "varchar(30)", (c) => c.notNull())
+        .addColumn("source", "text", (c) => c.notNull())
+        .addColumn("credentials", "text")
+        .addColumn("status", "varchar(20)", (c) => c.notNull())
+        .addColumn("progress", "text", (c) => c.notNull())
+        .addColumn("errors", "text", (c) => c.notNull())
+        .addColumn("summary", "text")
+        .addColumn("created_at", "varchar(30)", (c) => c.notNull())
+        .addColumn("started_at", "varchar(30)")
+        .addColumn("finished_at", "varchar(30)")
+        .execute();
+      await db.schema
+        .createIndex("import_project_created")
+        .on("import")
+        .columns(["project_id", "created_at"])
+        .execute();
+    },
+  },
 };

@@ -3,6 +3,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Services } from "../../services.ts";
 import { fileRoutes } from "./files.ts";
+import { importRoutes } from "./imports.ts";
 import { keyRoutes } from "./keys.ts";
 import { meRoutes } from "./me.ts";
 import { projectRoutes } from "./projects.ts";
@@ -19,6 +20,7 @@ const v1 = [
   fileRoutes,
   signingKeyRoutes,
   repositorySettingsRoutes,
+  importRoutes,
   keyRoutes,
   meRoutes,
   usageRoutes,

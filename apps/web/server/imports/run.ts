@@ -1,0 +1,402 @@
+// The import job (decision 028): reads the source's releases and imports them oldest first, one
+// release at a time, each whole or not at all.
+//
+// - A release whose version the project has with every file the source lists is skipped; one
+//   that lacks some of them gets the missing ones. So a re-run imports only what is new, and a
+//   job retried after a crash (pg-boss) resumes where it stopped.
+// - A release's files are first downloaded to a spool directory (the source verifies sizes and
+//   checksums as they stream); only when every file is in hand is the release created and its
+//   files uploaded through domain/files.ts uploadFile, the path every upload takes (so .deb and
+//   .rpm files land in the repositories and plan limits apply). If anything fails, what this
+//   run created for that release is deleted again, and the failure is recorded with its code.
+// - Progress is written to the import row after each file; the dashboard polls it.
+// - Secrets are read from the row by the job itself; the job's data is the import's id only.
+import { createReadStream, createWriteStream } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ReadableStream as NodeReadableStream } from "node:stream/web";
+import {
+  filenameProblem,
+  type ImportErrorCodeName,
+  type ImportFailure,
+  type ImportProgress,
+  normalizeFilename,
+  releaseVersion,
+} from "@packyard/contract";
+import { formatFileSize } from "@packyard/contract/file-size.ts";
+import type { Kysely } from "kysely";
+import type { Config } from "../config.ts";
+import type { Database } from "../db/schema.ts";
+import { DomainError } from "../domain/errors.ts";
+import { deleteFile, uploadFile } from "../domain/files.ts";
+import type { ProjectRow } from "../domain/projects.ts";
+import {
+  createRelease,
+  deleteRelease,
+  findRelease,
+  listFileRows,
+  type ReleaseRow,
+} from "../domain/releases.ts";
+import type { JobDefinition, JobQueue } from "../jobs/queue.ts";
+import type { Logger } from "../logger.ts";
+import type { SigningKeyService } from "../publishing/signing-keys.ts";
+import type { BlobStore } from "../storage/blob-store.ts";
+import { ImportError, type ImportSource, type SourceRelease } from "./source.ts";
+import { createImportSource, type SourceDeps } from "./sources.ts";
+import { emptyProgress, findImportRow, sourceOf, unfinishedImportIds, updateImportRow } from "./store.ts";
+
+export const IMPORT_JOB = "import-releases";
+
+type Db = Kysely<Database>;
+
+export interface ImportDeps {
+  db: Db;
+  blobs: BlobStore;
+  keys: Pick<SigningKeyService, "newest">;
+  config: Pick<Config, "secret" | "maxUploadBytes" | "planLimits" | "dataDir" | "githubApiUrl">;
+  logger: Logger;
+  /** For tests: sources built another way. */
+  createSource?: (input: Parameters<typeof createImportSource>[0], deps: SourceDeps) => ImportSource;
+}
+
+export function importJob(deps: ImportDeps): JobDefinition<{ importId: string }> {
+  return {
+    name: IMPORT_JOB,
+    run: ({ importId }) => runImport(deps, importId),
+    // A retry resumes: releases already imported are skipped.
+    retryLimit: 3,
+    retryDelaySeconds: 30,
+    retryDelayMaxSeconds: 600,
+    // An import of many large files takes long; a dead server's job is found by its heartbeat.
+    expireInSeconds: 6 * 3600,
+    coalesceByKey: true,
+    concurrency: 2,
+  };
+}
+
+/** Queues an import's job (keyed by its id: one waits at a time). */
+export async function queueImport(jobs: Pick<JobQueue, "send">, importId: string): Promise<void> {
+  await jobs.send(IMPORT_JOB, { importId }, { key: importId });
+}
+
+/**
+ * SQLite keeps no jobs across a restart: imports that were queued or running when the process
+ * stopped are queued again (and resume). On PostgreSQL pg-boss still holds their jobs.
+ */
+export async function resumeUnfinishedImports(db: Db, jobs: JobQueue, logger: Logger): Promise<void> {
+  if (jobs.engine !== "in-process") return;
+  const ids = await unfinishedImportIds(db);
+  for (const id of ids) await queueImport(jobs, id);
+  if (ids.length > 0) logger.info(`resuming ${ids.length} unfinished import(s)`);
+}
+
+type FailureCode = ImportErrorCodeName;
+
+class ReleaseFailure extends Error {
+  readonly code: FailureCode;
+  readonly subject: string | null;
+  constructor(code: FailureCode, message: string, subject: string | null) {
+    super(message);
+    this.code = code;
+    this.subject = subject;
+  }
+}
+
+function failureOf(error: unknown): ReleaseFailure {
+  if (error instanceof ReleaseFailure) return error;
+  if (error instanceof ImportError)
+    return new ReleaseFailure(error.code, error.message, error.subject ?? null);
+  return new ReleaseFailure(
+    "INTERNAL_ERROR",
+    `Unexpected failure: ${(error as Error)?.message ?? error}`,
+    null,
+  );
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** "Imported 12 releases (34 files, 56 MB); skipped 3 already present; 1 failed: 1.2.0 — …" */
+export function importSummary(progress: ImportProgress, errors: ImportFailure[]): string {
+  const fatal = errors.find((e) => e.version === null);
+  if (fatal) return `Import failed: ${fatal.code} — ${fatal.message}`;
+  const parts = [
+    `Imported ${plural(progress.releasesDone, "release")} (${plural(progress.filesDone, "file")}, ${formatFileSize(progress.bytesDone)})`,
+  ];
+  if (progress.releasesSkipped > 0) parts.push(`skipped ${progress.releasesSkipped} already present`);
+  if (errors.length > 0)
+    parts.push(
+      `${errors.length} failed: ${errors.map((e) => `${e.version} — ${e.code}: ${e.message}`).join("; ")}`,
+    );
+  return parts.join("; ");
+}
+
+/** Oldest first; releases without a date keep the source's order, before the dated ones. */
+function oldestFirst(releases: SourceRelease[]): SourceRelease[] {
+  return releases
+    .map((release, index) => ({ release, index }))
+    .sort((a, b) => {
+      const x = a.release.publishedAt ?? "";
+      const y = b.release.publishedAt ?? "";
+      return x < y ? -1 : x > y ? 1 : a.index - b.index;
+    })
+    .map((entry) => entry.release);
+}
+
+export async function runImport(deps: ImportDeps, importId: string): Promise<void> {
+  const { db, logger } = deps;
+  const row = await findImportRow(db, importId);
+  if (!row || !["queued", "running"].includes(row.status)) return;
+  const project = await db
+    .selectFrom("project")
+    .selectAll()
+    .where("id", "=", row.project_id)
+    .executeTakeFirst();
+  if (!project) return;
+
+  const progress = emptyProgress();
+  const errors: ImportFailure[] = [];
+  const save = () => updateImportRow(db, importId, { progress, errors });
+  await updateImportRow(db, importId, {
+    status: "running",
+    progress,
+    errors,
+    ...(row.started_at ? {} : { startedAt: new Date().toISOString() }),
+  });
+
+  const spool = join(deps.config.dataDir, "import-spool", importId);
+  const controller = new AbortController();
+  try {
+    let releases: SourceRelease[];
+    try {
+      const input = sourceOf(row, deps.config.secret);
+      const sourceDeps: SourceDeps = { githubApiUrl: deps.config.githubApiUrl };
+      const source = (deps.createSource ?? createImportSource)(input, sourceDeps);
+      releases = oldestFirst(await source.listReleases(controller.signal));
+    } catch (error) {
+      const failure = failureOf(error);
+      if (failure.code === "INTERNAL_ERROR") throw error;
+      errors.push({ version: null, code: failure.code, message: failure.message, subject: failure.subject });
+      await finish(deps, importId, progress, errors);
+      return;
+    }
+    progress.releasesTotal = releases.length;
+    await save();
+
+    for (const release of releases) {
+      progress.current = release.version;
+      await save();
+      // Files count as they arrive; a release that fails after some takes its counts back.
+      const before = { files: progress.filesDone, bytes: progress.bytesDone };
+      try {
+        const imported = await importRelease(
+          deps,
+          project,
+          release,
+          spool,
+          controller.signal,
+          async (bytes) => {
+            progress.filesDone += 1;
+            progress.bytesDone += bytes;
+            await save();
+          },
+        );
+        if (imported) progress.releasesDone += 1;
+        else progress.releasesSkipped += 1;
+      } catch (error) {
+        const failure = failureOf(error);
+        if (failure.code === "INTERNAL_ERROR")
+          logger.error(`import ${importId}: ${release.version} failed`, error);
+        progress.releasesFailed += 1;
+        progress.filesDone = before.files;
+        progress.bytesDone = before.bytes;
+        errors.push({
+          version: release.version,
+          code: failure.code,
+          message: failure.message,
+          subject: failure.subject,
+        });
+      }
+      progress.current = null;
+      await save();
+    }
+    await finish(deps, importId, progress, errors);
+  } finally {
+    controller.abort();
+    await rm(spool, { recursive: true, force: true }).catch(() => {});
+  }
+}
+
+async function finish(deps: ImportDeps, importId: string, progress: ImportProgress, errors: ImportFailure[]) {
+  const imported = progress.releasesDone + progress.releasesSkipped;
+  const status = errors.length === 0 ? "succeeded" : imported > 0 ? "partial" : "failed";
+  const summary = importSummary(progress, errors);
+  await updateImportRow(deps.db, importId, {
+    status,
+    progress,
+    errors,
+    summary,
+    finishedAt: new Date().toISOString(),
+  });
+  deps.logger.info(`import ${importId} ${status}: ${summary}`);
+}
+
+/**
+ * Imports one release: true when something was added, false when the project had it all.
+ * Throws ReleaseFailure or ImportError; what it created by then is deleted again.
+ */
+async function importRelease(
+  deps: ImportDeps,
+  project: ProjectRow,
+  release: SourceRelease,
+  spool: string,
+  signal: AbortSignal,
+  fileDone: (bytes: number) => Promise<void>,
+): Promise<boolean> {
+  const { db, config } = deps;
+  const version = release.version;
+  const parsedVersion = releaseVersion.safeParse(version);
+  if (!parsedVersion.success)
+    throw new ReleaseFailure(
+      "SOURCE_INVALID",
+      `${version} is not a valid Packyard version: ${parsedVersion.error.issues[0]?.message}`,
+      version,
+    );
+  // Every name checked before a byte is read.
+  const names = new Set<string>();
+  for (const file of release.files) {
+    const name = normalizeFilename(file.filename);
+    const problem = filenameProblem(name);
+    if (problem) throw new ReleaseFailure("FILE_REFUSED", `${file.filename}: ${problem}`, file.filename);
+    if (names.has(name))
+      throw new ReleaseFailure("FILE_REFUSED", `${file.filename} is listed twice`, file.filename);
+    names.add(name);
+    if (file.size !== undefined && file.size > config.maxUploadBytes)
+      throw new ReleaseFailure(
+        "FILE_REFUSED",
+        `${file.filename} (${formatFileSize(file.size)}) is larger than this server's upload limit of ${formatFileSize(config.maxUploadBytes)}`,
+        file.filename,
+      );
+  }
+
+  const existing = await findRelease(db, project.id, version);
+  const present = new Set(existing ? (await listFileRows(db, existing.id)).map((f) => f.filename) : []);
+  const missing = release.files.filter((f) => !present.has(normalizeFilename(f.filename)));
+  if (existing && missing.length === 0) return false;
+
+  // Every missing file into the spool first.
+  const dir = join(spool, "release");
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  try {
+    const spooled: { filename: string; path: string; size: number }[] = [];
+    for (const [index, file] of missing.entries()) {
+      const path = join(dir, String(index));
+      const size = await download(file.open.bind(file), path, signal, config.maxUploadBytes, file.filename);
+      spooled.push({ filename: normalizeFilename(file.filename), path, size });
+    }
+
+    // All in hand: the release, then its files.
+    let created: ReleaseRow | undefined;
+    let target = existing;
+    if (!target) {
+      try {
+        target = created = await createRelease(db, project.id, {
+          version,
+          title: release.title?.trim().slice(0, 200) || undefined,
+          notes: release.notes?.slice(0, 100_000) || undefined,
+        });
+      } catch (error) {
+        if (!(error instanceof DomainError && error.code === "VERSION_EXISTS")) throw error;
+        // Another run made it meanwhile: add to it.
+        target = await findRelease(db, project.id, version);
+        if (!target) throw error;
+      }
+    }
+    const uploaded: string[] = [];
+    try {
+      for (const file of spooled) {
+        try {
+          await uploadFile(db, deps.blobs, {
+            project,
+            version,
+            filename: file.filename,
+            body: createReadStream(file.path),
+            declaredSize: file.size,
+            maxBytes: config.maxUploadBytes,
+            createRelease: false,
+            rpmSigningKey: () => deps.keys.newest(project),
+            limits: config,
+          });
+        } catch (error) {
+          if (error instanceof DomainError && error.code === "FILE_EXISTS") continue;
+          if (error instanceof DomainError)
+            throw new ReleaseFailure(
+              "FILE_REFUSED",
+              `${file.filename}: ${error.message} (${error.code})`,
+              file.filename,
+            );
+          throw error;
+        }
+        uploaded.push(file.filename);
+        await fileDone(file.size);
+      }
+    } catch (error) {
+      // Nothing of this release is kept: the release this run created, or the files it added.
+      if (created)
+        await deleteRelease(db, created).catch((e) => deps.logger.error("undoing an import failed", e));
+      else if (target)
+        for (const filename of uploaded)
+          await deleteFile(db, target, filename).catch((e) =>
+            deps.logger.error("undoing an import failed", e),
+          );
+      throw error;
+    }
+    return true;
+  } finally {
+    await rm(dir, { recursive: true, force: true }).catch(() => {});
+  }
+}
+
+/** The file's bytes into `path`; its size. At most maxBytes (else FILE_REFUSED). */
+async function download(
+  open: (signal: AbortSignal) => Promise<ReadableStream<Uint8Array>>,
+  path: string,
+  signal: AbortSignal,
+  maxBytes: number,
+  filename: string,
+): Promise<number> {
+  const stream = await open(signal);
+  let size = 0;
+  const count = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      size += chunk.byteLength;
+      if (size > maxBytes)
+        callback(
+          new ReleaseFailure(
+            "FILE_REFUSED",
+            `${filename} is larger than this server's upload limit of ${formatFileSize(maxBytes)}`,
+            filename,
+          ),
+        );
+      else callback(null, chunk);
+    },
+  });
+  try {
+    await pipeline(
+      Readable.fromWeb(stream as NodeReadableStream<Uint8Array>),
+      count,
+      createWriteStream(path),
+    );
+  } catch (error) {
+    if (error instanceof ImportError || error instanceof ReleaseFailure) throw error;
+    if (signal.aborted) throw error;
+    throw new ImportError(
+      "SOURCE_UNREACHABLE",
+      `Downloading ${filename} failed: ${(error as Error).message}`,
+      filename,
+    );
+  }
+  return size;
+}

@@ -1,0 +1,37 @@
+// Which source reads an import: one case per kind of the contract's union (decision 028).
+import type { ImportSourceInput } from "@packyard/contract";
+import { GithubReleasesSource } from "./github-releases.ts";
+import { ImportError, type ImportSource } from "./source.ts";
+
+export interface SourceDeps {
+  /** GITHUB_API_URL: https://api.github.com, or a GitHub Enterprise Server's /api/v3. */
+  githubApiUrl: string;
+  /** For tests: the fetch sources use. */
+  fetch?: typeof fetch;
+}
+
+export function createImportSource(input: ImportSourceInput, deps: SourceDeps): ImportSource {
+  switch (input.kind) {
+    case "github-releases":
+      return new GithubReleasesSource({
+        apiUrl: deps.githubApiUrl,
+        repository: input.repository,
+        token: input.token,
+        includePrereleases: input.includePrereleases,
+        includeDrafts: input.includeDrafts,
+        fetch: deps.fetch,
+      });
+    case "apt-repository":
+      throw new ImportError(
+        "SOURCE_INVALID",
+        "Importing from an APT repository is not available yet",
+        input.url,
+      );
+    case "yum-repository":
+      throw new ImportError(
+        "SOURCE_INVALID",
+        "Importing from a YUM repository is not available yet",
+        input.url,
+      );
+  }
+}
