@@ -14,7 +14,7 @@ import { type FakeGithub, type FakeRelease, startFakeGithub } from "../../test/f
 import { databaseKind } from "../../test/harness.ts";
 import { type LiveServer, publisher, startLiveServer } from "../../test/live-server.ts";
 import { removeTempDirs } from "../../test/temp-dirs.ts";
-import { queueImport, resumeUnfinishedImports } from "./run.ts";
+import { importJob, queueImport, resumeUnfinishedImports } from "./run.ts";
 import { createImportRow, updateImportRow } from "./store.ts";
 
 const hasApt = requireTools(["apt-get", "apt-cache", "dpkg", "gpgv"]);
@@ -395,6 +395,54 @@ describe(`importing GitHub Releases (${databaseKind})`, () => {
       "hello-1.0.0.tar.gz",
       "hello_1.0.0_amd64.deb",
     ]);
+  });
+
+  it("an import whose every attempt failed ends as failed, saying why, and forgets its token", async () => {
+    const db = server.services.database.db;
+    const project = await db
+      .selectFrom("project")
+      .select("id")
+      .where("slug", "=", "fourth")
+      .executeTakeFirstOrThrow();
+    const row = await createImportRow(db, {
+      projectId: project.id,
+      startedBy: pub.userId,
+      source: {
+        kind: "github-releases",
+        repository: "acme/private",
+        token: "ghp_secret",
+        includePrereleases: true,
+        includeDrafts: false,
+      },
+      serverSecret: server.services.config.secret,
+    });
+    await updateImportRow(db, row.id, { status: "running", startedAt: new Date().toISOString() });
+    // What the job queue does after the last attempt failed.
+    const job = importJob({ ...server.services, db });
+    await job.giveUp!({ importId: row.id }, new Error("sorry, too many clients already"));
+
+    const { import: ended } = (await (await pub.api(`/api/v1/projects/fourth/imports/${row.id}`)).json()) as {
+      import: ImportInfo;
+    };
+    expect(ended.status).toBe("failed");
+    expect(ended.errors).toEqual([
+      {
+        version: null,
+        code: "INTERNAL_ERROR",
+        message: "The import stopped after 4 attempts: sorry, too many clients already",
+        subject: null,
+      },
+    ]);
+    expect(ended.summary).toBe(
+      "Import failed: INTERNAL_ERROR — The import stopped after 4 attempts: sorry, too many clients already",
+    );
+    expect(ended.finishedAt).not.toBeNull();
+    const stored = await db
+      .selectFrom("import")
+      .select("credentials")
+      .where("id", "=", row.id)
+      .executeTakeFirstOrThrow();
+    expect(stored.credentials).toBeNull();
   });
 
   it("checks the request and who may import", async () => {

@@ -48,6 +48,8 @@ import { createImportSource, type SourceDeps } from "./sources.ts";
 import { emptyProgress, findImportRow, sourceOf, unfinishedImportIds, updateImportRow } from "./store.ts";
 
 export const IMPORT_JOB = "import-releases";
+/** Attempts of an import's job before it is given up (a retry resumes where it stopped). */
+const IMPORT_ATTEMPTS = 4;
 
 type Db = Kysely<Database>;
 
@@ -65,8 +67,11 @@ export function importJob(deps: ImportDeps): JobDefinition<{ importId: string }>
   return {
     name: IMPORT_JOB,
     run: ({ importId }) => runImport(deps, importId),
+    // Every attempt failed for a reason of Packyard's own (the database, the disk): the import
+    // ends as failed, with what stopped it, instead of staying "running".
+    giveUp: ({ importId }, error) => abandonImport(deps, importId, error),
     // A retry resumes: releases already imported are skipped.
-    retryLimit: 3,
+    retryLimit: IMPORT_ATTEMPTS - 1,
     retryDelaySeconds: 30,
     retryDelayMaxSeconds: 600,
     // An import of many large files takes long; a dead server's job is found by its heartbeat.
@@ -226,6 +231,29 @@ export async function runImport(deps: ImportDeps, importId: string): Promise<voi
     controller.abort();
     await rm(spool, { recursive: true, force: true }).catch(() => {});
   }
+}
+
+/** Ends an import whose job gave up: failed, keeping the progress it had made. */
+export async function abandonImport(deps: ImportDeps, importId: string, error: unknown): Promise<void> {
+  const row = await findImportRow(deps.db, importId);
+  if (!row || !["queued", "running"].includes(row.status)) return;
+  const progress = { ...(JSON.parse(row.progress) as ImportProgress), current: null };
+  const errors = [
+    ...(JSON.parse(row.errors) as ImportFailure[]),
+    {
+      version: null,
+      code: "INTERNAL_ERROR" as const,
+      message: `The import stopped after ${IMPORT_ATTEMPTS} attempts: ${(error as Error)?.message ?? error}`,
+      subject: null,
+    },
+  ];
+  await updateImportRow(deps.db, importId, {
+    status: "failed",
+    progress,
+    errors,
+    summary: importSummary(progress, errors),
+    finishedAt: new Date().toISOString(),
+  });
 }
 
 async function finish(deps: ImportDeps, importId: string, progress: ImportProgress, errors: ImportFailure[]) {

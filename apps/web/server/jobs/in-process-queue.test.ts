@@ -92,18 +92,24 @@ describe("in-process job queue", () => {
 
   it("gives a job up after its retries and logs it as an error", async () => {
     let attempts = 0;
+    const givenUp: { data: unknown; message: string }[] = [];
     queue.define(
       definition(
         async () => {
           attempts++;
           throw new Error("still down");
         },
-        { retryLimit: 2 },
+        {
+          retryLimit: 2,
+          giveUp: async (data, error) => void givenUp.push({ data, message: (error as Error).message }),
+        },
       ),
     );
     await queue.send("test-job", { n: 1 });
-    await vi.advanceTimersByTimeAsync(10 * 60_000);
+    await vi.advanceTimersByTimeAsync(4 * 60_000);
     expect(attempts).toBe(3);
+    // Told once, after the last attempt, with its data and the last error.
+    expect(givenUp).toEqual([{ data: { n: 1 }, message: "still down" }]);
     expect(outcomes.at(-1)?.outcome).toBe("failed");
     expect(lines.filter((l) => l.level === "error").map((l) => l.message)).toEqual([
       "job test-job failed after 3 attempt(s)",
@@ -145,6 +151,24 @@ describe("in-process job queue", () => {
     expect(runs).toBe(0);
     await vi.advanceTimersByTimeAsync(21.5 * 60_000);
     expect(runs).toBe(3);
+  });
+
+  it("does not give up a job that fails while the server stops: the next start resumes it", async () => {
+    const givenUp: unknown[] = [];
+    let fail!: () => void;
+    queue.define(
+      definition(() => new Promise<void>((_, reject) => (fail = () => reject(new Error("shutting down")))), {
+        retryLimit: 0,
+        giveUp: async (data) => void givenUp.push(data),
+      }),
+    );
+    await queue.send("test-job", { n: 1 });
+    await vi.advanceTimersByTimeAsync(10);
+    const stopping = queue.stop();
+    fail();
+    await vi.advanceTimersByTimeAsync(10);
+    await stopping;
+    expect(givenUp).toEqual([]);
   });
 
   it("stop() waits for a running job and drops the waiting ones", async () => {

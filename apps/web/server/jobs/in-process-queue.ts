@@ -109,6 +109,12 @@ export class InProcessQueue implements JobQueue {
       } else {
         this.#observer?.job(definition.name, "failed", seconds);
         this.#logger.error(`job ${definition.name} failed after ${attempt + 1} attempt(s)`, error);
+        // A stopping server leaves the job to be resumed at the next start: not given up.
+        if (!this.#stopped) {
+          await definition.giveUp?.(data, error).catch((cause: unknown) => {
+            this.#logger.error(`recording that job ${definition.name} gave up failed`, cause);
+          });
+        }
       }
     } finally {
       counts.running--;

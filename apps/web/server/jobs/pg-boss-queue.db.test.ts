@@ -80,6 +80,31 @@ describe.skipIf(!onPostgres)("pg-boss job queue (postgres)", () => {
     expect(attempts).toBe(3);
   });
 
+  it("gives a job up after its last attempt, once, with its data and error", async () => {
+    let attempts = 0;
+    const givenUp: { data: unknown; message: string }[] = [];
+    const q = newQueue();
+    q.define(
+      job(
+        "hopeless",
+        async () => {
+          attempts++;
+          throw new Error("still down");
+        },
+        {
+          retryLimit: 1,
+          giveUp: async (data, error) => void givenUp.push({ data, message: (error as Error).message }),
+        },
+      ),
+    );
+    await q.start();
+    await q.send("hopeless", { n: 7 });
+    await until(() => givenUp.length > 0, 30_000, "the job given up");
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect(attempts).toBe(2);
+    expect(givenUp).toEqual([{ data: { n: 7 }, message: "still down" }]);
+  });
+
   it("keeps one job per key waiting: sends while it waits are served by it", async () => {
     const runs: number[] = [];
     const q = newQueue();

@@ -131,8 +131,12 @@ export class PgBossQueue implements JobQueue {
               (performance.now() - started) / 1000,
             );
             const message = `job ${definition.name} failed (attempt ${job.retryCount + 1} of ${definition.retryLimit + 1})`;
-            if (last) this.#logger.error(`${message}; giving up`, error);
-            else this.#logger.warn(`${message}, will be retried: ${(error as Error).message}`);
+            if (last) {
+              this.#logger.error(`${message}; giving up`, error);
+              await definition.giveUp?.(job.data, error).catch((cause: unknown) => {
+                this.#logger.error(`recording that job ${definition.name} gave up failed`, cause);
+              });
+            } else this.#logger.warn(`${message}, will be retried: ${(error as Error).message}`);
             throw error;
           }
         },

@@ -25,6 +25,11 @@ export interface JobDefinition<T extends object = object> {
   coalesceByKey?: boolean;
   /** Jobs of this type one server runs at once. */
   concurrency?: number;
+  /**
+   * Called once when the last attempt failed (not when a stopping server leaves a job to be
+   * resumed): records the failure where users see it. Its own failure is logged.
+   */
+  giveUp?(data: T, error: unknown): Promise<void>;
 }
 
 export interface SendOptions {
