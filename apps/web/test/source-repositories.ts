@@ -30,7 +30,13 @@ export const testDebPackages: readonly TestDebPackage[] = [
   { name: "hello-data", version: "1.0-1", architecture: "all", component: "main", distribution: "stable" },
   { name: "hello-epoch", version: "2:1.0-1", architecture: "all", component: "main", distribution: "stable" },
   { name: "hello-next", version: "1.1-1", architecture: "amd64", component: "main", distribution: "stable" },
-  { name: "hello-extra", version: "0.5-1", architecture: "amd64", component: "contrib", distribution: "stable" },
+  {
+    name: "hello-extra",
+    version: "0.5-1",
+    architecture: "amd64",
+    component: "contrib",
+    distribution: "stable",
+  },
   { name: "hello-legacy", version: "0.1-1", architecture: "all", component: "main", distribution: "legacy" },
 ];
 
@@ -71,7 +77,16 @@ export function buildAptRepository(dir: string): TestAptRepository {
   const env = { ...process.env, GNUPGHOME: gnupg, LC_ALL: "C" };
   execFileSync(
     "gpg",
-    ["--batch", "--passphrase", "", "--quick-gen-key", "Import Tests <import@example.com>", "ed25519", "sign", "never"],
+    [
+      "--batch",
+      "--passphrase",
+      "",
+      "--quick-gen-key",
+      "Import Tests <import@example.com>",
+      "ed25519",
+      "sign",
+      "never",
+    ],
     { env, stdio: "pipe" },
   );
   const fingerprint = /^fpr:+([0-9A-F]{40}):/m.exec(
@@ -113,15 +128,20 @@ DebIndices: Packages Release .xz
         dataFiles: [{ name: `./usr/bin/${pkg.name}`, data: `#!/bin/sh\necho ${pkg.name} ${pkg.version}\n` }],
       }),
     );
-    execFileSync("reprepro", ["-b", root, "--silent", "-C", pkg.component, "includedeb", pkg.distribution, file], {
-      env,
-      stdio: "pipe",
-    });
+    execFileSync(
+      "reprepro",
+      ["-b", root, "--silent", "-C", pkg.component, "includedeb", pkg.distribution, file],
+      {
+        env,
+        stdio: "pipe",
+      },
+    );
   }
   execFileSync("gpgconf", ["--kill", "gpg-agent"], { env, stdio: "ignore" });
   const pool = new Map<string, string>();
   const listing = execFileSync("find", [join(root, "pool"), "-name", "*.deb"], { encoding: "utf8" });
-  for (const path of listing.split("\n").filter(Boolean)) pool.set(path.slice(path.lastIndexOf("/") + 1), path);
+  for (const path of listing.split("\n").filter(Boolean))
+    pool.set(path.slice(path.lastIndexOf("/") + 1), path);
   return { root, pool, publicKey };
 }
 
@@ -141,7 +161,12 @@ export function buildTestRpmFiles(): { files: string[]; cleanup(): void } {
  * A YUM repository of `rpms` under dir/name/Packages/, made by createrepo_c with `args`
  * (default: sha256, gzip; e.g. ["--checksum", "sha512", "--general-compress-type", "xz"]).
  */
-export function buildYumRepository(dir: string, name: string, rpms: readonly string[], args: string[] = []): TestYumRepository {
+export function buildYumRepository(
+  dir: string,
+  name: string,
+  rpms: readonly string[],
+  args: string[] = [],
+): TestYumRepository {
   const root = join(dir, name);
   mkdirSync(join(root, "Packages"), { recursive: true });
   const packages = new Map<string, string>();

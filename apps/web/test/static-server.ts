@@ -21,7 +21,10 @@ export interface StaticServerOptions {
   statusFor?: (path: string) => number | undefined;
 }
 
-export async function startStaticServer(root: string, options: StaticServerOptions = {}): Promise<StaticServer> {
+export async function startStaticServer(
+  root: string,
+  options: StaticServerOptions = {},
+): Promise<StaticServer> {
   const requests: string[] = [];
   const expected = options.basicAuth
     ? `Basic ${Buffer.from(`${options.basicAuth.username}:${options.basicAuth.password}`).toString("base64")}`

@@ -37,7 +37,10 @@ async function failure(run: () => Promise<unknown>): Promise<ImportError> {
 }
 
 function summary(releases: SourceRelease[]) {
-  return releases.map((release) => ({ version: release.version, files: release.files.map((file) => file.filename) }));
+  return releases.map((release) => ({
+    version: release.version,
+    files: release.files.map((file) => file.filename),
+  }));
 }
 
 const signal = new AbortController().signal;
@@ -58,7 +61,9 @@ describe.skipIf(!hasTools)("createAptRepositorySource against reprepro", () => {
   beforeAll(async () => {
     repository = buildAptRepository(makeTempDir("packyard-apt-import-"));
     server = await startStaticServer(repository.root);
-    privateServer = await startStaticServer(repository.root, { basicAuth: { username: "ci", password: "s3cret" } });
+    privateServer = await startStaticServer(repository.root, {
+      basicAuth: { username: "ci", password: "s3cret" },
+    });
   });
 
   afterAll(async () => {
@@ -72,7 +77,10 @@ describe.skipIf(!hasTools)("createAptRepositorySource against reprepro", () => {
     const releases = await source.listReleases(signal);
     expect(summary(releases)).toEqual([
       { version: "0.5-1", files: ["hello-extra_0.5-1_amd64.deb"] },
-      { version: "1.0-1", files: ["hello-data_1.0-1_all.deb", "hello-epoch_1.0-1_all.deb", "hello-tool_1.0-1_amd64.deb"] },
+      {
+        version: "1.0-1",
+        files: ["hello-data_1.0-1_all.deb", "hello-epoch_1.0-1_all.deb", "hello-tool_1.0-1_amd64.deb"],
+      },
       { version: "1.1-1", files: ["hello-next_1.1-1_amd64.deb"] },
     ]);
     // InRelease was read; Release (unsigned) was not needed.
@@ -99,7 +107,11 @@ describe.skipIf(!hasTools)("createAptRepositorySource against reprepro", () => {
   });
 
   it("reads only the components asked for", async () => {
-    const source = createAptRepositorySource({ url: server.url, distribution: "stable", components: ["contrib"] });
+    const source = createAptRepositorySource({
+      url: server.url,
+      distribution: "stable",
+      components: ["contrib"],
+    });
     expect(summary(await source.listReleases(signal))).toEqual([
       { version: "0.5-1", files: ["hello-extra_0.5-1_amd64.deb"] },
     ]);
@@ -132,7 +144,9 @@ describe.skipIf(!hasTools)("createAptRepositorySource against reprepro", () => {
   it("refuses a package whose bytes do not match the index, naming it", async () => {
     const source = createAptRepositorySource({ url: server.url, distribution: "stable" });
     const releases = await source.listReleases(signal);
-    const file = releases.flatMap((release) => release.files).find((f) => f.filename === "hello-tool_1.0-1_amd64.deb")!;
+    const file = releases
+      .flatMap((release) => release.files)
+      .find((f) => f.filename === "hello-tool_1.0-1_amd64.deb")!;
     const path = repository.pool.get(file.filename)!;
     const original = tamper(path);
     try {
@@ -141,7 +155,9 @@ describe.skipIf(!hasTools)("createAptRepositorySource against reprepro", () => {
       expect(error.subject).toBe("hello-tool_1.0-1_amd64.deb");
       const expectedSha = createHash("sha256").update(original).digest("hex");
       const actualSha = createHash("sha256").update(readFileSync(path)).digest("hex");
-      expect(error.message).toBe(`hello-tool_1.0-1_amd64.deb: expected sha256 ${expectedSha}, got ${actualSha}`);
+      expect(error.message).toBe(
+        `hello-tool_1.0-1_amd64.deb: expected sha256 ${expectedSha}, got ${actualSha}`,
+      );
 
       // A file of another size fails as well, as soon as it is longer than the index says.
       writeFileSync(path, Buffer.concat([original, Buffer.from("more")]));
@@ -154,7 +170,9 @@ describe.skipIf(!hasTools)("createAptRepositorySource against reprepro", () => {
       writeFileSync(path, original);
     }
     // The other packages still open.
-    const other = releases.flatMap((release) => release.files).find((f) => f.filename === "hello-next_1.1-1_amd64.deb")!;
+    const other = releases
+      .flatMap((release) => release.files)
+      .find((f) => f.filename === "hello-next_1.1-1_amd64.deb")!;
     expect((await readAll(await other.open(signal))).length).toBe(other.size);
   });
 
@@ -190,7 +208,9 @@ describe.skipIf(!hasTools)("createAptRepositorySource against reprepro", () => {
         createAptRepositorySource({ url: server.url, distribution: "stable" }).listReleases(signal),
       );
       expect(error.code).toBe("CHECKSUM_MISMATCH");
-      expect(error.message).toContain(`${server.url}dists/stable/contrib/binary-amd64/Packages.gz does not match`);
+      expect(error.message).toContain(
+        `${server.url}dists/stable/contrib/binary-amd64/Packages.gz does not match`,
+      );
     } finally {
       writeFileSync(index, original);
     }
@@ -210,7 +230,9 @@ describe.skipIf(!hasTools)("createAptRepositorySource against reprepro", () => {
 
     // Credentials in the URL work too.
     const inUrl = privateServer.url.replace("http://", "http://ci:s3cret@");
-    expect(await createAptRepositorySource({ url: inUrl, distribution: "stable" }).listReleases(signal)).toHaveLength(3);
+    expect(
+      await createAptRepositorySource({ url: inUrl, distribution: "stable" }).listReleases(signal),
+    ).toHaveLength(3);
 
     const wrong = await failure(() =>
       createAptRepositorySource({
@@ -240,9 +262,11 @@ describe.skipIf(!hasTools)("createAptRepositorySource against reprepro", () => {
     );
 
     const component = await failure(() =>
-      createAptRepositorySource({ url: server.url, distribution: "stable", components: ["non-free"] }).listReleases(
-        signal,
-      ),
+      createAptRepositorySource({
+        url: server.url,
+        distribution: "stable",
+        components: ["non-free"],
+      }).listReleases(signal),
     );
     expect(component.code).toBe("SOURCE_NOT_FOUND");
     expect(component.message).toContain("has no component non-free (it has main, contrib)");
@@ -273,7 +297,9 @@ describe.skipIf(!hasTools)("createAptRepositorySource against reprepro", () => {
         createAptRepositorySource({ url: server.url, distribution: "stable" }).listReleases(signal),
       );
       expect(error.code).toBe("SOURCE_INVALID");
-      expect(error.message).toContain(`InRelease (${server.url}dists/stable/InRelease) is not a valid APT index`);
+      expect(error.message).toContain(
+        `InRelease (${server.url}dists/stable/InRelease) is not a valid APT index`,
+      );
     } finally {
       writeFileSync(release, original);
     }

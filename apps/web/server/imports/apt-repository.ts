@@ -9,6 +9,9 @@
 //   package into that one release instead.
 // - The InRelease signature is not verified: the operator names the repository they trust, and
 //   every byte is checked against the checksums the (signed or not) Release gives.
+
+import { AptReadError } from "@packyard/formats/apt/apt-read-error.ts";
+import { readPackagesIndex } from "@packyard/formats/apt/read-packages-index.ts";
 import {
   type PackagesCompression,
   type PackagesIndexRef,
@@ -16,12 +19,15 @@ import {
   type ReadRelease,
   readReleaseFile,
 } from "@packyard/formats/apt/read-release-file.ts";
-import { AptReadError } from "@packyard/formats/apt/apt-read-error.ts";
-import { readPackagesIndex } from "@packyard/formats/apt/read-packages-index.ts";
 import { decompressStream } from "@packyard/formats/compress/decompress-stream.ts";
 import { compareDebianVersions } from "@packyard/formats/deb/debian-version.ts";
 import { fetchFromRepository, readSmallText, repositoryLocation } from "./http-fetch.ts";
-import { fileNameOf, groupIntoReleases, type RepositoryPackage, type RepositorySourceDeps } from "./repository-releases.ts";
+import {
+  fileNameOf,
+  groupIntoReleases,
+  type RepositoryPackage,
+  type RepositorySourceDeps,
+} from "./repository-releases.ts";
 import { ImportError, type ImportSource, type SourceRelease } from "./source.ts";
 import { verifiedStream } from "./verify-stream.ts";
 
@@ -49,10 +55,17 @@ export function releaseVersionOfDebianVersion(version: string): string {
 
 function invalid(url: URL, what: string, error: unknown): ImportError {
   const message = error instanceof Error ? error.message : String(error);
-  return new ImportError("SOURCE_INVALID", `${what} (${url.href}) is not a valid APT index: ${message}`, url.href);
+  return new ImportError(
+    "SOURCE_INVALID",
+    `${what} (${url.href}) is not a valid APT index: ${message}`,
+    url.href,
+  );
 }
 
-export function createAptRepositorySource(input: AptRepositoryInput, deps: RepositorySourceDeps = {}): ImportSource {
+export function createAptRepositorySource(
+  input: AptRepositoryInput,
+  deps: RepositorySourceDeps = {},
+): ImportSource {
   const location = repositoryLocation(input);
   const distribution = input.distribution.replace(/^\/+|\/+$/g, "");
   const fetchOptions = (signal: AbortSignal, what: string) => ({
@@ -60,7 +73,10 @@ export function createAptRepositorySource(input: AptRepositoryInput, deps: Repos
     what,
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
   });
-  const suiteUrl = new URL(`dists/${distribution.split("/").map(encodeURIComponent).join("/")}/`, location.base);
+  const suiteUrl = new URL(
+    `dists/${distribution.split("/").map(encodeURIComponent).join("/")}/`,
+    location.base,
+  );
 
   async function readRelease(signal: AbortSignal): Promise<ReadRelease> {
     let url = new URL("InRelease", suiteUrl);
@@ -143,7 +159,11 @@ export function createAptRepositorySource(input: AptRepositoryInput, deps: Repos
         }
         if (signal.aborted) throw signal.reason ?? error;
         if (error instanceof AptReadError) throw invalid(url, index.path, error);
-        throw invalid(url, index.path, new Error(`could not be decompressed (${index.compression}): ${(error as Error).message}`));
+        throw invalid(
+          url,
+          index.path,
+          new Error(`could not be decompressed (${index.compression}): ${(error as Error).message}`),
+        );
       }
       into.push(...found);
       return;

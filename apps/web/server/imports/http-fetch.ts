@@ -15,7 +15,11 @@ export interface RepositoryLocation {
  * The repository root from what the operator typed: a trailing slash or not, credentials in the
  * URL (`https://user:pass@host/repo`) or given apart (those win).
  */
-export function repositoryLocation(input: { url: string; username?: string; password?: string }): RepositoryLocation {
+export function repositoryLocation(input: {
+  url: string;
+  username?: string;
+  password?: string;
+}): RepositoryLocation {
   let url: URL;
   try {
     url = new URL(input.url);
@@ -68,8 +72,16 @@ export function statusError(response: Response, url: URL, what?: string): Import
       subject,
     );
   if (response.status === 404 || response.status === 410)
-    return new ImportError("SOURCE_NOT_FOUND", `${label}: not found (HTTP ${describeStatus(response)})`, subject);
-  return new ImportError("SOURCE_UNREACHABLE", `${label}: the repository answered HTTP ${describeStatus(response)}`, subject);
+    return new ImportError(
+      "SOURCE_NOT_FOUND",
+      `${label}: not found (HTTP ${describeStatus(response)})`,
+      subject,
+    );
+  return new ImportError(
+    "SOURCE_UNREACHABLE",
+    `${label}: the repository answered HTTP ${describeStatus(response)}`,
+    subject,
+  );
 }
 
 /** GET with the repository's credentials; a 2xx response with a body, or an ImportError. */
@@ -80,13 +92,15 @@ export async function fetchFromRepository(
 ): Promise<Response> {
   const headers: Record<string, string> = { "user-agent": "Packyard-importer" };
   // Credentials go to the repository's own origin only, never to a host an index points at.
-  if (location.authorization && url.origin === location.base.origin) headers.authorization = location.authorization;
+  if (location.authorization && url.origin === location.base.origin)
+    headers.authorization = location.authorization;
   let response: Response;
   try {
     response = await (options.fetch ?? fetch)(url, { headers, signal: options.signal, redirect: "follow" });
   } catch (error) {
     if (options.signal.aborted) throw options.signal.reason ?? error;
-    const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+    const cause =
+      error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
     const label = options.what ? `${options.what} (${url.href})` : url.href;
     throw new ImportError("SOURCE_UNREACHABLE", `${label}: could not be fetched: ${cause}`, url.href);
   }
@@ -116,7 +130,11 @@ export async function readSmallText(
     total += value.length;
     if (total > maxBytes) {
       await reader.cancel().catch(() => {});
-      throw new ImportError("SOURCE_INVALID", `${what} (${url.href}) is larger than ${maxBytes} bytes`, url.href);
+      throw new ImportError(
+        "SOURCE_INVALID",
+        `${what} (${url.href}) is larger than ${maxBytes} bytes`,
+        url.href,
+      );
     }
     chunks.push(value);
   }

@@ -2,9 +2,10 @@
 // releases (one per version, or all into the release the operator named), the same file listed
 // twice (an `all` package in every architecture's index) kept once, and each file opened through
 // the repository's credentials and verified while it streams.
-import { type ExpectedDigest, verifiedStream } from "./verify-stream.ts";
+
 import { fetchFromRepository, type RepositoryLocation } from "./http-fetch.ts";
 import { ImportError, type SourceFile, type SourceRelease } from "./source.ts";
+import { type ExpectedDigest, verifiedStream } from "./verify-stream.ts";
 
 export interface RepositoryPackage {
   /** The release it belongs to (before the operator's `release` option). */
@@ -51,7 +52,8 @@ function sourceFile(
         what: pkg.filename,
         ...(deps.fetch ? { fetch: deps.fetch } : {}),
       });
-      const expected = pkg.size === undefined ? { digests: pkg.digests } : { size: pkg.size, digests: pkg.digests };
+      const expected =
+        pkg.size === undefined ? { digests: pkg.digests } : { size: pkg.size, digests: pkg.digests };
       return verifiedStream(response.body as ReadableStream<Uint8Array>, expected, pkg.filename);
     },
   };
@@ -103,7 +105,9 @@ export function groupIntoReleases(
       version,
       files: names.map((name) => {
         const [first, second] = files.get(name)!;
-        return second ? conflictingFile(name, first!, second) : sourceFile(first!, options.location, options.deps);
+        return second
+          ? conflictingFile(name, first!, second)
+          : sourceFile(first!, options.location, options.deps);
       }),
     };
   });

@@ -21,7 +21,12 @@ import {
   YumReadError,
 } from "@packyard/formats/yum/read-repodata.ts";
 import { fetchFromRepository, readSmallText, repositoryLocation, resolveInRepository } from "./http-fetch.ts";
-import { fileNameOf, groupIntoReleases, type RepositoryPackage, type RepositorySourceDeps } from "./repository-releases.ts";
+import {
+  fileNameOf,
+  groupIntoReleases,
+  type RepositoryPackage,
+  type RepositorySourceDeps,
+} from "./repository-releases.ts";
 import { ImportError, type ImportSource, type SourceRelease } from "./source.ts";
 import { type ExpectedDigest, verifiedStream } from "./verify-stream.ts";
 
@@ -47,7 +52,11 @@ function digestOf(checksum: { type: string; value: string }): ExpectedDigest {
 
 function invalid(url: URL, what: string, error: unknown): ImportError {
   const message = error instanceof Error ? error.message : String(error);
-  return new ImportError("SOURCE_INVALID", `${what} (${url.href}) is not valid YUM metadata: ${message}`, url.href);
+  return new ImportError(
+    "SOURCE_INVALID",
+    `${what} (${url.href}) is not valid YUM metadata: ${message}`,
+    url.href,
+  );
 }
 
 /** primary over its sqlite and zchunk variants, which are not read here. */
@@ -57,12 +66,17 @@ function primaryEntry(repomd: ReadRepomd, url: URL): RepomdData {
     throw invalid(
       url,
       "repomd.xml",
-      new Error(`it lists no primary metadata (it has ${repomd.data.map((data) => data.type).join(", ") || "nothing"})`),
+      new Error(
+        `it lists no primary metadata (it has ${repomd.data.map((data) => data.type).join(", ") || "nothing"})`,
+      ),
     );
   return primary;
 }
 
-export function createYumRepositorySource(input: YumRepositoryInput, deps: RepositorySourceDeps = {}): ImportSource {
+export function createYumRepositorySource(
+  input: YumRepositoryInput,
+  deps: RepositorySourceDeps = {},
+): ImportSource {
   const location = repositoryLocation(input);
   const fetchOptions = (signal: AbortSignal, what: string) => ({
     signal,
@@ -74,7 +88,11 @@ export function createYumRepositorySource(input: YumRepositoryInput, deps: Repos
     const url = resolveInRepository(location, primary.href, primary.base);
     const compression = compressionOfName(primary.href);
     if (compression === undefined)
-      throw invalid(url, "primary metadata", new Error(`its compression is not one Packyard reads (gzip, xz, zstd)`));
+      throw invalid(
+        url,
+        "primary metadata",
+        new Error(`its compression is not one Packyard reads (gzip, xz, zstd)`),
+      );
     const response = await fetchFromRepository(location, url, fetchOptions(signal, "primary metadata"));
     const compressed = verifiedStream(
       response.body as ReadableStream<Uint8Array>,
@@ -109,7 +127,11 @@ export function createYumRepositorySource(input: YumRepositoryInput, deps: Repos
       }
       if (signal.aborted) throw signal.reason ?? error;
       if (error instanceof YumReadError) throw invalid(url, "primary metadata", error);
-      throw invalid(url, "primary metadata", new Error(`could not be decompressed (${compression}): ${(error as Error).message}`));
+      throw invalid(
+        url,
+        "primary metadata",
+        new Error(`could not be decompressed (${compression}): ${(error as Error).message}`),
+      );
     }
     return packages;
   }

@@ -28,7 +28,9 @@ export async function* readDeb822Paragraphs(
       return parseControlParagraph(text);
     } catch (error) {
       if (error instanceof DebFormatError)
-        throw new AptReadError(`stanza at line ${paragraphStart}: ${error.message.replace(/^control file: /, "")}`);
+        throw new AptReadError(
+          `stanza at line ${paragraphStart}: ${error.message.replace(/^control file: /, "")}`,
+        );
       throw error;
     }
   };
@@ -101,11 +103,15 @@ export function packagesIndexPackage(fields: readonly ControlField[]): PackagesI
     /[\s\\]/.test(filename) ||
     filename.split("/").some((segment) => segment === "" || segment === "." || segment === "..")
   )
-    throw new AptReadError(`package ${name} ${version}: Filename ${JSON.stringify(filename)} is not a clean relative path`);
+    throw new AptReadError(
+      `package ${name} ${version}: Filename ${JSON.stringify(filename)} is not a clean relative path`,
+    );
   return { name, version, architecture, filename, size: Number(size), sha256: sha256.toLowerCase() };
 }
 
 /** Every package of a Packages index, as the bytes (already decompressed) arrive. */
-export async function* readPackagesIndex(bytes: AsyncIterable<Uint8Array>): AsyncGenerator<PackagesIndexPackage> {
+export async function* readPackagesIndex(
+  bytes: AsyncIterable<Uint8Array>,
+): AsyncGenerator<PackagesIndexPackage> {
   for await (const fields of readDeb822Paragraphs(bytes)) yield packagesIndexPackage(fields);
 }

@@ -37,7 +37,10 @@ const END_SIGNATURE = "-----END PGP SIGNATURE-----";
  * undone) and the armored signature; a text that is not signed comes back as it is.
  */
 export function splitClearsigned(input: string): { text: string; signed: boolean; signature?: string } {
-  const lines = input.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n").split("\n");
+  const lines = input
+    .replace(/^\uFEFF/, "")
+    .replace(/\r\n?/g, "\n")
+    .split("\n");
   let first = 0;
   while (first < lines.length && lines[first]!.trim() === "") first++;
   if (lines[first]?.trimEnd() !== BEGIN_SIGNED) {
@@ -94,12 +97,15 @@ function hashBlock(value: string | undefined): Map<string, ReleaseIndexFile> {
     const trimmed = line.trim();
     if (trimmed === "") continue;
     const parts = trimmed.split(/\s+/);
-    if (parts.length !== 3) throw new AptReadError(`SHA256: expected "<hash> <size> <path>", got ${JSON.stringify(trimmed)}`);
+    if (parts.length !== 3)
+      throw new AptReadError(`SHA256: expected "<hash> <size> <path>", got ${JSON.stringify(trimmed)}`);
     const [sha256, size, path] = parts as [string, string, string];
-    if (!/^[0-9a-fA-F]{64}$/.test(sha256)) throw new AptReadError(`SHA256: ${JSON.stringify(sha256)} is not a SHA256`);
+    if (!/^[0-9a-fA-F]{64}$/.test(sha256))
+      throw new AptReadError(`SHA256: ${JSON.stringify(sha256)} is not a SHA256`);
     if (!/^\d+$/.test(size) || !Number.isSafeInteger(Number(size)))
       throw new AptReadError(`SHA256: ${JSON.stringify(size)} is not a size`);
-    if (!cleanPath(path)) throw new AptReadError(`SHA256: ${JSON.stringify(path)} is not a clean relative path`);
+    if (!cleanPath(path))
+      throw new AptReadError(`SHA256: ${JSON.stringify(path)} is not a clean relative path`);
     files.set(path, { path, size: Number(size), sha256: sha256.toLowerCase() });
   }
   return files;
@@ -116,7 +122,8 @@ export function readReleaseFile(input: string): ReadRelease {
     throw error;
   }
   const sha256 = getControlField(fields, "SHA256");
-  if (sha256 === undefined) throw new AptReadError("no SHA256 field: apt refuses a Release without SHA256 checksums");
+  if (sha256 === undefined)
+    throw new AptReadError("no SHA256 field: apt refuses a Release without SHA256 checksums");
   const release: ReadRelease = {
     fields,
     components: words(getControlField(fields, "Components")),

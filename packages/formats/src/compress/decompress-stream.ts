@@ -26,7 +26,9 @@ export function decompressStream(
     case "gzip":
       return input.pipeThrough(Duplex.toWeb(createGunzip()) as TransformStream<Uint8Array, Uint8Array>);
     case "zstd":
-      return input.pipeThrough(Duplex.toWeb(createZstdDecompress()) as TransformStream<Uint8Array, Uint8Array>);
+      return input.pipeThrough(
+        Duplex.toWeb(createZstdDecompress()) as TransformStream<Uint8Array, Uint8Array>,
+      );
     case "xz":
       return new xzDecompress.XzReadableStream(input) as ReadableStream<Uint8Array>;
   }

@@ -87,7 +87,8 @@ function strictParser(onError: (error: Error) => void): sax.SAXParser {
 
 function attributes(node: sax.Tag | sax.QualifiedTag): Attributes {
   const out: Attributes = {};
-  for (const [name, value] of Object.entries(node.attributes)) out[name] = typeof value === "string" ? value : value.value;
+  for (const [name, value] of Object.entries(node.attributes))
+    out[name] = typeof value === "string" ? value : value.value;
   return out;
 }
 
@@ -130,7 +131,11 @@ export function readRepomd(xml: string): ReadRepomd {
           const entry: RepomdData = {
             type: current.type,
             href: checkedHref(location?.href, where),
-            checksum: checksum(current.attrs.checksum?.type, current.text.checksum ?? "", `${where} checksum`),
+            checksum: checksum(
+              current.attrs.checksum?.type,
+              current.text.checksum ?? "",
+              `${where} checksum`,
+            ),
           };
           if (location?.["xml:base"]) entry.base = location["xml:base"];
           if (current.text["open-checksum"] !== undefined)
@@ -232,7 +237,8 @@ export async function* readPrimaryPackages(bytes: AsyncIterable<Uint8Array>): As
     depth.value++;
     if (depth.value === 1) {
       sawRoot = true;
-      if (node.name !== "metadata") failure ??= new YumReadError(`the root element is <${node.name}>, not <metadata>`);
+      if (node.name !== "metadata")
+        failure ??= new YumReadError(`the root element is <${node.name}>, not <metadata>`);
     } else if (depth.value === 2 && node.name === "package") {
       draft = { attrs: {}, text: {} };
     } else if (depth.value === 3 && draft) {
@@ -273,6 +279,7 @@ export async function* readPrimaryPackages(bytes: AsyncIterable<Uint8Array>): As
     failure ??= error instanceof YumReadError ? error : new YumReadError(String(error));
   }
   if (failure) throw failure;
-  if (!sawRoot || depth.value !== 0) throw new YumReadError("primary.xml ends before its last element is closed");
+  if (!sawRoot || depth.value !== 0)
+    throw new YumReadError("primary.xml ends before its last element is closed");
   yield* ready.splice(0);
 }
