@@ -296,14 +296,14 @@ describe(`importing GitHub Releases (${databaseKind})`, () => {
     expect(missing.errors[0]).toMatchObject({ version: null, code: "SOURCE_NOT_FOUND" });
     expect(missing.summary).toMatch(/no public repository acme\/nowhere/);
 
-    // Repository imports are not available yet: they fail like any other source would.
+    // A repository nothing answers at fails like any other source would.
     const apt = await imported({
       kind: "apt-repository",
-      url: "https://apt.example.com/",
+      url: "http://127.0.0.1:1/",
       distribution: "stable",
     });
     expect(apt.status).toBe("failed");
-    expect(apt.errors[0]).toMatchObject({ code: "SOURCE_INVALID" });
+    expect(apt.errors[0]).toMatchObject({ code: "SOURCE_UNREACHABLE" });
   });
 
   it("fails each release that cannot be imported whole, with its code, and keeps nothing of it", async () => {

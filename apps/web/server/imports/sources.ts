@@ -1,7 +1,9 @@
 // Which source reads an import: one case per kind of the contract's union (decision 028).
 import type { ImportSourceInput } from "@packyard/contract";
+import { createAptRepositorySource } from "./apt-repository.ts";
 import { GithubReleasesSource } from "./github-releases.ts";
-import { ImportError, type ImportSource } from "./source.ts";
+import type { ImportSource } from "./source.ts";
+import { createYumRepositorySource } from "./yum-repository.ts";
 
 export interface SourceDeps {
   /** GITHUB_API_URL: https://api.github.com, or a GitHub Enterprise Server's /api/v3. */
@@ -22,16 +24,8 @@ export function createImportSource(input: ImportSourceInput, deps: SourceDeps): 
         fetch: deps.fetch,
       });
     case "apt-repository":
-      throw new ImportError(
-        "SOURCE_INVALID",
-        "Importing from an APT repository is not available yet",
-        input.url,
-      );
+      return createAptRepositorySource(input, deps.fetch ? { fetch: deps.fetch } : {});
     case "yum-repository":
-      throw new ImportError(
-        "SOURCE_INVALID",
-        "Importing from a YUM repository is not available yet",
-        input.url,
-      );
+      return createYumRepositorySource(input, deps.fetch ? { fetch: deps.fetch } : {});
   }
 }
