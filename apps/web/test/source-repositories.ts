@@ -29,6 +29,13 @@ export const testDebPackages: readonly TestDebPackage[] = [
   { name: "hello-tool", version: "1.0-1", architecture: "amd64", component: "main", distribution: "stable" },
   { name: "hello-data", version: "1.0-1", architecture: "all", component: "main", distribution: "stable" },
   { name: "hello-epoch", version: "2:1.0-1", architecture: "all", component: "main", distribution: "stable" },
+  {
+    name: "hello-plus",
+    version: "1.0+dfsg-1",
+    architecture: "amd64",
+    component: "main",
+    distribution: "stable",
+  },
   { name: "hello-next", version: "1.1-1", architecture: "amd64", component: "main", distribution: "stable" },
   {
     name: "hello-extra",

@@ -81,6 +81,7 @@ describe.skipIf(!hasTools)("createAptRepositorySource against reprepro", () => {
         version: "1.0-1",
         files: ["hello-data_1.0-1_all.deb", "hello-epoch_1.0-1_all.deb", "hello-tool_1.0-1_amd64.deb"],
       },
+      { version: "1.0+dfsg-1", files: ["hello-plus_1.0+dfsg-1_amd64.deb"] },
       { version: "1.1-1", files: ["hello-next_1.1-1_amd64.deb"] },
     ]);
     // InRelease was read; Release (unsigned) was not needed.
@@ -95,7 +96,7 @@ describe.skipIf(!hasTools)("createAptRepositorySource against reprepro", () => {
     const source = createAptRepositorySource({ url: server.url.replace(/\/$/, ""), distribution: "stable" });
     const releases = await source.listReleases(signal);
     const files = releases.flatMap((release) => release.files);
-    expect(files).toHaveLength(5);
+    expect(files).toHaveLength(6);
     for (const file of files) {
       const expected = readFileSync(repository.pool.get(file.filename)!);
       expect(file.size).toBe(expected.length);
@@ -104,6 +105,7 @@ describe.skipIf(!hasTools)("createAptRepositorySource against reprepro", () => {
         createHash("sha256").update(expected).digest("hex"),
       );
     }
+    expect(server.requests).toContain("/pool/main/h/hello-plus/hello-plus_1.0+dfsg-1_amd64.deb");
   });
 
   it("reads only the components asked for", async () => {
@@ -224,7 +226,7 @@ describe.skipIf(!hasTools)("createAptRepositorySource against reprepro", () => {
       password: "s3cret",
     });
     const releases = await good.listReleases(signal);
-    expect(releases.map((release) => release.version)).toEqual(["0.5-1", "1.0-1", "1.1-1"]);
+    expect(releases.map((release) => release.version)).toEqual(["0.5-1", "1.0-1", "1.0+dfsg-1", "1.1-1"]);
     const bytes = await readAll(await releases[0]!.files[0]!.open(signal));
     expect(bytes.length).toBe(releases[0]!.files[0]!.size);
 
@@ -232,7 +234,7 @@ describe.skipIf(!hasTools)("createAptRepositorySource against reprepro", () => {
     const inUrl = privateServer.url.replace("http://", "http://ci:s3cret@");
     expect(
       await createAptRepositorySource({ url: inUrl, distribution: "stable" }).listReleases(signal),
-    ).toHaveLength(3);
+    ).toHaveLength(4);
 
     const wrong = await failure(() =>
       createAptRepositorySource({

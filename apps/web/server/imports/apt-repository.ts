@@ -25,6 +25,7 @@ import { fetchFromRepository, readSmallText, repositoryLocation } from "./http-f
 import {
   fileNameOf,
   groupIntoReleases,
+  pathUrl,
   type RepositoryPackage,
   type RepositorySourceDeps,
 } from "./repository-releases.ts";
@@ -119,7 +120,7 @@ export function createAptRepositorySource(
   ): Promise<void> {
     let lastNotFound: ImportError | undefined;
     for (const index of candidates) {
-      const url = new URL(index.path, suiteUrl);
+      const url = pathUrl(index.path, suiteUrl);
       let response: Response;
       try {
         response = await fetchFromRepository(location, url, fetchOptions(signal, index.path));
@@ -142,7 +143,7 @@ export function createAptRepositorySource(
           found.push({
             version: releaseVersionOfDebianVersion(pkg.version),
             filename: fileNameOf(pkg.filename),
-            url: new URL(pkg.filename, location.base),
+            url: pathUrl(pkg.filename, location.base),
             size: pkg.size,
             digests: [{ algorithm: "sha256", hex: pkg.sha256 }],
           });

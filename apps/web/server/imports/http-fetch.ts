@@ -45,9 +45,13 @@ export function repositoryLocation(input: {
   return location;
 }
 
-/** A path from an index resolved against the repository root (or an index's xml:base). */
+/**
+ * A path from an index (a file path, not a URL: each segment is percent-encoded) resolved
+ * against the repository root, or against an index's xml:base (a URL).
+ */
 export function resolveInRepository(location: RepositoryLocation, path: string, base?: string): URL {
-  return new URL(path, base ? new URL(base.endsWith("/") ? base : `${base}/`, location.base) : location.base);
+  const root = base ? new URL(base.endsWith("/") ? base : `${base}/`, location.base) : location.base;
+  return new URL(path.split("/").map(encodeURIComponent).join("/"), root);
 }
 
 export interface SourceFetchOptions {

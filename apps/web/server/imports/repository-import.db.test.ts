@@ -147,10 +147,10 @@ describe.runIf(hasApt)(`importing an APT repository built with reprepro (${datab
       authenticated: true,
     });
     expect(done.progress).toMatchObject({
-      releasesTotal: 3,
-      releasesDone: 2,
+      releasesTotal: 4,
+      releasesDone: 3,
       releasesFailed: 1,
-      filesDone: 2,
+      filesDone: 3,
     });
     expect(done.errors).toEqual([
       {
@@ -163,11 +163,12 @@ describe.runIf(hasApt)(`importing an APT repository built with reprepro (${datab
       },
     ]);
     expect(done.summary).toMatch(
-      /^Imported 2 releases \(2 files, [\d.]+ [KM]?B\); 1 failed: 1\.0-1 — CHECKSUM_MISMATCH: hello-tool_1\.0-1_amd64\.deb: expected sha256 /,
+      /^Imported 3 releases \(3 files, [\d.]+ [KM]?B\); 1 failed: 1\.0-1 — CHECKSUM_MISMATCH: hello-tool_1\.0-1_amd64\.deb: expected sha256 /,
     );
     // Nothing of 1.0-1, not even its two good packages.
     expect(await releases("debs")).toEqual({
       "0.5-1": ["hello-extra_0.5-1_amd64.deb"],
+      "1.0+dfsg-1": ["hello-plus_1.0+dfsg-1_amd64.deb"],
       "1.1-1": ["hello-next_1.1-1_amd64.deb"],
     });
     expect((await pub.api("/api/v1/projects/debs/releases/1.0-1")).status).toBe(404);
@@ -180,10 +181,11 @@ describe.runIf(hasApt)(`importing an APT repository built with reprepro (${datab
 
   it("apt-get installs the imported packages from Packyard; the refused one is not there", async () => {
     const client = await aptClient("debs");
-    await client.install("hello-next", "hello-extra");
+    await client.install("hello-next", "hello-extra", "hello-plus");
     const installed = await installedDebs(client);
     expect(installed).toContain("hello-next\t1.1-1");
     expect(installed).toContain("hello-extra\t0.5-1");
+    expect(installed).toContain("hello-plus\t1.0+dfsg-1");
     await expect(client.install("hello-tool")).rejects.toThrow(/Unable to locate package hello-tool/);
   });
 
@@ -192,13 +194,13 @@ describe.runIf(hasApt)(`importing an APT repository built with reprepro (${datab
     expect(done.status).toBe("succeeded");
     expect(done.errors).toEqual([]);
     expect(done.progress).toMatchObject({
-      releasesTotal: 3,
+      releasesTotal: 4,
       releasesDone: 1,
-      releasesSkipped: 2,
+      releasesSkipped: 3,
       filesDone: 3,
     });
     expect(done.summary).toMatch(
-      /^Imported 1 release \(3 files, [\d.]+ [KM]?B\); skipped 2 already present$/,
+      /^Imported 1 release \(3 files, [\d.]+ [KM]?B\); skipped 3 already present$/,
     );
     expect((await releases("debs"))["1.0-1"]).toEqual([
       "hello-data_1.0-1_all.deb",

@@ -22,12 +22,17 @@ export interface RepositorySourceDeps {
   fetch?: typeof fetch;
 }
 
-function basename(path: string): string {
+/** The file's name in a release: the last segment of its path in the repository, as written. */
+export function fileNameOf(path: string): string {
   return path.slice(path.lastIndexOf("/") + 1);
 }
 
-export function fileNameOf(path: string): string {
-  return decodeURIComponent(basename(path));
+/**
+ * The URL of a path an index gives (a Filename, a location href: file paths, not URLs), each
+ * segment percent-encoded as apt does — "+" too, which some object stores read as a space.
+ */
+export function pathUrl(path: string, base: URL): URL {
+  return new URL(path.split("/").map(encodeURIComponent).join("/"), base);
 }
 
 function sameBytes(a: RepositoryPackage, b: RepositoryPackage): boolean {
