@@ -218,6 +218,25 @@ describe.skipIf(!hasTools)("createAptRepositorySource against reprepro", () => {
     }
   });
 
+  it("refuses an xz index that does not match, and reads it again once fixed (the decoder is released)", async () => {
+    const index = `${repository.root}/dists/legacy/main/binary-amd64/Packages.xz`;
+    const original = tamper(index);
+    try {
+      const error = await failure(() =>
+        createAptRepositorySource({ url: server.url, distribution: "legacy" }).listReleases(signal),
+      );
+      expect(error.code).toBe("CHECKSUM_MISMATCH");
+      expect(error.subject).toBe(`${server.url}dists/legacy/main/binary-amd64/Packages.xz`);
+    } finally {
+      writeFileSync(index, original);
+    }
+    const releases = await createAptRepositorySource({
+      url: server.url,
+      distribution: "legacy",
+    }).listReleases(signal);
+    expect(releases.map((release) => release.version)).toEqual(["0.1-1"]);
+  });
+
   it("uses basic auth, and says so when the credentials are wrong", async () => {
     const good = createAptRepositorySource({
       url: privateServer.url,
