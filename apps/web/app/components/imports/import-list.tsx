@@ -87,7 +87,7 @@ function ImportItem({ item }: { item: ImportInfo }) {
             >
               <span className="font-medium">{e.version ?? "Import"}</span>{" "}
               <code className="rounded bg-muted px-1 py-0.5 text-xs">{e.code}</code>{" "}
-              <span className="break-words text-muted-foreground">{e.message}</span>
+              <span className="text-muted-foreground [overflow-wrap:anywhere]">{e.message}</span>
             </li>
           ))}
         </ul>
