@@ -175,11 +175,7 @@ export function ImportForm({
             name={fields.url.name}
             defaultValue={fields.url.defaultValue}
             type="url"
-            placeholder={
-              kind === "apt-repository"
-                ? "https://nexus.example.com/repository/apt-hosted/"
-                : "https://nexus.example.com/repository/yum-hosted/"
-            }
+            placeholder={repositoryPlaceholder(repositoryProduct, kind === "apt-repository" ? "apt" : "yum")}
             autoComplete="off"
             spellCheck={false}
             error={error("url")}
@@ -271,4 +267,12 @@ export function ImportForm({
       </div>
     </Form>
   );
+}
+
+/** Where each product keeps a hosted repository: the URL shape its users recognize. */
+function repositoryPlaceholder(product: string | undefined, format: "apt" | "yum"): string {
+  if (product === "Artifactory")
+    return `https://example.jfrog.io/artifactory/${format === "apt" ? "debian" : "rpm"}-local/`;
+  if (product === "Nexus") return `https://nexus.example.com/repository/${format}-hosted/`;
+  return format === "apt" ? "https://packages.example.com/debian/" : "https://packages.example.com/rpm/";
 }
