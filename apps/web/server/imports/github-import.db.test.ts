@@ -48,6 +48,27 @@ async function start(source: Record<string, unknown>, project = "tool"): Promise
   });
 }
 
+/** An import of project "fourth" stored as running, as a server that stopped mid-import left it. */
+async function runningImport(
+  repository: string,
+  options: { token: string | undefined; includePrereleases: boolean },
+) {
+  const db = server.services.database.db;
+  const project = await db
+    .selectFrom("project")
+    .select("id")
+    .where("slug", "=", "fourth")
+    .executeTakeFirstOrThrow();
+  const row = await createImportRow(db, {
+    projectId: project.id,
+    startedBy: pub.userId,
+    source: { kind: "github-releases", repository, includeDrafts: false, ...options },
+    serverSecret: server.services.config.secret,
+  });
+  await updateImportRow(db, row.id, { status: "running", startedAt: new Date().toISOString() });
+  return row;
+}
+
 /** Starts an import and waits until it ended; its final state. */
 async function imported(source: Record<string, unknown>, project = "tool"): Promise<ImportInfo> {
   const res = await start(source, project);
@@ -353,24 +374,7 @@ describe(`importing GitHub Releases (${databaseKind})`, () => {
     });
     expect(put.status).toBe(201);
     const db = server.services.database.db;
-    const project = await db
-      .selectFrom("project")
-      .select("id")
-      .where("slug", "=", "fourth")
-      .executeTakeFirstOrThrow();
-    const row = await createImportRow(db, {
-      projectId: project.id,
-      startedBy: pub.userId,
-      source: {
-        kind: "github-releases",
-        repository: "acme/hello",
-        token: undefined,
-        includePrereleases: false,
-        includeDrafts: false,
-      },
-      serverSecret: server.services.config.secret,
-    });
-    await updateImportRow(db, row.id, { status: "running", startedAt: new Date().toISOString() });
+    const row = await runningImport("acme/hello", { token: undefined, includePrereleases: false });
     // What a restarted server does: SQLite queues unfinished imports at start-up; on PostgreSQL
     // pg-boss retries the job, which is the same job sent again.
     if (server.services.jobs.engine === "in-process")
@@ -399,24 +403,7 @@ describe(`importing GitHub Releases (${databaseKind})`, () => {
 
   it("an import whose every attempt failed ends as failed, saying why, and forgets its token", async () => {
     const db = server.services.database.db;
-    const project = await db
-      .selectFrom("project")
-      .select("id")
-      .where("slug", "=", "fourth")
-      .executeTakeFirstOrThrow();
-    const row = await createImportRow(db, {
-      projectId: project.id,
-      startedBy: pub.userId,
-      source: {
-        kind: "github-releases",
-        repository: "acme/private",
-        token: "ghp_secret",
-        includePrereleases: true,
-        includeDrafts: false,
-      },
-      serverSecret: server.services.config.secret,
-    });
-    await updateImportRow(db, row.id, { status: "running", startedAt: new Date().toISOString() });
+    const row = await runningImport("acme/private", { token: "ghp_secret", includePrereleases: true });
     // What the job queue does after the last attempt failed.
     const job = importJob({ ...server.services, db });
     await job.giveUp!({ importId: row.id }, new Error("sorry, too many clients already"));
