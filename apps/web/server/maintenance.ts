@@ -22,6 +22,7 @@ import { contactUpkeep } from "./domain/contact.ts";
 import { SharedEntryPins } from "./http/yum-entry-pins.ts";
 import type { JobQueue } from "./jobs/queue.ts";
 import { KEY_LIFECYCLE_JOB, keyLifecyclePass } from "./publishing/key-lifecycle-job.ts";
+import { queueRpmResign } from "./publishing/yum/resign-rpms.ts";
 import type { Services } from "./services.ts";
 
 /** How long a leftover must have been untouched before it is removed. */
@@ -110,7 +111,14 @@ export function defineMaintenanceJobs(jobs: JobQueue, deps: Deps): void {
     jobs.define({
       name: KEY_LIFECYCLE_JOB,
       run: async () => {
-        const done = await keyLifecyclePass({ ...deps, db: deps.database.db, keys, mailer, clock });
+        const done = await keyLifecyclePass({
+          ...deps,
+          db: deps.database.db,
+          keys,
+          mailer,
+          clock,
+          resignRpms: (projectId) => queueRpmResign(jobs, projectId),
+        });
         if (done.rotated.length + done.resigned.length + done.mailed > 0)
           deps.logger.info(
             `signing key lifecycle: ${JSON.stringify({ ...done, rotated: done.rotated.length, resigned: done.resigned.length })}`,

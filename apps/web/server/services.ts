@@ -24,6 +24,7 @@ import { MemoryBudget } from "./publishing/memory-budget.ts";
 import { PUBLISH_CHECK_DELAY_SECONDS, PUBLISH_JOB, publishJob } from "./publishing/publish-job.ts";
 import { RepositoryPublisher } from "./publishing/publisher.ts";
 import { SigningKeyService } from "./publishing/signing-keys.ts";
+import { resignRpmsJob } from "./publishing/yum/resign-rpms.ts";
 import { createYumBuilder } from "./publishing/yum/yum-builder.ts";
 import type { BlobStore } from "./storage/blob-store.ts";
 import { createStores } from "./storage/stores.ts";
@@ -107,6 +108,8 @@ export async function createServices(
     metrics.watchJobs(() => jobs.depth());
     jobs.define(publishJob(repos));
     jobs.define(mailJob(mailTransport));
+    // After a rotation, the .rpm files are re-signed by the successor (decision 030).
+    jobs.define(resignRpmsJob({ db: database.db, blobs, keys, repos, logger }));
     // Imports into projects (imports/run.ts): the job reads its settings from the import row.
     jobs.define(importJob({ db: database.db, blobs, keys, config, logger }));
     onProjectEvent(database.db, async (event) => {

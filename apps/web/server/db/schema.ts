@@ -164,6 +164,8 @@ export interface YumPackageTable {
   primary_xml: string;
   filelists_xml: string;
   other_xml: string;
+  /** The fingerprint of the key whose signature the stored file carries; null: not recorded. */
+  signed_by: Generated<string | null>;
 }
 
 /** better-auth's api-key plugin table (camelCase columns); Packyard reads and deletes rows by owner. */

@@ -120,10 +120,13 @@ export async function uploadFile(
     // is recorded or placed.
     let parsedDeb: ParsedDeb | undefined;
     let signedRpm: SignedRpm | undefined;
+    let rpmSigner: string | undefined;
     if (kind === "deb") parsedDeb = await parseDeb(staged.read());
     if (kind === "rpm") {
       if (!input.rpmSigningKey) throw new Error("an .rpm upload needs the project's signing key");
-      signedRpm = await signStagedRpm(blobs, staged, await input.rpmSigningKey(), input.maxBytes);
+      const key = await input.rpmSigningKey();
+      rpmSigner = key.fingerprint;
+      signedRpm = await signStagedRpm(blobs, staged, key, input.maxBytes);
       stored = signedRpm.staged;
     }
     // A signed .rpm is a little larger than the upload: the plan is checked for what is stored.
@@ -168,7 +171,7 @@ export async function uploadFile(
       if (yum)
         await tx
           .insertInto("yum_package")
-          .values({ file_id: row.id, project_id: input.project.id, ...yum })
+          .values({ file_id: row.id, project_id: input.project.id, ...yum, signed_by: rpmSigner ?? null })
           .execute();
       await tx
         .updateTable("project")

@@ -13,6 +13,7 @@ import { signingKeyExpiryMail } from "../mail/templates.ts";
 import { planKeyLifecycle, ROTATION_LEAD_DAYS } from "./key-lifecycle.ts";
 import type { RepositoryPublisher } from "./publisher.ts";
 import { DEFAULT_ROTATION_OVERLAP_MS, type SigningKeyService } from "./signing-keys.ts";
+import { projectsWithStaleRpms } from "./yum/resign-rpms.ts";
 
 export const KEY_LIFECYCLE_JOB = "signing-key-lifecycle";
 
@@ -24,6 +25,8 @@ export interface KeyLifecycleDeps {
   config: Pick<Config, "baseUrl">;
   logger: Logger;
   clock: Clock;
+  /** Queues the re-signing of a project's .rpm files by its newest key (decision 030). */
+  resignRpms?: (projectId: string) => Promise<void>;
 }
 
 export interface KeyLifecycleResult {
@@ -92,6 +95,7 @@ export async function keyLifecyclePass(deps: KeyLifecycleDeps): Promise<KeyLifec
         const successor = await keys.rotate(ref, { retireAt: plan.rotate.retireAt });
         result.rotated.push(project.id);
         logger.info(`signing key of ${fullName} nears its expiry: successor ${successor.fingerprint} made`);
+        await deps.resignRpms?.(project.id);
       }
       if (plan.notices.length > 0) {
         const all = await keys.all(project.id);
@@ -139,6 +143,15 @@ export async function keyLifecyclePass(deps: KeyLifecycleDeps): Promise<KeyLifec
     } catch (error) {
       // One project's failure leaves the others to this pass and itself to the next one.
       logger.error(`signing key lifecycle of project ${project.id} failed`, error);
+    }
+  }
+  // Catch-up: .rpm files a rotation's re-signing has not reached (a lost job, files signed
+  // before the signer was recorded) are queued again; the job skips what is done.
+  if (deps.resignRpms) {
+    for (const projectId of await projectsWithStaleRpms(db)) {
+      await deps
+        .resignRpms(projectId)
+        .catch((error) => logger.error(`queueing the re-signing of ${projectId} failed`, error));
     }
   }
   return result;

@@ -458,4 +458,17 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0020_rpm_signed_by": {
+    async up(db: Kysely<unknown>) {
+      // Which key signed each stored .rpm (decision 030): after a rotation the resign-rpms job
+      // re-signs, with the newest key, every package another key signed; null: signed before
+      // this was recorded (re-signed too).
+      await db.schema.alterTable("yum_package").addColumn("signed_by", "varchar(64)").execute();
+      await db.schema
+        .createIndex("yum_package_project_signed_by")
+        .on("yum_package")
+        .columns(["project_id", "signed_by"])
+        .execute();
+    },
+  },
 };

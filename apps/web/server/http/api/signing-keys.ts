@@ -1,6 +1,7 @@
 // /api/v1/projects/{slug}/keys: the keys that sign a project's repositories, and rotating them.
 import { createRoute, z } from "@hono/zod-openapi";
 import { rotateKeyInput, type SigningKeyInfo, signingKey } from "@packyard/contract";
+import { queueRpmResign } from "../../publishing/yum/resign-rpms.ts";
 import type { Services } from "../../services.ts";
 import {
   createApiApp,
@@ -71,6 +72,8 @@ export function signingKeyRoutes(services: Services) {
       overlapMs: input.overlapDays * 24 * 60 * 60 * 1000,
     });
     await services.repos.publish(project.id);
+    // The .rpm files are re-signed by the new key during the overlap (decision 030).
+    await queueRpmResign(services.jobs, project.id);
     const { rows } = await services.keys.active(project);
     return c.json({ keys: rows.map(keyInfo) }, 201);
   });

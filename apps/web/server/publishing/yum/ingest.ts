@@ -39,10 +39,13 @@ export interface SignedRpm {
 const packageError = (error: RpmFormatError) =>
   new DomainError(apiErrorCodeOr(error.code, "VALIDATION_FAILED"), error.message);
 
-/** Reads the staged original, stages the signed file as a new blob, and returns what indexing needs. */
+/**
+ * Reads the original (a staged upload, or a stored .rpm being re-signed after a rotation), stages
+ * the signed file as a new blob, and returns what indexing needs.
+ */
 export async function signStagedRpm(
   blobs: BlobStore,
-  original: StagedBlob,
+  original: Pick<StagedBlob, "read">,
   key: SigningKey,
   maxBytes: number,
 ): Promise<SignedRpm> {
