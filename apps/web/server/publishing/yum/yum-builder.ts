@@ -14,7 +14,10 @@ import type { FormatBuilder } from "../publisher.ts";
 interface RpmRow
   extends ReleasedPackage,
     Pick<YumPackageTable, "repo_group" | "name" | "epoch" | "version" | "release" | "arch"> {
-  /** The file's id: its fragments never change. */
+  /**
+   * The file's id and its bytes' sha256: the fragments of those bytes never change (a file
+   * re-signed after a rotation, decision 030, gets new bytes, new fragments and a new id here).
+   */
   id: string;
   /** Group, name, epoch, version, release and arch: what makes two packages the same. */
   identity: string;
@@ -35,6 +38,7 @@ const loadRpms: PackageLoader<RpmRow> = async (db, projectId, releaseIds) => {
       "release.created_at as release_created_at",
       "yum_package.file_id as id",
       "release_file.created_at as file_created_at",
+      "release_file.sha256",
       "yum_package.repo_group",
       "yum_package.name",
       "yum_package.epoch",
@@ -52,8 +56,10 @@ const loadRpms: PackageLoader<RpmRow> = async (db, projectId, releaseIds) => {
     ? query.where("release.project_id", "=", projectId).where("release.id", "in", releaseIds)
     : query.where("yum_package.project_id", "=", projectId);
   // Computed once per row, not on every build: rows stay in memory between builds.
-  return (await query.execute()).map((row) => ({
+  return (await query.execute()).map(({ sha256, ...row }) => ({
     ...row,
+    // File ids have one length: the order by id is the order by file id.
+    id: `${row.id}:${sha256}`,
     identity: `${row.repo_group}\u0000${row.name}\u0000${row.epoch}\u0000${row.version}\u0000${row.release}\u0000${row.arch}`,
     order: `${row.name}\u0000${row.arch}`,
   }));
