@@ -19,7 +19,7 @@ import { type LiveServer, publisher, startLiveServer } from "../../../test/live-
 import { makeTempDir, removeTempDirs } from "../../../test/temp-dirs.ts";
 import { collectUnreferencedBlobs } from "../../domain/blobs.ts";
 import { keyLifecyclePass } from "../key-lifecycle-job.ts";
-import { queueRpmResign, resignProjectRpms } from "./resign-rpms.ts";
+import { queueRpmResign, RESIGN_BATCH, resignProjectRpms } from "./resign-rpms.ts";
 
 const hasTools = requireTools(["rpmbuild", "rpmkeys", "dnf", "gpg", "sha256sum"]);
 const DAY = 24 * 60 * 60 * 1000;
@@ -278,6 +278,31 @@ describe.runIf(hasTools)(`RPMs re-signed by the successor key (${databaseKind})`
     await runResignJob("late");
     expect(await servedKeys("late")).toEqual([b!.fingerprint]);
     for (const r of await verifyAllWith("late", b!.public_key)) expect(r.status, r.output).toBe(0);
+  }, 120_000);
+
+  it("re-signs more files than one batch holds, one transaction each", async () => {
+    moveTo(-9);
+    expect(
+      (await api("/api/v1/projects", { method: "POST", body: { slug: "many", name: "Many" } })).status,
+    ).toBe(201);
+    const versions = Array.from({ length: RESIGN_BATCH + 1 }, (_, i) => `1.0.${i}`);
+    for (const version of versions) await upload("many", version, rpms.alpha);
+    const id = await projectId("many");
+    await s().keys.rotate({ id, name: "Many" }, { overlapMs: 0 });
+    const [, b] = await keyRows("many");
+    const { database, blobs, keys, repos, logger } = s();
+    expect(await resignProjectRpms({ db: database.db, blobs, keys, repos, logger }, id)).toBe(
+      versions.length,
+    );
+    const served = await servedRpms("many");
+    expect(served.map((r) => r.signed_by)).toEqual(versions.map(() => b!.fingerprint));
+    // Nothing is left: a second pass finds no file to re-sign.
+    expect(await resignProjectRpms({ db: database.db, blobs, keys, repos, logger }, id)).toBe(0);
+    const installed = await dnfRoot().dnf(`${server.url}/dl/resigner/many/rpm`, [
+      "install",
+      "packyard-alpha",
+    ]);
+    expect(installed.status, installed.stdout + installed.stderr).toBe(0);
   }, 120_000);
 });
 
