@@ -12,11 +12,12 @@ import { parseProjectRef, requireProject } from "../project-ref.ts";
 function printKeys(context: Context, keys: SigningKeyInfo[]) {
   context.print(
     table(
-      ["FINGERPRINT", "ALGORITHM", "CREATED", "RETIRES"],
+      ["FINGERPRINT", "ALGORITHM", "CREATED", "EXPIRES", "RETIRES"],
       keys.map((k) => [
         k.fingerprint,
         k.algorithm,
         shortTime(k.createdAt),
+        k.expiresAt ? shortTime(k.expiresAt) : "never",
         k.retireAt ? shortTime(k.retireAt) : "-",
       ]),
     ),
