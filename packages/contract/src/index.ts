@@ -1,3 +1,4 @@
+export * from "./audit.ts";
 export * from "./auth-errors.ts";
 export * from "./errors.ts";
 export * from "./imports.ts";

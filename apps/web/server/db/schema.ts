@@ -226,7 +226,27 @@ export interface ImportTable {
   finished_at: string | null;
 }
 
+/** One audit-log entry (server/audit/record.ts); details is JSON text on both databases. */
+export interface AuditEventTable {
+  id: string;
+  owner_id: string;
+  project_id: string | null;
+  project_slug: string | null;
+  actor_kind: "user" | "key" | "system";
+  actor_user_id: string | null;
+  actor_username: string | null;
+  actor_key_id: string | null;
+  actor_key_name: string | null;
+  actor_key_start: string | null;
+  action: string;
+  target: string | null;
+  details: string;
+  address: string | null;
+  created_at: string;
+}
+
 export interface Database {
+  audit_event: AuditEventTable;
   import: ImportTable;
   apikey: ApiKeyTable;
   yum_package: YumPackageTable;

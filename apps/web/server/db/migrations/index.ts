@@ -471,4 +471,41 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0021_audit_event": {
+    async up(db: Kysely<unknown>) {
+      // The audit log (server/audit, decision 031): one row per recorded action, shown in its
+      // owner's account log and, with a project, in the project's. No foreign keys to the
+      // project or the actor: an entry outlives a deleted project, key or user (the names are
+      // copied in); it goes with its owner's account, and after 365 days (audit-retention job).
+      await db.schema
+        .createTable("audit_event")
+        .addColumn("id", "varchar(32)", (c) => c.primaryKey())
+        .addColumn("owner_id", "text", (c) => c.notNull().references("user.id").onDelete("cascade"))
+        .addColumn("project_id", "varchar(32)")
+        .addColumn("project_slug", "varchar(64)")
+        .addColumn("actor_kind", "varchar(10)", (c) => c.notNull())
+        .addColumn("actor_user_id", "text")
+        .addColumn("actor_username", "varchar(64)")
+        .addColumn("actor_key_id", "text")
+        .addColumn("actor_key_name", "text")
+        .addColumn("actor_key_start", "varchar(32)")
+        .addColumn("action", "varchar(40)", (c) => c.notNull())
+        .addColumn("target", "text")
+        .addColumn("details", "text", (c) => c.notNull())
+        .addColumn("address", "varchar(64)")
+        .addColumn("created_at", "varchar(30)", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex("audit_event_owner_created")
+        .on("audit_event")
+        .columns(["owner_id", "created_at", "id"])
+        .execute();
+      await db.schema
+        .createIndex("audit_event_project_created")
+        .on("audit_event")
+        .columns(["project_id", "created_at", "id"])
+        .execute();
+      await db.schema.createIndex("audit_event_created").on("audit_event").column("created_at").execute();
+    },
+  },
 };
