@@ -166,6 +166,9 @@ export const envSchema = z.object({
   // instead of streamed through the server (http/downloads.ts), valid this many seconds.
   S3_PRESIGNED_DOWNLOADS: boolean.optional(),
   S3_PRESIGNED_EXPIRES_SECONDS: z.coerce.number().int().min(10).max(3600).optional(),
+  // Webhooks (server/webhooks): true lets them reach loopback, link-local and private addresses,
+  // for tests and private installations; otherwise such URLs are refused (no SSRF).
+  WEBHOOK_ALLOW_PRIVATE: boolean.default(false),
 });
 
 function stripePrice() {
@@ -230,6 +233,8 @@ export interface Config {
   stripe: StripeConfig | undefined;
   /** S3-compatible object storage for blobs and indexes (S3_*), when configured. */
   s3: S3Settings | undefined;
+  /** WEBHOOK_ALLOW_PRIVATE: webhooks may reach loopback, link-local and private addresses. */
+  webhookAllowPrivate: boolean;
 }
 
 export interface StripeConfig {
@@ -378,6 +383,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     planLimits: e.PLAN_LIMITS === "on",
     stripe,
     s3: readS3(e),
+    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
   };
 }
 

@@ -25,6 +25,8 @@ export const apiErrorStatus = {
   DEB_MISSING_FIELD: 400,
   DEB_BAD_FIELD: 400,
   INVALID_GROUP: 400,
+  // A webhook URL whose host is (or resolves to) a loopback, link-local or private address.
+  WEBHOOK_URL_FORBIDDEN: 400,
   // An .rpm that cannot be read or signed: the code says why.
   RPM_TRUNCATED: 400,
   RPM_BAD_MAGIC: 400,

@@ -5,3 +5,4 @@ export * from "./imports.ts";
 export * from "./names.ts";
 export * from "./repository-settings.ts";
 export * from "./schemas.ts";
+export * from "./webhooks.ts";

@@ -51,6 +51,8 @@ export interface PackageIndexChangeTable {
   project_id: string;
   revision: number;
   release_id: string;
+  /** When the change was made (migration 0022); null for older rows. */
+  changed_at: string | null;
 }
 
 export interface ReleaseTable {
@@ -245,8 +247,53 @@ export interface AuditEventTable {
   created_at: string;
 }
 
+  audit_event: AuditEventTable;
+/** A project's webhook (server/webhooks, migration 0022). */
+export interface WebhookTable {
+  id: string;
+  project_id: string;
+  url: string;
+  description: string | null;
+  /** JSON array of event names. */
+  events: string;
+  /** The signing secret, sealed with the server secret. */
+  secret: string;
+  active: number;
+  disabled_reason: string | null;
+  failing_since: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookDeliveryTable {
+  id: string;
+  webhook_id: string;
+  event: string;
+  body: string;
+  state: "pending" | "sending" | "delivered" | "failed";
+  attempts: Generated<number>;
+  next_attempt_at: string | null;
+  claimed_at: string | null;
+  redelivery_of: string | null;
+  created_at: string;
+  finished_at: string | null;
+}
+
+export interface WebhookAttemptTable {
+  id: string;
+  delivery_id: string;
+  attempted_at: string;
+  status: number | null;
+  duration_ms: number;
+  response_excerpt: string | null;
+  error: string | null;
+}
+
 export interface Database {
   audit_event: AuditEventTable;
+  webhook: WebhookTable;
+  webhook_delivery: WebhookDeliveryTable;
+  webhook_attempt: WebhookAttemptTable;
   import: ImportTable;
   apikey: ApiKeyTable;
   yum_package: YumPackageTable;

@@ -21,3 +21,51 @@ export function onProjectEvent(db: object, listener: Listener): void {
 export async function emitProjectEvent(db: object, event: ProjectEvent): Promise<void> {
   await listeners.get(db)?.(event);
 }
+
+// ---------------------------------------------------------------------------------------------
+// What happened to a project's releases, files, repositories and keys, for anyone outside to
+// hear (webhooks, decision 032). Any number of listeners per database; each one's failure is
+// its own (logged by it), never the caller's: the action already happened.
+
+export type ActivityEvent =
+  | { type: "release.created" | "release.yanked" | "release.unyanked"; projectId: string; releaseId: string }
+  | { type: "file.uploaded"; projectId: string; releaseId: string; fileId: string }
+  | {
+      type: "file.deleted";
+      projectId: string;
+      releaseId: string;
+      file: { filename: string; sha256: string; kind: string };
+    }
+  | {
+      type: "repository.published";
+      projectId: string;
+      revision: number;
+      /** The revision served before this publish. */
+      previousRevision: number;
+      repositories: { format: string; name: string }[];
+    }
+  | { type: "key.rotated"; projectId: string; fingerprint: string; previous: string[] };
+type ActivityListener = (event: ActivityEvent) => Promise<void>;
+
+const activitySlot = Symbol.for("packyard.activity-listeners");
+const activityHolder = globalThis as { [activitySlot]?: WeakMap<object, Set<ActivityListener>> };
+if (!activityHolder[activitySlot]) activityHolder[activitySlot] = new WeakMap();
+const activityListeners = activityHolder[activitySlot];
+
+/** Adds a listener for the database's activity; returns a function that removes it. */
+export function onActivity(db: object, listener: ActivityListener): () => void {
+  let set = activityListeners.get(db);
+  if (!set) {
+    set = new Set();
+    activityListeners.set(db, set);
+  }
+  set.add(listener);
+  return () => set.delete(listener);
+}
+
+/** Tells every listener and waits for them; a listener's failure never reaches the caller. */
+export async function emitActivity(db: object, event: ActivityEvent): Promise<void> {
+  const set = activityListeners.get(db);
+  if (!set) return;
+  await Promise.all([...set].map((listener) => listener(event).catch(() => {})));
+}

@@ -17,7 +17,7 @@ import {
 import { limitsEnabled } from "./account-plan.ts";
 import { assertUploadAllowed } from "./authorization.ts";
 import { deleteOrphanBytes, placeBlob } from "./blobs.ts";
-import { emitProjectEvent } from "./changes.ts";
+import { emitActivity, emitProjectEvent } from "./changes.ts";
 import { DomainError, isUniqueViolation, notFound } from "./errors.ts";
 import { classifyFile } from "./file-types.ts";
 import { newRowId, nowIso } from "./ids.ts";
@@ -181,6 +181,12 @@ export async function uploadFile(
       if (deb || yum) await recordPackageIndexChange(tx, input.project.id, row.release_id);
     });
     if (deb || yum) await emitProjectEvent(db, { type: "packages-changed", projectId: input.project.id });
+    await emitActivity(db, {
+      type: "file.uploaded",
+      projectId: input.project.id,
+      releaseId: release.id,
+      fileId: row.id,
+    });
     return { release, file: row };
   } catch (error) {
     await stored.discard();
@@ -217,4 +223,10 @@ export async function deleteFile(db: Db, release: ReleaseRow, filename: string):
   if (packaged) {
     await emitProjectEvent(db, { type: "packages-changed", projectId: release.project_id });
   }
+  await emitActivity(db, {
+    type: "file.deleted",
+    projectId: release.project_id,
+    releaseId: release.id,
+    file: { filename: file.filename, sha256: file.sha256, kind: file.kind },
+  });
 }

@@ -24,7 +24,7 @@ export async function recordPackageIndexChange(
     .executeTakeFirstOrThrow();
   await tx
     .insertInto("package_index_change")
-    .values({ project_id: projectId, revision, release_id: releaseId })
+    .values({ project_id: projectId, revision, release_id: releaseId, changed_at: new Date().toISOString() })
     .execute();
   if (revision % 64 === 0) {
     await tx

@@ -9,7 +9,7 @@ import type {
 } from "@packyard/contract";
 import type { Kysely, Selectable } from "kysely";
 import type { Database, ReleaseFileTable, ReleaseTable } from "../db/schema.ts";
-import { emitProjectEvent } from "./changes.ts";
+import { emitActivity, emitProjectEvent } from "./changes.ts";
 import { DomainError, isUniqueViolation, notFound } from "./errors.ts";
 import { newReleaseId, nowIso } from "./ids.ts";
 import { recordPackageIndexChange } from "./package-index-changes.ts";
@@ -177,6 +177,7 @@ export async function createRelease(
     throw error;
   }
   await touchProject(db, projectId);
+  await emitActivity(db, { type: "release.created", projectId, releaseId: row.id });
   return row;
 }
 
@@ -220,6 +221,11 @@ export async function setYanked(
     await recordPackageIndexChange(tx, release.project_id, release.id);
   });
   await emitProjectEvent(db, { type: "packages-changed", projectId: release.project_id });
+  await emitActivity(db, {
+    type: yank ? "release.yanked" : "release.unyanked",
+    projectId: release.project_id,
+    releaseId: release.id,
+  });
   return { ...release, ...changes };
 }
 

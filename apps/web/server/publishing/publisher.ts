@@ -19,6 +19,7 @@ import { createHash } from "node:crypto";
 import type { SigningKey } from "@packyard/formats/openpgp/index.ts";
 import { type Kysely, PostgresAdapter, sql, type Transaction } from "kysely";
 import type { Database } from "../db/schema.ts";
+import { emitActivity } from "../domain/changes.ts";
 import { newRowId } from "../domain/ids.ts";
 import { type AptReleaseSettings, aptReleaseSettings } from "../domain/repository-settings.ts";
 import type { Clock } from "../domain/usernames.ts";
@@ -216,6 +217,7 @@ export class RepositoryPublisher {
     // stores its files again.
     let pending: PendingRepository[] = [];
     let committed = false;
+    let previousRevision = 0;
     for (let attempt = 1; ; attempt++) {
       pending = [];
       for (const builder of this.#builders) {
@@ -246,9 +248,11 @@ export class RepositoryPublisher {
           });
         }
       }
-      const outcome = await this.#switch(projectId, revision, pending, date, signedBy);
+      const switched = await this.#switch(projectId, revision, pending, date, signedBy);
+      const outcome = switched.outcome;
       if (outcome !== "files-swept") {
         committed = outcome === "committed";
+        previousRevision = switched.previousRevision;
         break;
       }
       if (attempt === STORE_ATTEMPTS)
@@ -270,6 +274,13 @@ export class RepositoryPublisher {
     for (const { format, name } of pending) await this.#prune(projectId, format, name);
     this.#metrics?.published(ms / 1000);
     this.#logger.debug(`published ${project.username}/${project.slug} in ${Math.round(ms)} ms`);
+    await emitActivity(this.#db, {
+      type: "repository.published",
+      projectId,
+      revision,
+      previousRevision,
+      repositories: pending.map(({ format, name }) => ({ format, name })),
+    });
   }
 
   /** Stores a built repository's new files; returns the rows its generation will have. */
@@ -304,7 +315,7 @@ export class RepositoryPublisher {
     pending: PendingRepository[],
     date: Date,
     signedBy: string,
-  ): Promise<"committed" | "superseded" | "files-swept"> {
+  ): Promise<{ outcome: "committed" | "superseded" | "files-swept"; previousRevision: number }> {
     return this.#db.transaction().execute(async (tx) => {
       if (tx.getExecutor().adapter instanceof PostgresAdapter) {
         await sql`select pg_advisory_xact_lock(${PUBLISH_LOCK_NAMESPACE}, hashtext(${projectId}))`.execute(
@@ -317,7 +328,8 @@ export class RepositoryPublisher {
         .select("published_revision")
         .where("id", "=", projectId)
         .executeTakeFirst();
-      if (!served || Number(served.published_revision) > revision) return "superseded";
+      const previousRevision = Number(served?.published_revision ?? 0);
+      if (!served || previousRevision > revision) return { outcome: "superseded", previousRevision };
       // The files' rows, locked until the generations referring to them are committed.
       if (
         (
@@ -327,14 +339,14 @@ export class RepositoryPublisher {
           )
         ).length > 0
       )
-        return "files-swept";
+        return { outcome: "files-swept", previousRevision };
       for (const repository of pending) await this.#insertGeneration(tx, projectId, repository, date);
       await tx
         .updateTable("project")
         .set({ published_revision: revision, signed_by: signedBy })
         .where("id", "=", projectId)
         .execute();
-      return "committed";
+      return { outcome: "committed", previousRevision };
     });
   }
 

@@ -13,6 +13,7 @@ import {
 } from "@packyard/formats/openpgp/index.ts";
 import type { Kysely, Selectable } from "kysely";
 import type { Database, SigningKeyTable } from "../db/schema.ts";
+import { emitActivity } from "../domain/changes.ts";
 import { isUniqueViolation } from "../domain/errors.ts";
 import { newRowId } from "../domain/ids.ts";
 import type { Clock } from "../domain/usernames.ts";
@@ -166,7 +167,8 @@ export class SigningKeyService {
       options.retireAt ??
       new Date(this.#clock().getTime() + (options.overlapMs ?? DEFAULT_ROTATION_OVERLAP_MS))
     ).toISOString();
-    if (await this.#create(project, next, options.algorithm ?? "rsa3072")) {
+    const created = await this.#create(project, next, options.algorithm ?? "rsa3072");
+    if (created) {
       await this.#db
         .updateTable("signing_key")
         .set({ retire_at: retireAt })
@@ -175,11 +177,29 @@ export class SigningKeyService {
         .where("retire_at", "is", null)
         .execute();
     }
-    return this.#db
+    const row = await this.#db
       .selectFrom("signing_key")
       .selectAll()
       .where("project_id", "=", project.id)
       .where("generation", "=", next)
       .executeTakeFirstOrThrow();
+    if (created) {
+      // The keys still signing beside the new one, until their overlap ends.
+      const previous = await this.#db
+        .selectFrom("signing_key")
+        .select("fingerprint")
+        .where("project_id", "=", project.id)
+        .where("generation", "<", next)
+        .where("retire_at", ">", this.#clock().toISOString())
+        .orderBy("generation", "desc")
+        .execute();
+      await emitActivity(this.#db, {
+        type: "key.rotated",
+        projectId: project.id,
+        fingerprint: row.fingerprint,
+        previous: previous.map((p) => p.fingerprint),
+      });
+    }
+    return row;
   }
 }

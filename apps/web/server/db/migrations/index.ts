@@ -508,4 +508,67 @@ export const migrations: Record<string, Migration> = {
       await db.schema.createIndex("audit_event_created").on("audit_event").column("created_at").execute();
     },
   },
+  "0022_webhooks": {
+    async up(db: Kysely<unknown>) {
+      // Webhooks (server/webhooks, decision 032). The secret is sealed with the server secret;
+      // failing_since starts a failure streak (3 days of it disables the webhook).
+      await db.schema
+        .createTable("webhook")
+        .addColumn("id", "varchar(32)", (c) => c.primaryKey())
+        .addColumn("project_id", "varchar(32)", (c) => c.notNull().references("project.id").onDelete("cascade"))
+        .addColumn("url", "text", (c) => c.notNull())
+        .addColumn("description", "varchar(200)")
+        .addColumn("events", "text", (c) => c.notNull())
+        .addColumn("secret", "text", (c) => c.notNull())
+        .addColumn("active", "integer", (c) => c.notNull())
+        .addColumn("disabled_reason", "varchar(40)")
+        .addColumn("failing_since", "varchar(30)")
+        .addColumn("created_at", "varchar(30)", (c) => c.notNull())
+        .addColumn("updated_at", "varchar(30)", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("webhook_project").on("webhook").column("project_id").execute();
+      // One row per event sent to a webhook; the body is kept as sent, so a redelivery and every
+      // retry send the same bytes (with a new signature time).
+      await db.schema
+        .createTable("webhook_delivery")
+        .addColumn("id", "varchar(32)", (c) => c.primaryKey())
+        .addColumn("webhook_id", "varchar(32)", (c) => c.notNull().references("webhook.id").onDelete("cascade"))
+        .addColumn("event", "varchar(40)", (c) => c.notNull())
+        .addColumn("body", "text", (c) => c.notNull())
+        .addColumn("state", "varchar(10)", (c) => c.notNull())
+        .addColumn("attempts", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("next_attempt_at", "varchar(30)")
+        .addColumn("claimed_at", "varchar(30)")
+        .addColumn("redelivery_of", "varchar(32)")
+        .addColumn("created_at", "varchar(30)", (c) => c.notNull())
+        .addColumn("finished_at", "varchar(30)")
+        .execute();
+      await db.schema
+        .createIndex("webhook_delivery_webhook")
+        .on("webhook_delivery")
+        .columns(["webhook_id", "created_at"])
+        .execute();
+      await db.schema
+        .createIndex("webhook_delivery_due")
+        .on("webhook_delivery")
+        .columns(["state", "next_attempt_at"])
+        .execute();
+      await db.schema
+        .createTable("webhook_attempt")
+        .addColumn("id", "varchar(32)", (c) => c.primaryKey())
+        .addColumn("delivery_id", "varchar(32)", (c) =>
+          c.notNull().references("webhook_delivery.id").onDelete("cascade"),
+        )
+        .addColumn("attempted_at", "varchar(30)", (c) => c.notNull())
+        .addColumn("status", "integer")
+        .addColumn("duration_ms", "integer", (c) => c.notNull())
+        .addColumn("response_excerpt", "text")
+        .addColumn("error", "text")
+        .execute();
+      await db.schema.createIndex("webhook_attempt_delivery").on("webhook_attempt").column("delivery_id").execute();
+      // When each package change was made: repository.published reports the time from the
+      // oldest change a publish includes to its index being served. Null for older rows.
+      await db.schema.alterTable("package_index_change").addColumn("changed_at", "varchar(30)").execute();
+    },
+  },
 };
