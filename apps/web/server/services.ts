@@ -28,6 +28,7 @@ import { resignRpmsJob } from "./publishing/yum/resign-rpms.ts";
 import { createYumBuilder } from "./publishing/yum/yum-builder.ts";
 import type { BlobStore } from "./storage/blob-store.ts";
 import { createStores } from "./storage/stores.ts";
+import { WebhookService } from "./webhooks/service.ts";
 
 export interface Services {
   config: Config;
@@ -49,6 +50,8 @@ export interface Services {
   errors: ErrorReporter;
   /** Prometheus metrics, served at /metrics. */
   metrics: Metrics;
+  /** Projects' webhooks and their deliveries (webhooks/service.ts). */
+  webhooks: WebhookService;
   close(): Promise<void>;
 }
 
@@ -112,6 +115,18 @@ export async function createServices(
     jobs.define(resignRpmsJob({ db: database.db, blobs, keys, repos, logger }));
     // Imports into projects (imports/run.ts): the job reads its settings from the import row.
     jobs.define(importJob({ db: database.db, blobs, keys, config, logger }));
+    // Webhooks: activity becomes deliveries, sent by jobs (decision 032).
+    const webhooks = new WebhookService({
+      db: database.db,
+      jobs,
+      clock,
+      logger,
+      mailer,
+      serverSecret: config.secret,
+      baseUrl: config.baseUrl,
+      allowPrivate: config.webhookAllowPrivate,
+    });
+    webhooks.install();
     onProjectEvent(database.db, async (event) => {
       try {
         const project = await database.db
@@ -148,6 +163,7 @@ export async function createServices(
       clock,
       errors,
       metrics,
+      webhooks,
       close: async () => {
         // Running jobs finish (or, past the deadline, are left to another server) first.
         await jobs.stop();

@@ -77,7 +77,10 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function createTestApp(
+  env: Record<string, string> = {},
+  options: { clock?: () => Date } = {},
+): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), "packyard-test-"));
   const pgDb = databaseKind === "postgres" ? await createPostgresDatabase() : undefined;
   const config = loadConfig({
@@ -90,7 +93,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     ...(pgDb ? { DATABASE_URL: pgDb.url } : {}),
     ...env,
   });
-  const services = await createServices(config);
+  const services = await createServices(config, options.clock ? { clock: options.clock } : {});
   const build = await loadServerBuild(defaultBuildDir);
   const app = createApp({ services, build, clientDir: join(defaultBuildDir, "client") });
   return {

@@ -247,7 +247,6 @@ export interface AuditEventTable {
   created_at: string;
 }
 
-  audit_event: AuditEventTable;
 /** A project's webhook (server/webhooks, migration 0022). */
 export interface WebhookTable {
   id: string;

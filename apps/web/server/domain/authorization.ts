@@ -70,6 +70,13 @@ export function assertProjectAccess(
  */
 export const IMPORT_ACCESS: Access = "publish";
 
+/**
+ * Webhooks (server/webhooks) send a project's activity elsewhere: whoever may publish to the
+ * project may add, change, test and redeliver them; read access lists them and their deliveries.
+ */
+export const WEBHOOK_MANAGE_ACCESS: Access = "publish";
+export const WEBHOOK_READ_ACCESS: Access = "read";
+
 /** Creating projects or reading and managing account-wide data. */
 export function assertAccountAccess(actor: Actor, needed: Access): void {
   assertKeyAllows(actor, "*", needed);

@@ -258,3 +258,22 @@ export function signingKeyExpiryMail(
     url: details.settingsUrl,
   });
 }
+
+/** A webhook whose deliveries all failed for 3 days was turned off (server/webhooks). */
+export function webhookDisabledMail(
+  to: string,
+  name: string,
+  details: { project: string; url: string; failingSince: string; settingsUrl: string },
+): MailMessage {
+  const day = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+  return message(
+    to,
+    `A webhook of ${details.project} was turned off`,
+    [
+      `Hi ${name},`,
+      `Every delivery to the webhook ${details.url} of ${details.project} has failed since ${day(details.failingSince)}, so Packyard turned it off and stopped retrying its deliveries.`,
+      "The delivery log on the project's Webhooks page shows what the receiver answered. Once it works again, turn the webhook back on there and redeliver what it missed.",
+    ],
+    { label: "Webhooks", url: details.settingsUrl },
+  );
+}

@@ -13,6 +13,7 @@ import { repositorySettingsRoutes } from "./repository-settings.ts";
 import { createApiApp } from "./route.ts";
 import { signingKeyRoutes } from "./signing-keys.ts";
 import { usageRoutes } from "./usage.ts";
+import { declareWebhookPayloads, webhookRoutes } from "./webhooks.ts";
 
 const v1 = [
   projectRoutes,
@@ -24,6 +25,7 @@ const v1 = [
   keyRoutes,
   meRoutes,
   usageRoutes,
+  webhookRoutes,
 ];
 
 /** Every API route, at its full path (/api/v1/…, /api/p/…). */
@@ -31,5 +33,7 @@ export function createApi(services: Services): OpenAPIHono {
   const api = createApiApp(services);
   for (const routes of v1) api.route("/api/v1", routes(services));
   api.route("/api/p", publicRoutes(services));
+  // Not routes of this server: what it POSTs to webhooks (the document's `webhooks` section).
+  declareWebhookPayloads(api);
   return api;
 }

@@ -1,0 +1,790 @@
+// Webhooks of a project (docs/webhooks.md, decision 032): subscriptions, and the deliveries
+// made for them. An event (domain/changes.ts activity) becomes one delivery row per subscribed
+// webhook, with the JSON body as it will be sent; each attempt is a job (webhook-delivery) that
+// claims the row, POSTs it signed (signature.ts) to a checked address (address-guard.ts) and
+// records the attempt. A failed attempt is retried with exponential backoff for 24 hours; a
+// webhook whose deliveries have all failed for 3 days is turned off and its owner mailed. A
+// sweep every minute runs what is due and not queued (a restart of the embedded mode, whose
+// queue is in memory).
+import { decryptPrivateKey, encryptPrivateKey } from "@packyard/formats/openpgp/index.ts";
+import {
+  type CreateWebhookInput,
+  type UpdateWebhookInput,
+  WEBHOOK_DELIVERY_HEADER,
+  WEBHOOK_EVENT_HEADER,
+  WEBHOOK_EVENTS,
+  WEBHOOK_SIGNATURE_HEADER,
+  type Webhook,
+  type WebhookDelivery,
+  type WebhookEvent,
+  type WebhookWithSecret,
+} from "@packyard/contract";
+import type { Kysely, Selectable } from "kysely";
+import { type AuditActor, recordAudit } from "../audit/record.ts";
+import type { Database, WebhookDeliveryTable, WebhookTable } from "../db/schema.ts";
+import { type ActivityEvent, onActivity } from "../domain/changes.ts";
+import { DomainError, notFound } from "../domain/errors.ts";
+import { newRowId } from "../domain/ids.ts";
+import { releaseUrls } from "../domain/releases.ts";
+import type { Clock } from "../domain/usernames.ts";
+import type { JobDefinition, JobQueue } from "../jobs/queue.ts";
+import type { Logger } from "../logger.ts";
+import type { Mailer } from "../mail/mailer.ts";
+import { webhookDisabledMail } from "../mail/templates.ts";
+import { ForbiddenAddressError, resolvePublicAddresses } from "./address-guard.ts";
+import { type AttemptResult, postWebhook } from "./deliver.ts";
+import { newWebhookSecret, signatureHeader } from "./signature.ts";
+
+export const WEBHOOK_DELIVERY_JOB = "webhook-delivery";
+export const WEBHOOK_SWEEP_JOB = "webhook-sweep";
+/** How long a delivery is retried. */
+export const RETRY_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** How long every delivery of a webhook may fail before it is turned off. */
+export const DISABLE_AFTER_MS = 3 * 24 * 60 * 60 * 1000;
+/** A claimed attempt not finished after this long (its server died) is due again. */
+const CLAIM_EXPIRES_MS = 2 * 60 * 1000;
+/** Deliveries are kept this long for the log. */
+export const DELIVERY_RETENTION_DAYS = 30;
+/** Webhooks a project may have. */
+export const MAX_WEBHOOKS_PER_PROJECT = 20;
+
+/** The wait after `attempts` failed attempts: 30 s, doubling, at most 4 hours. */
+export function backoffMs(attempts: number): number {
+  return Math.min(30_000 * 2 ** Math.max(0, attempts - 1), 4 * 60 * 60 * 1000);
+}
+
+type Db = Kysely<Database>;
+type WebhookRow = Selectable<WebhookTable>;
+type DeliveryRow = Selectable<WebhookDeliveryTable>;
+type ProjectRef = { id: string; owner_id: string };
+
+export interface WebhookDeps {
+  db: Db;
+  jobs: JobQueue;
+  clock: Clock;
+  logger: Logger;
+  /** Mail to an owner whose webhook was turned off. */
+  mailer: Mailer;
+  serverSecret: string;
+  baseUrl: string;
+  /** WEBHOOK_ALLOW_PRIVATE. */
+  allowPrivate: boolean;
+}
+
+/** Who changed a webhook, for the audit log. */
+export interface ChangeContext {
+  actor: AuditActor;
+  address?: string | null;
+}
+
+const sealContext = (id: string) => ({ context: `packyard webhook secret ${id}` });
+
+function toWebhook(row: WebhookRow): Webhook {
+  return {
+    id: row.id,
+    url: row.url,
+    description: row.description,
+    events: JSON.parse(row.events) as WebhookEvent[],
+    active: Boolean(Number(row.active)),
+    disabledReason: row.disabled_reason,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    failingSince: row.failing_since,
+  };
+}
+
+export class WebhookService {
+  readonly #deps: WebhookDeps;
+  readonly #inflight = new Set<Promise<unknown>>();
+
+  constructor(deps: WebhookDeps) {
+    this.#deps = deps;
+  }
+
+  /** Registers the delivery job, the sweep, and the listener that turns activity into deliveries. */
+  install(): void {
+    const { jobs, db } = this.#deps;
+    jobs.define(this.#deliveryJob());
+    jobs.define({
+      name: WEBHOOK_SWEEP_JOB,
+      run: () => this.runDue().then(() => this.pruneDeliveries()),
+      retryLimit: 0,
+      retryDelaySeconds: 60,
+      retryDelayMaxSeconds: 60,
+      expireInSeconds: 15 * 60,
+      coalesceByKey: true,
+    });
+    jobs.schedule(WEBHOOK_SWEEP_JOB, 1);
+    onActivity(db, (event) =>
+      this.enqueue(event).catch((error: unknown) => {
+        this.#deps.logger.error(`queueing webhook deliveries for ${event.type} failed`, error);
+      }),
+    );
+  }
+
+  #deliveryJob(): JobDefinition<{ deliveryId: string }> {
+    return {
+      name: WEBHOOK_DELIVERY_JOB,
+      run: async ({ deliveryId }) => {
+        await this.attempt(deliveryId);
+      },
+      // Retries are the delivery's own (backoff recorded in its row), not the queue's.
+      retryLimit: 0,
+      retryDelaySeconds: 30,
+      retryDelayMaxSeconds: 30,
+      expireInSeconds: 120,
+      concurrency: 4,
+    };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Subscriptions.
+
+  async list(project: ProjectRef): Promise<Webhook[]> {
+    const rows = await this.#deps.db
+      .selectFrom("webhook")
+      .selectAll()
+      .where("project_id", "=", project.id)
+      .orderBy("created_at")
+      .orderBy("id")
+      .execute();
+    return rows.map(toWebhook);
+  }
+
+  async #row(project: ProjectRef, id: string): Promise<WebhookRow> {
+    const row = await this.#deps.db
+      .selectFrom("webhook")
+      .selectAll()
+      .where("id", "=", id)
+      .where("project_id", "=", project.id)
+      .executeTakeFirst();
+    if (!row) throw notFound("Webhook not found");
+    return row;
+  }
+
+  async get(project: ProjectRef, id: string): Promise<Webhook> {
+    return toWebhook(await this.#row(project, id));
+  }
+
+  /** Refuses a URL whose host is, or resolves to, an address webhooks may not reach. */
+  async assertAllowedUrl(url: string): Promise<void> {
+    if (this.#deps.allowPrivate) return;
+    const host = new URL(url).hostname;
+    try {
+      await resolvePublicAddresses(host);
+    } catch (error) {
+      if (error instanceof ForbiddenAddressError)
+        throw new DomainError(
+          "WEBHOOK_URL_FORBIDDEN",
+          `Webhooks cannot be sent to ${host}: ${error.message}. Use a public address.`,
+          { url: error.message },
+        );
+      throw new DomainError("VALIDATION_FAILED", `${host} could not be resolved`, {
+        url: `${host} could not be resolved`,
+      });
+    }
+  }
+
+  async create(project: ProjectRef, input: CreateWebhookInput, change: ChangeContext): Promise<WebhookWithSecret> {
+    const { db, clock } = this.#deps;
+    await this.assertAllowedUrl(input.url);
+    const { n } = await db
+      .selectFrom("webhook")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("project_id", "=", project.id)
+      .executeTakeFirstOrThrow();
+    if (Number(n) >= MAX_WEBHOOKS_PER_PROJECT)
+      throw new DomainError(
+        "VALIDATION_FAILED",
+        `A project can have at most ${MAX_WEBHOOKS_PER_PROJECT} webhooks`,
+      );
+    const id = newRowId();
+    const secret = newWebhookSecret();
+    const now = clock().toISOString();
+    const events = WEBHOOK_EVENTS.filter((e) => input.events.includes(e));
+    const row: WebhookRow = {
+      id,
+      project_id: project.id,
+      url: input.url,
+      description: input.description || null,
+      events: JSON.stringify(events),
+      secret: this.#seal(id, secret),
+      active: input.active === false ? 0 : 1,
+      disabled_reason: null,
+      failing_since: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await db.insertInto("webhook").values(row).execute();
+    await this.#audit(project, change, "webhook.created", row.url, { events });
+    return { ...toWebhook(row), secret };
+  }
+
+  async update(
+    project: ProjectRef,
+    id: string,
+    input: UpdateWebhookInput,
+    change: ChangeContext,
+  ): Promise<Webhook> {
+    const { db, clock } = this.#deps;
+    const row = await this.#row(project, id);
+    const changes: Partial<WebhookRow> = {};
+    if (input.url !== undefined && input.url !== row.url) {
+      await this.assertAllowedUrl(input.url);
+      changes.url = input.url;
+    }
+    if (input.events !== undefined)
+      changes.events = JSON.stringify(WEBHOOK_EVENTS.filter((e) => input.events?.includes(e)));
+    if (input.description !== undefined) changes.description = input.description || null;
+    if (input.active !== undefined) {
+      changes.active = input.active ? 1 : 0;
+      // Turned on again: a fresh start, whatever turned it off.
+      if (input.active) {
+        changes.disabled_reason = null;
+        changes.failing_since = null;
+      }
+    }
+    if (Object.keys(changes).length === 0) return toWebhook(row);
+    changes.updated_at = clock().toISOString();
+    await db.updateTable("webhook").set(changes).where("id", "=", row.id).execute();
+    const updated = { ...row, ...changes };
+    await this.#audit(project, change, "webhook.updated", updated.url, {
+      changed: Object.keys(changes).filter((k) => k !== "updated_at" && k !== "disabled_reason" && k !== "failing_since"),
+    });
+    return toWebhook(updated);
+  }
+
+  async remove(project: ProjectRef, id: string, change: ChangeContext): Promise<void> {
+    const row = await this.#row(project, id);
+    await this.#deps.db.deleteFrom("webhook").where("id", "=", row.id).execute();
+    await this.#audit(project, change, "webhook.deleted", row.url, {});
+  }
+
+  /** A new secret signs every delivery from now on, retries of earlier ones included. */
+  async rotateSecret(project: ProjectRef, id: string, change: ChangeContext): Promise<WebhookWithSecret> {
+    const { db, clock } = this.#deps;
+    const row = await this.#row(project, id);
+    const secret = newWebhookSecret();
+    const updated = { ...row, secret: this.#seal(row.id, secret), updated_at: clock().toISOString() };
+    await db
+      .updateTable("webhook")
+      .set({ secret: updated.secret, updated_at: updated.updated_at })
+      .where("id", "=", row.id)
+      .execute();
+    await this.#audit(project, change, "webhook.secret_rotated", row.url, {});
+    return { ...toWebhook(updated), secret };
+  }
+
+  #seal(id: string, secret: string): string {
+    return encryptPrivateKey(secret, this.#deps.serverSecret, sealContext(id));
+  }
+
+  #unseal(row: Pick<WebhookRow, "id" | "secret">): string {
+    return decryptPrivateKey(row.secret, this.#deps.serverSecret, sealContext(row.id));
+  }
+
+  async #audit(
+    project: ProjectRef,
+    change: ChangeContext,
+    action: "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled",
+    target: string,
+    details: Record<string, unknown>,
+  ) {
+    try {
+      await recordAudit(this.#deps.db, {
+        ownerId: project.owner_id,
+        projectId: project.id,
+        actor: change.actor,
+        action,
+        target,
+        details,
+        address: change.address ?? null,
+      });
+    } catch (error) {
+      this.#deps.logger.error(`recording ${action} in the audit log failed`, error);
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Deliveries.
+
+  /** The webhook's latest deliveries, newest first, each with its attempts. */
+  async deliveries(project: ProjectRef, id: string, limit = 50): Promise<WebhookDelivery[]> {
+    const { db } = this.#deps;
+    const row = await this.#row(project, id);
+    const rows = await db
+      .selectFrom("webhook_delivery")
+      .selectAll()
+      .where("webhook_id", "=", row.id)
+      .orderBy("created_at", "desc")
+      .orderBy("id", "desc")
+      .limit(limit)
+      .execute();
+    return this.#describe(rows);
+  }
+
+  async #describe(rows: DeliveryRow[]): Promise<WebhookDelivery[]> {
+    if (rows.length === 0) return [];
+    const attempts = await this.#deps.db
+      .selectFrom("webhook_attempt")
+      .selectAll()
+      .where(
+        "delivery_id",
+        "in",
+        rows.map((r) => r.id),
+      )
+      .orderBy("attempted_at")
+      .orderBy("id")
+      .execute();
+    return rows.map((r) => ({
+      id: r.id,
+      event: r.event as WebhookDelivery["event"],
+      state: r.state,
+      createdAt: r.created_at,
+      nextAttemptAt: r.state === "pending" ? r.next_attempt_at : null,
+      redeliveryOf: r.redelivery_of,
+      payload: JSON.parse(r.body) as Record<string, unknown>,
+      attempts: attempts
+        .filter((a) => a.delivery_id === r.id)
+        .map((a) => ({
+          at: a.attempted_at,
+          status: a.status === null ? null : Number(a.status),
+          durationMs: Number(a.duration_ms),
+          responseExcerpt: a.response_excerpt,
+          error: a.error,
+        })),
+    }));
+  }
+
+  async #delivery(id: string): Promise<WebhookDelivery> {
+    const row = await this.#deps.db
+      .selectFrom("webhook_delivery")
+      .selectAll()
+      .where("id", "=", id)
+      .executeTakeFirstOrThrow();
+    const [described] = await this.#describe([row]);
+    return described!;
+  }
+
+  /** Sends a `ping` now and answers with how it went (a failure is retried like any delivery). */
+  async test(project: ProjectRef, id: string): Promise<WebhookDelivery> {
+    const row = await this.#row(project, id);
+    const payload = await this.#envelope(project.id, "ping", {
+      webhook: { id: row.id, events: JSON.parse(row.events) },
+    });
+    if (!payload) throw notFound("Project not found");
+    const deliveryId = await this.#insertDelivery(row.id, "ping", JSON.stringify(payload), null);
+    await this.attempt(deliveryId);
+    return this.#delivery(deliveryId);
+  }
+
+  /** Sends a delivery's body again as a new delivery (same event id), now. */
+  async redeliver(project: ProjectRef, id: string, deliveryId: string): Promise<WebhookDelivery> {
+    const row = await this.#row(project, id);
+    const original = await this.#deps.db
+      .selectFrom("webhook_delivery")
+      .selectAll()
+      .where("id", "=", deliveryId)
+      .where("webhook_id", "=", row.id)
+      .executeTakeFirst();
+    if (!original) throw notFound("Delivery not found");
+    const newId = await this.#insertDelivery(row.id, original.event, original.body, original.id);
+    await this.attempt(newId);
+    return this.#delivery(newId);
+  }
+
+  async #insertDelivery(
+    webhookId: string,
+    event: string,
+    body: string,
+    redeliveryOf: string | null,
+  ): Promise<string> {
+    const id = newRowId();
+    const now = this.#deps.clock().toISOString();
+    await this.#deps.db
+      .insertInto("webhook_delivery")
+      .values({
+        id,
+        webhook_id: webhookId,
+        event,
+        body,
+        state: "pending",
+        attempts: 0,
+        next_attempt_at: now,
+        claimed_at: null,
+        redelivery_of: redeliveryOf,
+        created_at: now,
+        finished_at: null,
+      })
+      .execute();
+    return id;
+  }
+
+  /** One delivery per active webhook of the project subscribed to the event, queued. */
+  async enqueue(event: ActivityEvent): Promise<void> {
+    const { db, jobs } = this.#deps;
+    const hooks = (
+      await db
+        .selectFrom("webhook")
+        .select(["id", "events"])
+        .where("project_id", "=", event.projectId)
+        .where("active", "=", 1)
+        .execute()
+    ).filter((h) => (JSON.parse(h.events) as string[]).includes(event.type));
+    if (hooks.length === 0) return;
+    const payload = await this.#payload(event);
+    if (!payload) return;
+    const body = JSON.stringify(payload);
+    for (const hook of hooks) {
+      const deliveryId = await this.#insertDelivery(hook.id, event.type, body, null);
+      await jobs.send(WEBHOOK_DELIVERY_JOB, { deliveryId });
+    }
+  }
+
+  async #payload(event: ActivityEvent): Promise<Record<string, unknown> | undefined> {
+    const { db } = this.#deps;
+    switch (event.type) {
+      case "release.created":
+      case "release.yanked":
+      case "release.unyanked": {
+        const release = await this.#release(event.projectId, event.releaseId);
+        return release && this.#envelope(event.projectId, event.type, { release });
+      }
+      case "file.uploaded": {
+        const release = await this.#release(event.projectId, event.releaseId);
+        const file = await db
+          .selectFrom("release_file")
+          .select(["filename", "size", "sha256", "kind"])
+          .where("id", "=", event.fileId)
+          .executeTakeFirst();
+        const project = await this.#project(event.projectId);
+        if (!release || !file || !project) return undefined;
+        const urls = releaseUrls(this.#deps.baseUrl, project.owner, project.slug);
+        return this.#envelope(event.projectId, event.type, {
+          release,
+          file: {
+            filename: file.filename,
+            size: Number(file.size),
+            sha256: file.sha256,
+            kind: file.kind,
+            url: urls.fileUrl(release.version, file.filename),
+          },
+        });
+      }
+      case "file.deleted": {
+        const release = await this.#release(event.projectId, event.releaseId);
+        return release && this.#envelope(event.projectId, event.type, { release, file: event.file });
+      }
+      case "repository.published": {
+        let sinceChangeMs: number | null = null;
+        if (event.revision > event.previousRevision) {
+          const { oldest } = await db
+            .selectFrom("package_index_change")
+            .select((eb) => eb.fn.min("changed_at").as("oldest"))
+            .where("project_id", "=", event.projectId)
+            .where("revision", ">", event.previousRevision)
+            .where("revision", "<=", event.revision)
+            .executeTakeFirstOrThrow();
+          if (oldest) sinceChangeMs = Math.max(0, Date.now() - Date.parse(String(oldest)));
+        }
+        return this.#envelope(event.projectId, event.type, {
+          revision: event.revision,
+          repositories: event.repositories,
+          sinceChangeMs,
+        });
+      }
+      case "key.rotated": {
+        const project = await this.#project(event.projectId);
+        if (!project) return undefined;
+        return this.#envelope(event.projectId, event.type, {
+          fingerprint: event.fingerprint,
+          previous: event.previous,
+          keyringUrl: `${this.#deps.baseUrl}/dl/${project.owner}/${project.slug}/gpg.key`,
+        });
+      }
+    }
+  }
+
+  async #project(projectId: string) {
+    const row = await this.#deps.db
+      .selectFrom("project")
+      .innerJoin("user", "user.id", "project.owner_id")
+      .select(["project.id", "project.slug", "user.username"])
+      .where("project.id", "=", projectId)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const owner = row.username ?? "";
+    return {
+      id: row.id,
+      slug: row.slug,
+      owner,
+      url: `${this.#deps.baseUrl}/releases/${owner}/${row.slug}`,
+    };
+  }
+
+  async #release(projectId: string, releaseId: string) {
+    const project = await this.#project(projectId);
+    const row = await this.#deps.db
+      .selectFrom("release")
+      .select(["id", "version", "title", "yanked", "yanked_reason"])
+      .where("id", "=", releaseId)
+      .executeTakeFirst();
+    if (!project || !row) return undefined;
+    return {
+      id: row.id,
+      version: row.version,
+      title: row.title,
+      yanked: Boolean(Number(row.yanked)),
+      yankedReason: row.yanked_reason,
+      url: `${project.url}/${encodeURIComponent(row.version)}`,
+    };
+  }
+
+  async #envelope(projectId: string, event: string, data: Record<string, unknown>) {
+    const project = await this.#project(projectId);
+    if (!project) return undefined;
+    return {
+      id: `evt_${newRowId()}`,
+      event,
+      createdAt: this.#deps.clock().toISOString(),
+      project,
+      data,
+    };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Attempts.
+
+  /** Makes the delivery's next attempt if it is due and nobody else is making it. */
+  attempt(deliveryId: string): Promise<void> {
+    const running = this.#attempt(deliveryId);
+    this.#inflight.add(running);
+    return running.finally(() => this.#inflight.delete(running));
+  }
+
+  /** Resolves once no attempt is in flight (tests wait for the one a request started). */
+  async settled(): Promise<void> {
+    while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight]);
+  }
+
+  async #attempt(deliveryId: string): Promise<void> {
+    const { db, clock } = this.#deps;
+    const now = clock();
+    const nowIso = now.toISOString();
+    const staleClaim = new Date(now.getTime() - CLAIM_EXPIRES_MS).toISOString();
+    const claimed = await db
+      .updateTable("webhook_delivery")
+      .set({ state: "sending", claimed_at: nowIso })
+      .where("id", "=", deliveryId)
+      .where((eb) =>
+        eb.or([
+          eb.and([eb("state", "=", "pending"), eb("next_attempt_at", "<=", nowIso)]),
+          eb.and([eb("state", "=", "sending"), eb("claimed_at", "<", staleClaim)]),
+        ]),
+      )
+      .executeTakeFirst();
+    if (Number(claimed.numUpdatedRows) === 0) return;
+    const delivery = await db
+      .selectFrom("webhook_delivery")
+      .innerJoin("webhook", "webhook.id", "webhook_delivery.webhook_id")
+      .select([
+        "webhook_delivery.id",
+        "webhook_delivery.event",
+        "webhook_delivery.body",
+        "webhook_delivery.attempts",
+        "webhook_delivery.created_at",
+        "webhook.id as webhookId",
+        "webhook.url",
+        "webhook.secret",
+        "webhook.active",
+        "webhook.failing_since",
+      ])
+      .where("webhook_delivery.id", "=", deliveryId)
+      .executeTakeFirst();
+    if (!delivery) return;
+    if (!Number(delivery.active)) {
+      await this.#finish(deliveryId, "failed");
+      return;
+    }
+    const secret = this.#unseal({ id: delivery.webhookId, secret: delivery.secret });
+    const result = await postWebhook({
+      url: delivery.url,
+      body: delivery.body,
+      headers: {
+        "user-agent": "Packyard-Webhook/1",
+        [WEBHOOK_EVENT_HEADER]: delivery.event,
+        [WEBHOOK_DELIVERY_HEADER]: delivery.id,
+        [WEBHOOK_SIGNATURE_HEADER]: signatureHeader(secret, Math.floor(now.getTime() / 1000), delivery.body),
+      },
+      allowPrivate: this.#deps.allowPrivate,
+    });
+    await this.#record(delivery, result, now);
+  }
+
+  async #record(
+    delivery: { id: string; attempts: number; created_at: string; webhookId: string; failing_since: string | null },
+    result: AttemptResult,
+    at: Date,
+  ) {
+    const { db, jobs } = this.#deps;
+    const attempts = Number(delivery.attempts) + 1;
+    await db
+      .insertInto("webhook_attempt")
+      .values({
+        id: newRowId(),
+        delivery_id: delivery.id,
+        attempted_at: at.toISOString(),
+        status: result.status,
+        duration_ms: result.durationMs,
+        response_excerpt: result.responseExcerpt,
+        error: result.error ? result.error.slice(0, 500) : null,
+      })
+      .execute();
+    if (result.ok) {
+      await db
+        .updateTable("webhook_delivery")
+        .set({ state: "delivered", attempts, next_attempt_at: null, finished_at: at.toISOString() })
+        .where("id", "=", delivery.id)
+        .execute();
+      if (delivery.failing_since)
+        await db.updateTable("webhook").set({ failing_since: null }).where("id", "=", delivery.webhookId).execute();
+      return;
+    }
+    // The failure streak of the webhook: 3 days of nothing but failures turns it off.
+    const failingSince = delivery.failing_since ?? at.toISOString();
+    if (!delivery.failing_since)
+      await db
+        .updateTable("webhook")
+        .set({ failing_since: failingSince })
+        .where("id", "=", delivery.webhookId)
+        .where("failing_since", "is", null)
+        .execute();
+    if (at.getTime() - Date.parse(failingSince) >= DISABLE_AFTER_MS) {
+      await db
+        .updateTable("webhook_delivery")
+        .set({ attempts, state: "failed", next_attempt_at: null, finished_at: at.toISOString() })
+        .where("id", "=", delivery.id)
+        .execute();
+      await this.#disable(delivery.webhookId, failingSince);
+      return;
+    }
+    const wait = backoffMs(attempts);
+    const next = at.getTime() + wait;
+    if (next > Date.parse(delivery.created_at) + RETRY_WINDOW_MS) {
+      await db
+        .updateTable("webhook_delivery")
+        .set({ attempts, state: "failed", next_attempt_at: null, finished_at: at.toISOString() })
+        .where("id", "=", delivery.id)
+        .execute();
+      return;
+    }
+    await db
+      .updateTable("webhook_delivery")
+      .set({ attempts, state: "pending", next_attempt_at: new Date(next).toISOString(), claimed_at: null })
+      .where("id", "=", delivery.id)
+      .execute();
+    await jobs.send(WEBHOOK_DELIVERY_JOB, { deliveryId: delivery.id }, { delaySeconds: Math.ceil(wait / 1000) });
+  }
+
+  async #finish(deliveryId: string, state: "failed" | "delivered") {
+    await this.#deps.db
+      .updateTable("webhook_delivery")
+      .set({ state, next_attempt_at: null, finished_at: this.#deps.clock().toISOString() })
+      .where("id", "=", deliveryId)
+      .execute();
+  }
+
+  /** Turns a failing webhook off, gives up its waiting deliveries, and tells its owner. */
+  async #disable(webhookId: string, failingSince: string) {
+    const { db, clock, logger, mailer, baseUrl } = this.#deps;
+    const now = clock().toISOString();
+    const turnedOff = await db
+      .updateTable("webhook")
+      .set({ active: 0, disabled_reason: "failing", updated_at: now })
+      .where("id", "=", webhookId)
+      .where("active", "=", 1)
+      .executeTakeFirst();
+    if (Number(turnedOff.numUpdatedRows) === 0) return;
+    await db
+      .updateTable("webhook_delivery")
+      .set({ state: "failed", next_attempt_at: null, finished_at: now })
+      .where("webhook_id", "=", webhookId)
+      .where("state", "=", "pending")
+      .execute();
+    const hook = await db
+      .selectFrom("webhook")
+      .innerJoin("project", "project.id", "webhook.project_id")
+      .innerJoin("user", "user.id", "project.owner_id")
+      .select([
+        "webhook.url",
+        "project.id as projectId",
+        "project.slug",
+        "project.owner_id",
+        "user.email",
+        "user.name",
+        "user.username",
+      ])
+      .where("webhook.id", "=", webhookId)
+      .executeTakeFirst();
+    if (!hook) return;
+    logger.warn(`webhook ${webhookId} of ${hook.username}/${hook.slug} turned off: failing since ${failingSince}`);
+    await this.#audit(
+      { id: hook.projectId, owner_id: hook.owner_id },
+      { actor: { kind: "system" } },
+      "webhook.disabled",
+      hook.url,
+      { failingSince },
+    );
+    try {
+      await mailer.send(
+        webhookDisabledMail(hook.email, hook.name, {
+          project: `${hook.username}/${hook.slug}`,
+          url: hook.url,
+          failingSince,
+          settingsUrl: `${baseUrl}/projects/${hook.slug}/webhooks`,
+        }),
+      );
+    } catch (error) {
+      logger.error(`mailing that webhook ${webhookId} was turned off failed`, error);
+    }
+  }
+
+  /** Attempts every delivery that is due (the sweep; tests call it after moving the clock). */
+  async runDue(limit = 200): Promise<number> {
+    const { db, clock } = this.#deps;
+    const now = clock();
+    const nowIso = now.toISOString();
+    const staleClaim = new Date(now.getTime() - CLAIM_EXPIRES_MS).toISOString();
+    const due = await db
+      .selectFrom("webhook_delivery")
+      .select("id")
+      .where((eb) =>
+        eb.or([
+          eb.and([eb("state", "=", "pending"), eb("next_attempt_at", "<=", nowIso)]),
+          eb.and([eb("state", "=", "sending"), eb("claimed_at", "<", staleClaim)]),
+        ]),
+      )
+      .orderBy("next_attempt_at")
+      .limit(limit)
+      .execute();
+    // A few at a time: one slow receiver does not hold up the others for long.
+    const ids = due.map((d) => d.id);
+    const workers = Array.from({ length: Math.min(4, ids.length) }, async () => {
+      for (let id = ids.shift(); id !== undefined; id = ids.shift()) await this.attempt(id);
+    });
+    await Promise.all(workers);
+    return due.length;
+  }
+
+  /** Deletes finished deliveries older than the retention (the sweep). */
+  async pruneDeliveries(): Promise<void> {
+    const cutoff = new Date(
+      this.#deps.clock().getTime() - DELIVERY_RETENTION_DAYS * 24 * 60 * 60 * 1000,
+    ).toISOString();
+    await this.#deps.db
+      .deleteFrom("webhook_delivery")
+      .where("created_at", "<", cutoff)
+      .where("state", "in", ["delivered", "failed"])
+      .execute();
+  }
+}
