@@ -41,6 +41,7 @@ export default [
       route("projects", "routes/_app/projects.tsx"),
       route("projects/:projectSlug", "routes/_app/project.tsx"),
       route("projects/:projectSlug/settings", "routes/_app/project-settings.tsx"),
+      route("projects/:projectSlug/webhooks", "routes/_app/project-webhooks.tsx"),
       route("projects/:projectSlug/releases", "routes/_app/project-releases.tsx"),
       route("projects/:projectSlug/releases/:releaseVersion", "routes/_app/project-release.tsx"),
       route("api-keys", "routes/_app/api-keys.tsx"),

@@ -32,7 +32,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       const request = { headers: req.headers, body, json: JSON.parse(body) };
       received.push(request);
       const status = statuses.shift() ?? 200;
-      res.writeHead(status, { "content-type": "text/plain" }).end(status === 200 ? "thanks" : "receiver broke");
+      res
+        .writeHead(status, { "content-type": "text/plain" })
+        .end(status === 200 ? "thanks" : "receiver broke");
       for (const waiter of [...waiters]) {
         if (waiter.match(request)) {
           waiters.splice(waiters.indexOf(waiter), 1);

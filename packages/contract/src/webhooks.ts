@@ -147,7 +147,11 @@ const fileRef = z.object({
 
 const envelope = <E extends string, D extends z.ZodType>(event: E, data: D) =>
   z.object({
-    id: z.string().describe("The event's id: the same for every webhook it is sent to and in a redelivery (the Packyard-Delivery header names the delivery)"),
+    id: z
+      .string()
+      .describe(
+        "The event's id: the same for every webhook it is sent to and in a redelivery (the Packyard-Delivery header names the delivery)",
+      ),
     event: z.literal(event),
     createdAt: z.string().describe("When the event happened (ISO 8601)"),
     project: projectRef,

@@ -68,7 +68,9 @@ describe("resolvePublicAddresses", () => {
     const never = async () => {
       throw new Error("resolved");
     };
-    await expect(resolvePublicAddresses("169.254.169.254", never)).rejects.toBeInstanceOf(ForbiddenAddressError);
+    await expect(resolvePublicAddresses("169.254.169.254", never)).rejects.toBeInstanceOf(
+      ForbiddenAddressError,
+    );
     await expect(resolvePublicAddresses("[::1]", never)).rejects.toBeInstanceOf(ForbiddenAddressError);
     const resolver = async () => [{ address: "2606:4700:4700::1111", family: 6 }];
     expect(await resolvePublicAddresses("hooks.example.com", resolver)).toEqual([

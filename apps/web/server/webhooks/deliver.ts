@@ -97,7 +97,9 @@ function send(
       },
     );
     const deadline = setTimeout(() => {
-      req.destroy(new Error(`No answer within ${Math.round((input.timeoutMs ?? WEBHOOK_TIMEOUT_MS) / 1000)} s`));
+      req.destroy(
+        new Error(`No answer within ${Math.round((input.timeoutMs ?? WEBHOOK_TIMEOUT_MS) / 1000)} s`),
+      );
     }, input.timeoutMs ?? WEBHOOK_TIMEOUT_MS);
     req.on("timeout", () => req.destroy(new Error("The connection timed out")));
     req.on("error", (error) => {

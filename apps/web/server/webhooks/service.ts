@@ -6,7 +6,7 @@
 // webhook whose deliveries have all failed for 3 days is turned off and its owner mailed. A
 // sweep every minute runs what is due and not queued (a restart of the embedded mode, whose
 // queue is in memory).
-import { decryptPrivateKey, encryptPrivateKey } from "@packyard/formats/openpgp/index.ts";
+
 import {
   type CreateWebhookInput,
   type UpdateWebhookInput,
@@ -19,6 +19,7 @@ import {
   type WebhookEvent,
   type WebhookWithSecret,
 } from "@packyard/contract";
+import { decryptPrivateKey, encryptPrivateKey } from "@packyard/formats/openpgp/index.ts";
 import type { Kysely, Selectable } from "kysely";
 import { type AuditActor, recordAudit } from "../audit/record.ts";
 import type { Database, WebhookDeliveryTable, WebhookTable } from "../db/schema.ts";
@@ -185,7 +186,11 @@ export class WebhookService {
     }
   }
 
-  async create(project: ProjectRef, input: CreateWebhookInput, change: ChangeContext): Promise<WebhookWithSecret> {
+  async create(
+    project: ProjectRef,
+    input: CreateWebhookInput,
+    change: ChangeContext,
+  ): Promise<WebhookWithSecret> {
     const { db, clock } = this.#deps;
     await this.assertAllowedUrl(input.url);
     const { n } = await db
@@ -249,7 +254,9 @@ export class WebhookService {
     await db.updateTable("webhook").set(changes).where("id", "=", row.id).execute();
     const updated = { ...row, ...changes };
     await this.#audit(project, change, "webhook.updated", updated.url, {
-      changed: Object.keys(changes).filter((k) => k !== "updated_at" && k !== "disabled_reason" && k !== "failing_since"),
+      changed: Object.keys(changes).filter(
+        (k) => k !== "updated_at" && k !== "disabled_reason" && k !== "failing_since",
+      ),
     });
     return toWebhook(updated);
   }
@@ -286,7 +293,12 @@ export class WebhookService {
   async #audit(
     project: ProjectRef,
     change: ChangeContext,
-    action: "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled",
+    action:
+      | "webhook.created"
+      | "webhook.updated"
+      | "webhook.deleted"
+      | "webhook.secret_rotated"
+      | "webhook.disabled",
     target: string,
     details: Record<string, unknown>,
   ) {
@@ -622,7 +634,13 @@ export class WebhookService {
   }
 
   async #record(
-    delivery: { id: string; attempts: number; created_at: string; webhookId: string; failing_since: string | null },
+    delivery: {
+      id: string;
+      attempts: number;
+      created_at: string;
+      webhookId: string;
+      failing_since: string | null;
+    },
     result: AttemptResult,
     at: Date,
   ) {
@@ -647,7 +665,11 @@ export class WebhookService {
         .where("id", "=", delivery.id)
         .execute();
       if (delivery.failing_since)
-        await db.updateTable("webhook").set({ failing_since: null }).where("id", "=", delivery.webhookId).execute();
+        await db
+          .updateTable("webhook")
+          .set({ failing_since: null })
+          .where("id", "=", delivery.webhookId)
+          .execute();
       return;
     }
     // The failure streak of the webhook: 3 days of nothing but failures turns it off.
@@ -683,7 +705,11 @@ export class WebhookService {
       .set({ attempts, state: "pending", next_attempt_at: new Date(next).toISOString(), claimed_at: null })
       .where("id", "=", delivery.id)
       .execute();
-    await jobs.send(WEBHOOK_DELIVERY_JOB, { deliveryId: delivery.id }, { delaySeconds: Math.ceil(wait / 1000) });
+    await jobs.send(
+      WEBHOOK_DELIVERY_JOB,
+      { deliveryId: delivery.id },
+      { delaySeconds: Math.ceil(wait / 1000) },
+    );
   }
 
   async #finish(deliveryId: string, state: "failed" | "delivered") {
@@ -727,7 +753,9 @@ export class WebhookService {
       .where("webhook.id", "=", webhookId)
       .executeTakeFirst();
     if (!hook) return;
-    logger.warn(`webhook ${webhookId} of ${hook.username}/${hook.slug} turned off: failing since ${failingSince}`);
+    logger.warn(
+      `webhook ${webhookId} of ${hook.username}/${hook.slug} turned off: failing since ${failingSince}`,
+    );
     await this.#audit(
       { id: hook.projectId, owner_id: hook.owner_id },
       { actor: { kind: "system" } },

@@ -13,7 +13,11 @@ import {
   publishingProject,
   type TestApp,
 } from "../../test/harness.ts";
-import { type ReceivedWebhook, startWebhookReceiver, type WebhookReceiver } from "../../test/webhook-receiver.ts";
+import {
+  type ReceivedWebhook,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from "../../test/webhook-receiver.ts";
 import { verifySignature } from "./signature.ts";
 
 let offsetMs = 0;
@@ -121,10 +125,17 @@ describe(`webhooks (${databaseKind})`, () => {
     expect((await app.request(`${release}/yank`, json("POST", { reason: "broken" }, auth))).status).toBe(200);
     expect((await app.request(`${release}/unyank`, { method: "POST", headers: auth })).status).toBe(200);
     expect((await app.request(file, { method: "DELETE", headers: auth })).status).toBe(204);
-    expect((await app.request("/api/v1/projects/hooked/keys/rotate", { method: "POST", headers: auth })).status).toBe(
-      201,
-    );
-    const once = ["release.created", "file.uploaded", "release.yanked", "release.unyanked", "file.deleted", "key.rotated"];
+    expect(
+      (await app.request("/api/v1/projects/hooked/keys/rotate", { method: "POST", headers: auth })).status,
+    ).toBe(201);
+    const once = [
+      "release.created",
+      "file.uploaded",
+      "release.yanked",
+      "release.unyanked",
+      "file.deleted",
+      "key.rotated",
+    ];
     for (const event of [...once, "repository.published"])
       await receiver.waitFor((r) => r.json.event === event);
     await drain();
@@ -176,7 +187,13 @@ describe(`webhooks (${databaseKind})`, () => {
     for (const delivery of log.deliveries) {
       expect(delivery.state).toBe("delivered");
       expect(delivery.attempts).toEqual([
-        { at: expect.any(String), status: 200, durationMs: expect.any(Number), responseExcerpt: "thanks", error: null },
+        {
+          at: expect.any(String),
+          status: 200,
+          durationMs: expect.any(Number),
+          responseExcerpt: "thanks",
+          error: null,
+        },
       ]);
     }
   });
@@ -185,23 +202,35 @@ describe(`webhooks (${databaseKind})`, () => {
     const before = receiver.received.length;
     receiver.script([500, 500]);
     expect(
-      (await app.request("/api/v1/projects/hooked/releases", json("POST", { version: "2.0.0" }, auth))).status,
+      (await app.request("/api/v1/projects/hooked/releases", json("POST", { version: "2.0.0" }, auth)))
+        .status,
     ).toBe(201);
-    const first = await receiver.waitFor((r) => r.json.event === "release.created" && r.json.data.release !== undefined && (r.json.data.release as { version: string }).version === "2.0.0");
+    const first = await receiver.waitFor(
+      (r) =>
+        r.json.event === "release.created" &&
+        r.json.data.release !== undefined &&
+        (r.json.data.release as { version: string }).version === "2.0.0",
+    );
     await app.services.webhooks.settled();
     const deliveryId = String(first.headers["packyard-delivery"]);
     const delivery = async () =>
-      (await (await app.request(`${base}/${hook.id}/deliveries`, { headers: readAuth })).json()).deliveries.find(
-        (d: { id: string }) => d.id === deliveryId,
-      );
+      (
+        await (await app.request(`${base}/${hook.id}/deliveries`, { headers: readAuth })).json()
+      ).deliveries.find((d: { id: string }) => d.id === deliveryId);
     let state = await delivery();
-    expect(state).toMatchObject({ state: "pending", attempts: [{ status: 500, responseExcerpt: "receiver broke" }] });
+    expect(state).toMatchObject({
+      state: "pending",
+      attempts: [{ status: 500, responseExcerpt: "receiver broke" }],
+    });
     const wait1 = Date.parse(state.nextAttemptAt) - Date.parse(state.attempts[0].at);
     expect(wait1).toBe(30_000);
     // Not due yet: nothing is sent.
     await app.services.webhooks.runDue();
     expect(receiver.received.length).toBe(before + 1);
-    expect((await app.request(`${base}/${hook.id}`, { headers: readAuth }).then((r) => r.json())).webhook.failingSince).not.toBeNull();
+    expect(
+      (await app.request(`${base}/${hook.id}`, { headers: readAuth }).then((r) => r.json())).webhook
+        .failingSince,
+    ).not.toBeNull();
 
     offsetMs += 30_000;
     await drain();
@@ -218,7 +247,10 @@ describe(`webhooks (${databaseKind})`, () => {
     expect(tries).toHaveLength(3);
     expect(new Set(tries.map((t) => t.body)).size).toBe(1);
     for (const t of tries) expect(signedBy(hook.secret, t)).toBe(true);
-    expect((await app.request(`${base}/${hook.id}`, { headers: readAuth }).then((r) => r.json())).webhook.failingSince).toBeNull();
+    expect(
+      (await app.request(`${base}/${hook.id}`, { headers: readAuth }).then((r) => r.json())).webhook
+        .failingSince,
+    ).toBeNull();
   });
 
   it("redelivers a delivery as a new one with the same event, and sends test pings", async () => {
@@ -236,11 +268,17 @@ describe(`webhooks (${databaseKind})`, () => {
     expect(again.json.id).toBe(original.payload.id);
     expect(signedBy(hook.secret, again)).toBe(true);
     expect(
-      (await app.request(`${base}/${hook.id}/deliveries/${original.id}/redeliver`, { method: "POST", headers: readAuth }))
-        .status,
+      (
+        await app.request(`${base}/${hook.id}/deliveries/${original.id}/redeliver`, {
+          method: "POST",
+          headers: readAuth,
+        })
+      ).status,
     ).toBe(403);
 
-    const ping = await (await app.request(`${base}/${hook.id}/test`, { method: "POST", headers: auth })).json();
+    const ping = await (
+      await app.request(`${base}/${hook.id}/test`, { method: "POST", headers: auth })
+    ).json();
     expect(ping.delivery).toMatchObject({ event: "ping", state: "delivered", attempts: [{ status: 200 }] });
     expect(ping.delivery.payload.data).toEqual({ webhook: { id: hook.id, events: expect.any(Array) } });
   });
@@ -251,7 +289,9 @@ describe(`webhooks (${databaseKind})`, () => {
     const { webhook } = await res.json();
     expect(webhook.secret).toMatch(/^whsec_/);
     expect(webhook.secret).not.toBe(hook.secret);
-    const { delivery } = await (await app.request(`${base}/${hook.id}/test`, { method: "POST", headers: auth })).json();
+    const { delivery } = await (
+      await app.request(`${base}/${hook.id}/test`, { method: "POST", headers: auth })
+    ).json();
     const ping = receiver.received.find((r) => r.headers["packyard-delivery"] === delivery.id)!;
     expect(signedBy(webhook.secret, ping)).toBe(true);
     expect(signedBy(hook.secret, ping)).toBe(false);
@@ -264,11 +304,15 @@ describe(`webhooks (${databaseKind})`, () => {
     const create = (version: string) =>
       app.request("/api/v1/projects/hooked/releases", json("POST", { version }, auth));
     expect((await create("3.0.0")).status).toBe(201);
-    await receiver.waitFor((r) => (r.json.data.release as { version?: string } | undefined)?.version === "3.0.0");
+    await receiver.waitFor(
+      (r) => (r.json.data.release as { version?: string } | undefined)?.version === "3.0.0",
+    );
     await app.services.webhooks.settled();
     offsetMs += 3 * 24 * 60 * 60 * 1000;
     expect((await create("3.0.1")).status).toBe(201);
-    await receiver.waitFor((r) => (r.json.data.release as { version?: string } | undefined)?.version === "3.0.1");
+    await receiver.waitFor(
+      (r) => (r.json.data.release as { version?: string } | undefined)?.version === "3.0.1",
+    );
     await drain();
 
     const { webhook } = await (await app.request(`${base}/${hook.id}`, { headers: readAuth })).json();
@@ -287,14 +331,20 @@ describe(`webhooks (${databaseKind})`, () => {
     await drain();
     expect(receiver.received.length).toBe(before);
     const on = await app.request(`${base}/${hook.id}`, json("PATCH", { active: true }, auth));
-    expect((await on.json()).webhook).toMatchObject({ active: true, disabledReason: null, failingSince: null });
+    expect((await on.json()).webhook).toMatchObject({
+      active: true,
+      disabledReason: null,
+      failingSince: null,
+    });
   });
 
   it("edits and deletes a webhook", async () => {
     const res = await app.request(`${base}/${hook.id}`, json("PATCH", { events: ["key.rotated"] }, auth));
     expect(res.status).toBe(200);
     expect((await res.json()).webhook.events).toEqual(["key.rotated"]);
-    expect((await app.request(`${base}/${hook.id}`, { method: "DELETE", headers: readAuth })).status).toBe(403);
+    expect((await app.request(`${base}/${hook.id}`, { method: "DELETE", headers: readAuth })).status).toBe(
+      403,
+    );
     expect((await app.request(`${base}/${hook.id}`, { method: "DELETE", headers: auth })).status).toBe(204);
     expect((await app.request(`${base}/${hook.id}`, { headers: auth })).status).toBe(404);
     expect(await auditCount(app, "webhook.updated", "key")).toBe(2);
@@ -332,22 +382,40 @@ describe(`webhook targets without WEBHOOK_ALLOW_PRIVATE (${databaseKind})`, () =
       expect(error.code, url).toBe("WEBHOOK_URL_FORBIDDEN");
       expect(error.message).toMatch(/loopback, link-local or private address/);
     }
-    const created = await app.request(base, json("POST", { url: "http://93.184.216.34/hook", events: ["release.created"] }, auth));
+    const created = await app.request(
+      base,
+      json("POST", { url: "http://93.184.216.34/hook", events: ["release.created"] }, auth),
+    );
     expect(created.status).toBe(201);
     const { webhook } = await created.json();
-    const moved = await app.request(`${base}/${webhook.id}`, json("PATCH", { url: "http://192.168.1.10/" }, auth));
+    const moved = await app.request(
+      `${base}/${webhook.id}`,
+      json("PATCH", { url: "http://192.168.1.10/" }, auth),
+    );
     expect(moved.status).toBe(400);
     expect((await moved.json()).error.code).toBe("WEBHOOK_URL_FORBIDDEN");
   });
 
   it("refuses at connect time an address that became private after the URL was saved", async () => {
     const { webhook } = await (
-      await app.request(base, json("POST", { url: "http://93.184.216.34/hook", events: ["release.created"] }, auth))
+      await app.request(
+        base,
+        json("POST", { url: "http://93.184.216.34/hook", events: ["release.created"] }, auth),
+      )
     ).json();
-    for (const url of [`http://localhost:${receiver.port}/hook`, "http://169.254.169.254/latest/meta-data/"]) {
+    for (const url of [
+      `http://localhost:${receiver.port}/hook`,
+      "http://169.254.169.254/latest/meta-data/",
+    ]) {
       // As if the name now resolved elsewhere (DNS rebinding), or the row had been written so.
-      await app.services.database.db.updateTable("webhook").set({ url }).where("id", "=", webhook.id).execute();
-      const { delivery } = await (await app.request(`${base}/${webhook.id}/test`, { method: "POST", headers: auth })).json();
+      await app.services.database.db
+        .updateTable("webhook")
+        .set({ url })
+        .where("id", "=", webhook.id)
+        .execute();
+      const { delivery } = await (
+        await app.request(`${base}/${webhook.id}/test`, { method: "POST", headers: auth })
+      ).json();
       expect(delivery.state, url).toBe("pending");
       expect(delivery.attempts[0].status).toBeNull();
       expect(delivery.attempts[0].error).toMatch(/^Refused: .*loopback, link-local or private address/);

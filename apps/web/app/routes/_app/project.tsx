@@ -179,6 +179,9 @@ export default function ProjectHome({ loaderData }: Route.ComponentProps) {
           <Button asChild variant="outline">
             <Link to={`/projects/${project.slug}/settings`}>Repository settings</Link>
           </Button>
+          <Button asChild variant="outline">
+            <Link to={`/projects/${project.slug}/webhooks`}>Webhooks</Link>
+          </Button>
           <EditProjectDialog project={project} />
           <DeleteProjectDialog project={project} />
         </div>

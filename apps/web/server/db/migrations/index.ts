@@ -515,7 +515,9 @@ export const migrations: Record<string, Migration> = {
       await db.schema
         .createTable("webhook")
         .addColumn("id", "varchar(32)", (c) => c.primaryKey())
-        .addColumn("project_id", "varchar(32)", (c) => c.notNull().references("project.id").onDelete("cascade"))
+        .addColumn("project_id", "varchar(32)", (c) =>
+          c.notNull().references("project.id").onDelete("cascade"),
+        )
         .addColumn("url", "text", (c) => c.notNull())
         .addColumn("description", "varchar(200)")
         .addColumn("events", "text", (c) => c.notNull())
@@ -532,7 +534,9 @@ export const migrations: Record<string, Migration> = {
       await db.schema
         .createTable("webhook_delivery")
         .addColumn("id", "varchar(32)", (c) => c.primaryKey())
-        .addColumn("webhook_id", "varchar(32)", (c) => c.notNull().references("webhook.id").onDelete("cascade"))
+        .addColumn("webhook_id", "varchar(32)", (c) =>
+          c.notNull().references("webhook.id").onDelete("cascade"),
+        )
         .addColumn("event", "varchar(40)", (c) => c.notNull())
         .addColumn("body", "text", (c) => c.notNull())
         .addColumn("state", "varchar(10)", (c) => c.notNull())
@@ -565,7 +569,11 @@ export const migrations: Record<string, Migration> = {
         .addColumn("response_excerpt", "text")
         .addColumn("error", "text")
         .execute();
-      await db.schema.createIndex("webhook_attempt_delivery").on("webhook_attempt").column("delivery_id").execute();
+      await db.schema
+        .createIndex("webhook_attempt_delivery")
+        .on("webhook_attempt")
+        .column("delivery_id")
+        .execute();
       // When each package change was made: repository.published reports the time from the
       // oldest change a publish includes to its index being served. Null for older rows.
       await db.schema.alterTable("package_index_change").addColumn("changed_at", "varchar(30)").execute();
