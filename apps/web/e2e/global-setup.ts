@@ -97,6 +97,8 @@ export default async function globalSetup() {
       ...oidc.env,
       ...stripe.env,
       GITHUB_API_URL: github.url,
+      // The webhooks journey's receiver listens on 127.0.0.1.
+      WEBHOOK_ALLOW_PRIVATE: "true",
     },
     stdio: ["ignore", "inherit", "inherit"],
   });

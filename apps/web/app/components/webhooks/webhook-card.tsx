@@ -4,7 +4,7 @@
 import { useForm } from "@conform-to/react";
 import type { Webhook, WebhookDelivery } from "@packyard/contract";
 import { KeyRound, Pencil, Power, RotateCcw, Send, Trash2 } from "lucide-react";
-import { type ReactNode, useState } from "react";
+import { type ReactNode, useRef, useState } from "react";
 import { useFetcher } from "react-router";
 import { toast } from "sonner";
 import { type FormReply, firstError, parseForm } from "../../lib/forms.ts";
@@ -210,7 +210,14 @@ function RotateSecretDialog({ webhook }: { webhook: Webhook }) {
   const [open, setOpen] = useState(false);
   // Shared with the page, which shows the new secret.
   const fetcher = useFetcher<FormReply>({ key: SECRET_FETCHER });
-  useFetcherOutcome(fetcher, { onSuccess: () => setOpen(false) });
+  // Once rotated, focus goes to the new secret at the top of the page, not back to this button.
+  const rotated = useRef(false);
+  useFetcherOutcome(fetcher, {
+    onSuccess: () => {
+      rotated.current = true;
+      setOpen(false);
+    },
+  });
   return (
     <AlertDialog open={open} onOpenChange={setOpen}>
       <AlertDialogTrigger asChild>
@@ -219,7 +226,12 @@ function RotateSecretDialog({ webhook }: { webhook: Webhook }) {
           Rotate secret
         </Button>
       </AlertDialogTrigger>
-      <AlertDialogContent>
+      <AlertDialogContent
+        onCloseAutoFocus={(event) => {
+          if (rotated.current) event.preventDefault();
+          rotated.current = false;
+        }}
+      >
         <fetcher.Form method="post" className="grid gap-4">
           <AlertDialogTitle>Rotate the signing secret?</AlertDialogTitle>
           <AlertDialogDescription>
@@ -336,14 +348,15 @@ function DeliveryLog({ webhookId, deliveries }: { webhookId: string; deliveries:
                           </span>
                           {attempt.error ? <span className="text-destructive">{attempt.error}</span> : null}
                           {attempt.responseExcerpt ? (
-                            <pre className="max-h-32 overflow-auto whitespace-pre-wrap break-all font-mono text-xs">
+                            // Wrapped rather than scrolled (at most 1 KB): nothing to reach by keyboard.
+                            <pre className="whitespace-pre-wrap break-all font-mono text-xs">
                               {attempt.responseExcerpt}
                             </pre>
                           ) : null}
                         </li>
                       ))}
                     </ol>
-                    <pre className="max-h-64 overflow-auto rounded-md border border-border bg-background p-2 font-mono text-xs">
+                    <pre className="whitespace-pre-wrap break-all rounded-md border border-border bg-background p-2 font-mono text-xs">
                       {JSON.stringify(delivery.payload, null, 2)}
                     </pre>
                     <div>

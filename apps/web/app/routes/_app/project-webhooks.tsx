@@ -5,7 +5,7 @@
 import { useForm } from "@conform-to/react";
 import type { Webhook, WebhookDelivery } from "@packyard/contract";
 import { Webhook as WebhookIcon } from "lucide-react";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { data, useFetcher } from "react-router";
 import { toast } from "sonner";
 import { z } from "zod";
@@ -148,6 +148,15 @@ export default function ProjectWebhooks({ loaderData }: Route.ComponentProps) {
   const [dismissed, setDismissed] = useState<string | null>(null);
   const secret = secretFetcher.data?.secret;
   const showSecret = secret && dismissed !== secret.value;
+  // A secret from a webhook's Rotate button appears at the top: brought into view, its Copy
+  // button focused.
+  const secretPanel = useRef<HTMLDivElement>(null);
+  const shownSecret = showSecret ? secret.value : null;
+  useEffect(() => {
+    if (!shownSecret) return;
+    secretPanel.current?.scrollIntoView({ block: "start" });
+    secretPanel.current?.querySelector<HTMLButtonElement>("button")?.focus({ preventScroll: true });
+  }, [shownSecret]);
 
   return (
     <>
@@ -164,22 +173,24 @@ export default function ProjectWebhooks({ loaderData }: Route.ComponentProps) {
       />
       <div className="grid max-w-3xl gap-6">
         {showSecret ? (
-          <NewSecret
-            title={secret.rotated ? "The new signing secret" : "Your webhook's signing secret"}
-            secret={secret.value}
-            actions={
-              <Button variant="outline" onClick={() => setDismissed(secret.value)}>
-                Done
-              </Button>
-            }
-          >
-            <p className="text-sm text-muted-foreground">
-              Check the <code className="font-mono text-foreground">Packyard-Signature</code> header of each
-              delivery to <span className="break-all font-mono text-foreground">{secret.url}</span> with it:
-              its <code className="font-mono text-foreground">v1</code> is the HMAC-SHA256 of the header's{" "}
-              <code className="font-mono text-foreground">t</code>, a dot and the body.
-            </p>
-          </NewSecret>
+          <div ref={secretPanel} className="scroll-mt-4">
+            <NewSecret
+              title={secret.rotated ? "The new signing secret" : "Your webhook's signing secret"}
+              secret={secret.value}
+              actions={
+                <Button variant="outline" onClick={() => setDismissed(secret.value)}>
+                  Done
+                </Button>
+              }
+            >
+              <p className="text-sm text-muted-foreground">
+                Check the <code className="font-mono text-foreground">Packyard-Signature</code> header of each
+                delivery to <span className="break-all font-mono text-foreground">{secret.url}</span> with it:
+                its <code className="font-mono text-foreground">v1</code> is the HMAC-SHA256 of the header's{" "}
+                <code className="font-mono text-foreground">t</code>, a dot and the body.
+              </p>
+            </NewSecret>
+          </div>
         ) : null}
 
         <Card>
