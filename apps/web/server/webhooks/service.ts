@@ -614,7 +614,8 @@ export class WebhookService {
       .where("webhook_delivery.id", "=", deliveryId)
       .executeTakeFirst();
     if (!delivery) return;
-    if (!Number(delivery.active)) {
+    // A webhook that is off gets nothing but the test pings its owner sends to check it.
+    if (!Number(delivery.active) && delivery.event !== "ping") {
       await this.#finish(deliveryId, "failed");
       return;
     }
