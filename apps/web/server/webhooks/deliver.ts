@@ -79,7 +79,11 @@ function send(
         const chunks: Buffer[] = [];
         let size = 0;
         const finish = () => {
-          const excerpt = Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString("utf8");
+          // Text as far as it goes: NUL bytes (which PostgreSQL's text refuses) are dropped.
+          const excerpt = Buffer.concat(chunks)
+            .subarray(0, RESPONSE_EXCERPT_BYTES)
+            .toString("utf8")
+            .replaceAll("\0", "");
           resolve({ status: response.statusCode ?? 0, excerpt });
         };
         response.on("data", (chunk: Buffer) => {

@@ -331,7 +331,9 @@ describe(`webhooks (${databaseKind})`, () => {
     await drain();
     expect(receiver.received.length).toBe(before);
     // A test ping still goes out, to check the receiver before turning the webhook on.
-    const ping = await (await app.request(`${base}/${hook.id}/test`, { method: "POST", headers: auth })).json();
+    const ping = await (
+      await app.request(`${base}/${hook.id}/test`, { method: "POST", headers: auth })
+    ).json();
     expect(ping.delivery).toMatchObject({ event: "ping", state: "delivered" });
     const on = await app.request(`${base}/${hook.id}`, json("PATCH", { active: true }, auth));
     expect((await on.json()).webhook).toMatchObject({
