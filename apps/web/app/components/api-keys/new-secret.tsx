@@ -11,9 +11,12 @@ export function NewSecret({
   children,
   actions,
   className,
+  note = "Copy it now and keep it somewhere safe: it is shown only once. Anyone with it can act with its permissions.",
 }: {
   title: string;
   secret: string;
+  /** What the secret is for, beside "shown only once". */
+  note?: string;
   children?: ReactNode;
   actions?: ReactNode;
   className?: string;
@@ -35,10 +38,7 @@ export function NewSecret({
           <h2 id="new-secret-heading" className="font-semibold tracking-tight">
             {title}
           </h2>
-          <p className="text-sm text-muted-foreground">
-            Copy it now and keep it somewhere safe: it is shown only once. Anyone with it can act with its
-            permissions.
-          </p>
+          <p className="text-sm text-muted-foreground">{note}</p>
         </div>
       </div>
       <div className="flex flex-col gap-2 sm:flex-row sm:items-center">

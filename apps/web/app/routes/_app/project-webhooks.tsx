@@ -177,6 +177,7 @@ export default function ProjectWebhooks({ loaderData }: Route.ComponentProps) {
             <NewSecret
               title={secret.rotated ? "The new signing secret" : "Your webhook's signing secret"}
               secret={secret.value}
+              note="Copy it now and keep it somewhere safe: it is shown only once. Anyone with it can sign messages your receiver would take for Packyard's."
               actions={
                 <Button variant="outline" onClick={() => setDismissed(secret.value)}>
                   Done
