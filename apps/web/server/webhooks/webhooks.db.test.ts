@@ -351,6 +351,13 @@ describe(`webhooks (${databaseKind})`, () => {
       403,
     );
     expect((await app.request(`${base}/${hook.id}`, { method: "DELETE", headers: auth })).status).toBe(204);
+    // Its delivery log goes with it.
+    const { n } = await app.services.database.db
+      .selectFrom("webhook_delivery")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("webhook_id", "=", hook.id)
+      .executeTakeFirstOrThrow();
+    expect(Number(n)).toBe(0);
     expect((await app.request(`${base}/${hook.id}`, { headers: auth })).status).toBe(404);
     expect(await auditCount(app, "webhook.updated", "key")).toBe(2);
     expect(await auditCount(app, "webhook.deleted", "key")).toBe(1);
