@@ -2,11 +2,11 @@
 // better-auth's api-key plugin (scopes live in the key's permissions, which only the server may
 // set), listed and deleted by owner — the same functions /api/v1/keys uses.
 import type { Kysely } from "kysely";
+import { type AuditSource, apiKeyDetails, auditAccountAction } from "../../server/audit/request.ts";
 import type { Database } from "../../server/db/schema.ts";
 import {
   type CreatedKey,
   createUserApiKey,
-  deleteExpiredUserApiKeys,
   deleteUserApiKey,
   type KeySummary,
   listUserApiKeys,
@@ -45,18 +45,56 @@ export function listApiKeys(services: Services, userId: string, now = new Date()
   return listUserApiKeys(services.database.db, userId, now);
 }
 
-export function createApiKey(
+/** Creates a key for the signed-in user, recorded in their audit log. */
+export async function createApiKey(
   services: Services,
   userId: string,
   input: { name: string; expiresIn: number | null; scope: KeyScope },
+  address: string | null,
 ): Promise<CreatedKey> {
-  return createUserApiKey(services.auth, services.database.db, userId, input);
+  const db = services.database.db;
+  const created = await createUserApiKey(services.auth, db, userId, input);
+  const summary = (await listUserApiKeys(db, userId)).find((k) => k.id === created.id);
+  await auditAccountAction(db, sessionSource(userId, address), {
+    action: "api_key.created",
+    target: input.name,
+    details: summary ? apiKeyDetails(summary) : { keyId: created.id },
+  });
+  return created;
 }
 
-export function deleteApiKey(services: Services, userId: string, keyId: string): Promise<boolean> {
-  return deleteUserApiKey(services.database.db, userId, keyId);
+export async function deleteApiKey(
+  services: Services,
+  userId: string,
+  keyId: string,
+  address: string | null,
+): Promise<boolean> {
+  const db = services.database.db;
+  const key = (await listUserApiKeys(db, userId)).find((k) => k.id === keyId);
+  if (!key || !(await deleteUserApiKey(db, userId, keyId))) return false;
+  await auditAccountAction(db, sessionSource(userId, address), {
+    action: "api_key.deleted",
+    target: key.name,
+    details: apiKeyDetails(key),
+  });
+  return true;
 }
 
-export function deleteExpiredApiKeys(services: Services, userId: string, now = new Date()): Promise<number> {
-  return deleteExpiredUserApiKeys(services.database.db, userId, now);
+/** Deletes the user's expired keys, each recorded; returns how many went. */
+export async function deleteExpiredApiKeys(
+  services: Services,
+  userId: string,
+  address: string | null,
+  now = new Date(),
+): Promise<number> {
+  let deleted = 0;
+  for (const key of await listUserApiKeys(services.database.db, userId, now)) {
+    if (key.expired && (await deleteApiKey(services, userId, key.id, address))) deleted++;
+  }
+  return deleted;
 }
+
+const sessionSource = (userId: string, address: string | null): AuditSource => ({
+  actor: { kind: "session", userId },
+  address,
+});

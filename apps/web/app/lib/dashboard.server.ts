@@ -12,6 +12,7 @@ import {
 } from "@packyard/contract";
 import type { Kysely } from "kysely";
 import { data } from "react-router";
+import type { AuditSource } from "../../server/audit/request.ts";
 import type { Database } from "../../server/db/schema.ts";
 import type { Actor } from "../../server/domain/authorization.ts";
 import { DomainError } from "../../server/domain/errors.ts";
@@ -29,6 +30,11 @@ type Db = Kysely<Database>;
 
 export function sessionActor(user: { id: string }): Actor {
   return { kind: "session", userId: user.id };
+}
+
+/** The signed-in user and the client's address (session.server.ts's clientAddress), for the audit log. */
+export function sessionAudit(user: { id: string }, address: string): AuditSource {
+  return { actor: sessionActor(user), address };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -187,6 +193,11 @@ export async function dashboardOverview(db: Db, ownerId: string, limit = 8): Pro
 }
 
 // The domain functions the pages call, in one place.
+export {
+  auditProjectAction,
+  auditProjectUpdate,
+  auditRepositorySettings,
+} from "../../server/audit/request.ts";
 export { deleteFile } from "../../server/domain/files.ts";
 export { createProject, deleteProject, listProjects, updateProject } from "../../server/domain/projects.ts";
 export {

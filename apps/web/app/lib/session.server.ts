@@ -20,6 +20,11 @@ export function services(context: Context) {
   return context.get(requestContext).services;
 }
 
+/** The client's address (TRUST_PROXY decides), for the audit log. */
+export function clientAddress(context: Context): string {
+  return context.get(requestContext).clientAddress;
+}
+
 export async function getSessionUser(request: Request, context: Context): Promise<SessionUser | null> {
   const session = await services(context).auth.api.getSession({ headers: request.headers });
   if (!session) return null;

@@ -24,11 +24,17 @@ export function tokenName(raw: string | null | undefined, now = new Date()): str
 export async function createCliToken(
   services: Services,
   userId: string,
-  options: { name?: string; expiry?: ExpiryChoice } = {},
+  options: { name?: string; expiry?: ExpiryChoice },
+  address: string | null,
 ): Promise<CreatedKey> {
-  return createApiKey(services, userId, {
-    name: tokenName(options.name),
-    expiresIn: expiresInSeconds(options.expiry ?? "never"),
-    scope: { projects: "*", access: "publish" },
-  });
+  return createApiKey(
+    services,
+    userId,
+    {
+      name: tokenName(options.name),
+      expiresIn: expiresInSeconds(options.expiry ?? "never"),
+      scope: { projects: "*", access: "publish" },
+    },
+    address,
+  );
 }

@@ -23,7 +23,7 @@ import { classifyFile } from "./file-types.ts";
 import { newRowId, nowIso } from "./ids.ts";
 import { recordPackageIndexChange } from "./package-index-changes.ts";
 import type { ProjectRow } from "./projects.ts";
-import { ensureRelease, findRelease, type ReleaseFileRow, type ReleaseRow } from "./releases.ts";
+import { ensureReleaseCreated, findRelease, type ReleaseFileRow, type ReleaseRow } from "./releases.ts";
 import { accountHoldings, type LimitsSetting } from "./usage.ts";
 
 type Db = Kysely<Database>;
@@ -80,7 +80,7 @@ export async function uploadFile(
   db: Db,
   blobs: BlobStore,
   input: UploadInput,
-): Promise<{ release: ReleaseRow; file: ReleaseFileRow }> {
+): Promise<{ release: ReleaseRow; file: ReleaseFileRow; releaseCreated: boolean }> {
   // Names are kept in NFC, so two names that look the same are one name.
   const filename = normalizeFilename(input.filename);
   assertValidFilename(filename);
@@ -131,7 +131,13 @@ export async function uploadFile(
     }
     // A signed .rpm is a little larger than the upload: the plan is checked for what is stored.
     if (stored !== staged) await checkUploadLimits(db, input, stored.size);
-    release ??= await ensureRelease(db, input.project.id, input.version);
+    let releaseCreated = false;
+    if (!release)
+      ({ release, created: releaseCreated } = await ensureReleaseCreated(
+        db,
+        input.project.id,
+        input.version,
+      ));
     const createdAt = nowIso();
     const deb = parsedDeb
       ? debRecord(
@@ -187,7 +193,7 @@ export async function uploadFile(
       releaseId: release.id,
       fileId: row.id,
     });
-    return { release, file: row };
+    return { release, file: row, releaseCreated };
   } catch (error) {
     await stored.discard();
     // Bytes placed by a transaction that rolled back may have no row of their own.

@@ -183,13 +183,22 @@ export async function createRelease(
 
 /** The release for an upload: the existing one, or a new one (two uploads may race to create it). */
 export async function ensureRelease(db: Db, projectId: string, version: string): Promise<ReleaseRow> {
+  return (await ensureReleaseCreated(db, projectId, version)).release;
+}
+
+/** ensureRelease, saying whether this call created it (the audit log records who did). */
+export async function ensureReleaseCreated(
+  db: Db,
+  projectId: string,
+  version: string,
+): Promise<{ release: ReleaseRow; created: boolean }> {
   const existing = await findRelease(db, projectId, version);
-  if (existing) return existing;
+  if (existing) return { release: existing, created: false };
   try {
-    return await createRelease(db, projectId, { version });
+    return { release: await createRelease(db, projectId, { version }), created: true };
   } catch (error) {
     if (error instanceof DomainError && error.code === "VERSION_EXISTS")
-      return requireRelease(db, projectId, version);
+      return { release: await requireRelease(db, projectId, version), created: false };
     throw error;
   }
 }

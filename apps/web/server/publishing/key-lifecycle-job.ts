@@ -3,6 +3,7 @@
 // successor made, the expiry notices mailed (each claimed in the database first, so it goes
 // once), the repositories re-signed. The time comes from the services' clock (tests move it).
 import type { Kysely } from "kysely";
+import { recordAudit } from "../audit/record.ts";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/schema.ts";
 import { DAY_MS } from "../domain/repository-settings.ts";
@@ -46,6 +47,7 @@ async function candidates(db: Kysely<Database>, now: Date) {
       "project.name",
       "project.slug",
       "project.signed_by",
+      "project.owner_id",
       "project.apt_valid_until_days",
       "user.username",
       "user.email",
@@ -94,6 +96,14 @@ export async function keyLifecyclePass(deps: KeyLifecycleDeps): Promise<KeyLifec
       if (plan.rotate) {
         const successor = await keys.rotate(ref, { retireAt: plan.rotate.retireAt });
         result.rotated.push(project.id);
+        await recordAudit(db, {
+          ownerId: project.owner_id,
+          projectId: project.id,
+          actor: { kind: "system" },
+          action: "signing_key.rotated",
+          target: successor.fingerprint,
+          details: { algorithm: successor.algorithm, reason: "expiry" },
+        });
         logger.info(`signing key of ${fullName} nears its expiry: successor ${successor.fingerprint} made`);
         await deps.resignRpms?.(project.id);
       }

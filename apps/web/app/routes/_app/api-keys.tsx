@@ -22,7 +22,7 @@ import {
 } from "../../lib/api-keys.server.ts";
 import { parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
-import { requireOnboardedUser, services } from "../../lib/session.server.ts";
+import { clientAddress, requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { loader as rootLoader } from "../../root.tsx";
 import type { Route } from "./+types/api-keys";
 
@@ -67,11 +67,16 @@ export async function action({ request, context, url }: Route.ActionArgs) {
     }
     const input = submission.value;
     try {
-      const created = await createApiKey(s, user.id, {
-        name: input.name,
-        expiresIn: expiresInSeconds(input.expiry),
-        scope: { projects: input.scope === "all" ? "*" : input.projectIds, access: input.access },
-      });
+      const created = await createApiKey(
+        s,
+        user.id,
+        {
+          name: input.name,
+          expiresIn: expiresInSeconds(input.expiry),
+          scope: { projects: input.scope === "all" ? "*" : input.projectIds, access: input.access },
+        },
+        clientAddress(context),
+      );
       return data<CreateAnswer>({ intent, result: submission.reply(), created });
     } catch (error) {
       if (error instanceof UnknownProjectError) {
@@ -87,7 +92,7 @@ export async function action({ request, context, url }: Route.ActionArgs) {
   // The list's buttons: answered for a toast.
   if (intent === "delete") {
     const keyId = String(form.get("keyId") ?? "");
-    const deleted = keyId ? await deleteApiKey(s, user.id, keyId) : false;
+    const deleted = keyId ? await deleteApiKey(s, user.id, keyId, clientAddress(context)) : false;
     return deleted
       ? data<KeyListAnswer>({ intent, ok: true })
       : data<KeyListAnswer>(
@@ -97,7 +102,7 @@ export async function action({ request, context, url }: Route.ActionArgs) {
   }
 
   if (intent === "delete-expired") {
-    const deleted = await deleteExpiredApiKeys(s, user.id);
+    const deleted = await deleteExpiredApiKeys(s, user.id, clientAddress(context));
     return data<KeyListAnswer>({ intent, ok: true, deleted });
   }
 

@@ -26,6 +26,7 @@ import { useFlashToast } from "../../components/dashboard/use-flash-toast.ts";
 import { Button } from "../../components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
 import {
+  auditProjectAction,
   deleteFile,
   domainFailure,
   invalid,
@@ -36,6 +37,7 @@ import {
   releaseDto,
   releaseOr404,
   sessionActor,
+  sessionAudit,
   setYanked,
   succeeded,
   updateRelease,
@@ -43,7 +45,7 @@ import {
 import { formatCompactCount, formatFileSize } from "../../lib/format.ts";
 import { parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
-import { requireOnboardedUser, services } from "../../lib/session.server.ts";
+import { clientAddress, requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/project-release";
 
 export const meta: Route.MetaFunction = ({ matches, location, loaderData }) =>
@@ -84,22 +86,33 @@ export async function action({ request, context, url, params }: Route.ActionArgs
   const project = await ownProjectOr404(db, sessionActor(user), params.projectSlug);
   const release = await releaseOr404(db, project.id, params.releaseVersion);
   const formData = await request.formData();
+  const audit = (entry: Parameters<typeof auditProjectAction>[3]) =>
+    auditProjectAction(db, sessionAudit(user, clientAddress(context)), project, entry);
 
   switch (formData.get("intent") ?? "") {
     case "update": {
       const submission = parseForm(formData, releaseDetailsForm);
       if (submission.status !== "success") return invalid(submission);
-      await updateRelease(db, release, submission.value);
+      const updated = await updateRelease(db, release, submission.value);
+      const changed = (["title", "notes"] as const).filter((field) => release[field] !== updated[field]);
+      if (changed.length)
+        await audit({ action: "release.updated", target: release.version, details: { changed } });
       return succeeded(submission, "Release saved");
     }
     case "yank": {
       const submission = parseForm(formData, yankForm);
       if (submission.status !== "success") return invalid(submission);
       await setYanked(db, release, submission.value);
+      await audit({
+        action: "release.yanked",
+        target: release.version,
+        details: { reason: submission.value.reason },
+      });
       return succeeded(submission, `Release ${release.version} yanked`);
     }
     case "unyank": {
       await setYanked(db, release, null);
+      if (Number(release.yanked) === 1) await audit({ action: "release.unyanked", target: release.version });
       return succeeded(parseForm(formData, buttonForm), `Release ${release.version} is no longer yanked`);
     }
     case "delete-file": {
@@ -116,6 +129,7 @@ export async function action({ request, context, url, params }: Route.ActionArgs
         }
         return domainFailure(submission, error);
       }
+      await audit({ action: "file.deleted", target: filename, details: { version: release.version } });
       return succeeded(submission, `Deleted ${filename}`);
     }
     default:

@@ -12,6 +12,7 @@ import { EmptyState } from "../../components/empty-state.tsx";
 import { PageHeader } from "../../components/page-header.tsx";
 import { Card } from "../../components/ui/card.tsx";
 import {
+  auditProjectAction,
   createRelease,
   domainFailure,
   invalid,
@@ -19,11 +20,12 @@ import {
   ownProjectOr404,
   refused,
   sessionActor,
+  sessionAudit,
 } from "../../lib/dashboard.server.ts";
 import { formatCompactCount } from "../../lib/format.ts";
 import { parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
-import { requireOnboardedUser, services } from "../../lib/session.server.ts";
+import { clientAddress, requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/project-releases";
 
 export const meta: Route.MetaFunction = ({ matches, location, loaderData }) =>
@@ -60,6 +62,10 @@ export async function action({ request, context, url, params }: Route.ActionArgs
   } catch (error) {
     return domainFailure(submission, error, { VERSION_EXISTS: "version", INVALID_VERSION: "version" });
   }
+  await auditProjectAction(db, sessionAudit(user, clientAddress(context)), project, {
+    action: "release.created",
+    target: version,
+  });
   throw redirect(`/projects/${project.slug}/releases/${encodeURIComponent(version)}?created=1`);
 }
 

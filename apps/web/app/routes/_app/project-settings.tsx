@@ -26,15 +26,17 @@ import { Button } from "../../components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
 import { FormField } from "../../components/ui/form-field.tsx";
 import {
+  auditRepositorySettings,
   domainFailure,
   invalid,
   ownProjectOr404,
   sessionActor,
+  sessionAudit,
   succeeded,
 } from "../../lib/dashboard.server.ts";
 import { type FormReply, parseForm, succeededReply, text } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
-import { requireOnboardedUser, services } from "../../lib/session.server.ts";
+import { clientAddress, requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/project-settings";
 
 export const meta: Route.MetaFunction = ({ matches, location, loaderData }) =>
@@ -96,14 +98,24 @@ export async function action({ request, context, url, params }: Route.ActionArgs
   const submission = parseForm(await request.formData(), settingsForm);
   if (submission.status !== "success") return invalid(submission);
   const value = submission.value;
+  const actor = sessionActor(user);
+  const project = await ownProjectOr404(database.db, actor, params.projectSlug);
   try {
-    await updateRepositorySettings(database.db, sessionActor(user), params.projectSlug, {
+    const before = await getRepositorySettings(database.db, actor, project.slug);
+    const after = await updateRepositorySettings(database.db, actor, project.slug, {
       keyExpiryDays: value.keyExpiryDays,
       aptValidUntilDays: value.aptValidUntil ? value.aptValidUntilDays : null,
       aptOrigin: value.aptOrigin ?? null,
       aptLabel: value.aptLabel ?? null,
       aptCodename: value.aptCodename ?? null,
     });
+    await auditRepositorySettings(
+      database.db,
+      sessionAudit(user, clientAddress(context)),
+      project,
+      before,
+      after,
+    );
   } catch (error) {
     return domainFailure(submission, error);
   }

@@ -26,6 +26,8 @@ import { Button } from "../../components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
 import { CopyButton } from "../../components/ui/copy-button.tsx";
 import {
+  auditProjectAction,
+  auditProjectUpdate,
   deleteProject,
   domainFailure,
   invalid,
@@ -34,6 +36,7 @@ import {
   projectDto,
   refused,
   sessionActor,
+  sessionAudit,
   succeeded,
   updateProject,
 } from "../../lib/dashboard.server.ts";
@@ -41,7 +44,7 @@ import { formatCompactCount } from "../../lib/format.ts";
 import { parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import { repositorySetup } from "../../lib/repository-setup.server.ts";
-import { requireOnboardedUser, services } from "../../lib/session.server.ts";
+import { clientAddress, requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/project";
 
 export const meta: Route.MetaFunction = ({ matches, location, loaderData }) =>
@@ -80,8 +83,10 @@ export async function action({ request, context, url, params }: Route.ActionArgs
   if (intent === "update") {
     const submission = parseForm(formData, editProjectForm);
     if (submission.status !== "success") return invalid(submission);
+    const before = await ownProjectOr404(db, actor, slug);
     try {
-      await updateProject(db, actor, slug, submission.value, config);
+      const updated = await updateProject(db, actor, slug, submission.value, config);
+      await auditProjectUpdate(db, sessionAudit(user, clientAddress(context)), before, updated);
     } catch (error) {
       return domainFailure(submission, error);
     }
@@ -89,7 +94,7 @@ export async function action({ request, context, url, params }: Route.ActionArgs
   }
 
   if (intent === "delete") {
-    await ownProjectOr404(db, actor, slug);
+    const project = await ownProjectOr404(db, actor, slug);
     const submission = parseForm(formData, deleteProjectForm(slug));
     if (submission.status !== "success") return invalid(submission);
     try {
@@ -97,6 +102,10 @@ export async function action({ request, context, url, params }: Route.ActionArgs
     } catch (error) {
       return domainFailure(submission, error);
     }
+    await auditProjectAction(db, sessionAudit(user, clientAddress(context)), project, {
+      action: "project.deleted",
+      target: slug,
+    });
     throw redirect(`/projects?deleted=${encodeURIComponent(slug)}`);
   }
 

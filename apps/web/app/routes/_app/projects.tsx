@@ -11,17 +11,19 @@ import { PageHeader } from "../../components/page-header.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { Card } from "../../components/ui/card.tsx";
 import {
+  auditProjectAction,
   createProject,
   domainFailure,
   invalid,
   listProjects,
   refused,
   sessionActor,
+  sessionAudit,
 } from "../../lib/dashboard.server.ts";
 import { formatCompactCount } from "../../lib/format.ts";
 import { parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
-import { requireOnboardedUser, services } from "../../lib/session.server.ts";
+import { clientAddress, requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/projects";
 
 export const meta: Route.MetaFunction = ({ matches, location }) =>
@@ -46,13 +48,20 @@ export async function action({ request, context, url }: Route.ActionArgs) {
   }
   const submission = parseForm(formData, newProjectForm);
   if (submission.status !== "success") return invalid(submission);
-  let slug: string;
+  const { database, config } = services(context);
+  let created: Awaited<ReturnType<typeof createProject>>;
   try {
-    const { database, config } = services(context);
-    ({ slug } = await createProject(database.db, sessionActor(user), submission.value, config));
+    created = await createProject(database.db, sessionActor(user), submission.value, config);
   } catch (error) {
     return domainFailure(submission, error, { PROJECT_EXISTS: "slug", INVALID_SLUG: "slug" });
   }
+  const { slug } = created;
+  await auditProjectAction(
+    database.db,
+    sessionAudit(user, clientAddress(context)),
+    { id: created.id, owner_id: user.id },
+    { action: "project.created", target: slug, details: { visibility: created.visibility } },
+  );
   throw redirect(`/projects/${slug}?created=1`);
 }
 

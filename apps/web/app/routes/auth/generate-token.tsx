@@ -18,7 +18,7 @@ import { Label } from "../../components/ui/label.tsx";
 import type { CreatedKey } from "../../lib/api-keys.server.ts";
 import { parseForm, text } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
-import { requireOnboardedUser, services } from "../../lib/session.server.ts";
+import { clientAddress, requireOnboardedUser, services } from "../../lib/session.server.ts";
 import {
   callbackWith,
   checkLoopbackCallback,
@@ -99,7 +99,7 @@ export async function action({ request, context, url }: Route.ActionArgs) {
     }
     if (intent === "deny")
       throw redirect(callbackWith(cli.callback, { error: "access_denied", state: cli.state }));
-    const token = await createCliToken(s, user.id);
+    const token = await createCliToken(s, user.id, {}, clientAddress(context));
     throw redirect(callbackWith(cli.callback, { token: token.key, state: cli.state }), {
       headers: { "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" },
     });
@@ -109,7 +109,7 @@ export async function action({ request, context, url }: Route.ActionArgs) {
     const submission = parseForm(form, createTokenForm);
     if (submission.status !== "success")
       return data<ActionAnswer>({ result: submission.reply() }, { status: 400 });
-    const created = await createCliToken(s, user.id, submission.value);
+    const created = await createCliToken(s, user.id, submission.value, clientAddress(context));
     return data<ActionAnswer>({ result: submission.reply(), created });
   }
 

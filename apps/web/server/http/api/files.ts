@@ -4,14 +4,18 @@
 // handlers read them as streams.
 import { createRoute, z } from "@hono/zod-openapi";
 import { type ApiErrorCode, apiErrorCodes, releaseFile } from "@packyard/contract";
+import { type AuditSource, auditProjectAction } from "../../audit/request.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { deleteFile, uploadFile } from "../../domain/files.ts";
-import { describeProjectRelease, requireRelease } from "../../domain/releases.ts";
+import type { ProjectRow } from "../../domain/projects.ts";
+import { describeProjectRelease, type ReleaseFileRow, requireRelease } from "../../domain/releases.ts";
 import { parseAptTarget } from "../../publishing/apt/ingest.ts";
 import { parseYumGroup } from "../../publishing/yum/ingest.ts";
 import type { Services } from "../../services.ts";
 import { receiveMultipart } from "../multipart-upload.ts";
 import {
+  auditSource,
+  callerAndProject,
   createApiApp,
   empty,
   errors,
@@ -123,6 +127,24 @@ export function fileRoutes(services: Services) {
   const db = database.db;
   const api = createApiApp(services);
 
+  /** The audit entries of stored uploads: the release first when the upload created it. */
+  const auditUploads = async (
+    source: AuditSource,
+    project: ProjectRow,
+    version: string,
+    files: { filename: string; size: number | string | bigint; sha256: string }[],
+    releaseCreated = false,
+  ) => {
+    if (releaseCreated)
+      await auditProjectAction(db, source, project, { action: "release.created", target: version });
+    for (const file of files)
+      await auditProjectAction(db, source, project, {
+        action: "file.uploaded",
+        target: file.filename,
+        details: { version, size: Number(file.size), sha256: file.sha256 },
+      });
+  };
+
   serve(api, listFilesRoute, async (c) => {
     const { slug, version } = c.req.valid("param");
     const project = await ownProject(services, c, slug, "read");
@@ -135,11 +157,11 @@ export function fileRoutes(services: Services) {
   // release when the version has none yet.
   serve(api, uploadFileRoute, async (c) => {
     const { slug, version, filename } = c.req.valid("param");
-    const project = await ownProject(services, c, slug, "publish");
+    const { actor, project } = await callerAndProject(services, c, slug, "publish");
     const body = c.req.raw.body;
     if (!body) throw new DomainError("VALIDATION_FAILED", "The request has no body");
     const length = c.req.header("content-length");
-    const { release, file } = await uploadFile(db, blobs, {
+    const { release, file, releaseCreated } = await uploadFile(db, blobs, {
       project,
       version,
       filename,
@@ -152,6 +174,7 @@ export function fileRoutes(services: Services) {
       rpmSigningKey: () => services.keys.newest(project),
       limits: config,
     });
+    await auditUploads(auditSource(services, c, actor), project, release.version, [file], releaseCreated);
     const dto = await describeProjectRelease(db, config.baseUrl, project, release);
     return c.json({ file: dto.files.find((f) => f.filename === file.filename)! }, 201);
   });
@@ -160,9 +183,10 @@ export function fileRoutes(services: Services) {
   // stored whole or not at all.
   serve(api, uploadFilesRoute, async (c) => {
     const { slug, version } = c.req.valid("param");
-    const project = await ownProject(services, c, slug, "publish");
+    const { actor, project } = await callerAndProject(services, c, slug, "publish");
     const release = await requireRelease(db, project.id, version);
     const uploaded: string[] = [];
+    const stored: ReleaseFileRow[] = [];
     try {
       await receiveMultipart(c.req.raw, { maxBytes: config.maxUploadBytes, maxFiles: 100 }, async (part) => {
         // Form fields before the file parts may choose where packages go.
@@ -182,6 +206,7 @@ export function fileRoutes(services: Services) {
           limits: config,
         });
         uploaded.push(file.filename);
+        stored.push(file);
       });
     } catch (error) {
       for (const filename of uploaded) {
@@ -191,15 +216,21 @@ export function fileRoutes(services: Services) {
       }
       throw error;
     }
+    await auditUploads(auditSource(services, c, actor), project, release.version, stored);
     const dto = await describeProjectRelease(db, config.baseUrl, project, release);
     return c.json({ files: dto.files.filter((f) => uploaded.includes(f.filename)) }, 201);
   });
 
   serve(api, deleteFileRoute, async (c) => {
     const { slug, version, filename } = c.req.valid("param");
-    const project = await ownProject(services, c, slug, "publish");
+    const { actor, project } = await callerAndProject(services, c, slug, "publish");
     const release = await requireRelease(db, project.id, version);
     await deleteFile(db, release, filename);
+    await auditProjectAction(db, auditSource(services, c, actor), project, {
+      action: "file.deleted",
+      target: filename,
+      details: { version: release.version },
+    });
     return c.body(null, 204);
   });
 

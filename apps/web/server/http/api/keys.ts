@@ -2,6 +2,7 @@
 // all-projects publish key.
 import { createRoute, z } from "@hono/zod-openapi";
 import { apiKeyInfo, createApiKeyInput, createdApiKey } from "@packyard/contract";
+import { apiKeyDetails, auditAccountAction } from "../../audit/request.ts";
 import {
   createUserApiKey,
   deleteUserApiKey,
@@ -13,7 +14,7 @@ import { assertAccountAccess } from "../../domain/authorization.ts";
 import { DomainError } from "../../domain/errors.ts";
 import type { Services } from "../../services.ts";
 import { requireActor } from "../actor.ts";
-import { createApiApp, empty, errors, json, jsonBody, readJson, serve } from "./route.ts";
+import { auditSource, createApiApp, empty, errors, json, jsonBody, readJson, serve } from "./route.ts";
 
 const listKeysRoute = createRoute({
   method: "get",
@@ -60,7 +61,8 @@ export function keyRoutes(services: Services) {
   });
 
   serve(api, createKeyRoute, async (c) => {
-    const { userId } = await keyManager(c);
+    const actor = await keyManager(c);
+    const { userId } = actor;
     const input = await readJson(c, createKeyRoute);
     const projectIds = input.projects === "*" ? "*" : await scopeProjectIds(db, userId, input.projects);
     const created = await createUserApiKey(services.auth, db, userId, {
@@ -69,13 +71,25 @@ export function keyRoutes(services: Services) {
       scope: { projects: projectIds, access: input.access },
     });
     const summary = (await listUserApiKeys(db, userId)).find((k) => k.id === created.id)!;
+    await auditAccountAction(db, auditSource(services, c, actor), {
+      action: "api_key.created",
+      target: input.name,
+      details: apiKeyDetails(summary),
+    });
     return c.json({ key: { ...(await describeApiKey(db, userId, summary)), key: created.key } }, 201);
   });
 
   serve(api, deleteKeyRoute, async (c) => {
-    const { userId } = await keyManager(c);
-    if (!(await deleteUserApiKey(db, userId, c.req.valid("param").id)))
+    const actor = await keyManager(c);
+    const { id } = c.req.valid("param");
+    const key = (await listUserApiKeys(db, actor.userId)).find((k) => k.id === id);
+    if (!key || !(await deleteUserApiKey(db, actor.userId, id)))
       throw new DomainError("NOT_FOUND", "API key not found");
+    await auditAccountAction(db, auditSource(services, c, actor), {
+      action: "api_key.deleted",
+      target: key.name,
+      details: apiKeyDetails(key),
+    });
     return c.body(null, 204);
   });
 

@@ -1,6 +1,7 @@
 // /api/v1/projects: the caller's projects.
 import { createRoute, z } from "@hono/zod-openapi";
 import { createProjectInput, project, updateProjectInput } from "@packyard/contract";
+import { auditProjectAction, auditProjectUpdate } from "../../audit/request.ts";
 import {
   createProject,
   deleteProject,
@@ -11,6 +12,8 @@ import {
 import type { Services } from "../../services.ts";
 import { requireActor } from "../actor.ts";
 import {
+  auditSource,
+  callerAndProject,
   createApiApp,
   empty,
   errors,
@@ -83,7 +86,14 @@ export function projectRoutes(services: Services) {
   serve(api, createProjectRoute, async (c) => {
     const actor = await requireActor(services, c.req.raw.headers);
     const input = await readJson(c, createProjectRoute);
-    return c.json({ project: await createProject(db, actor, input, services.config) }, 201);
+    const created = await createProject(db, actor, input, services.config);
+    await auditProjectAction(
+      db,
+      auditSource(services, c, actor),
+      { id: created.id, owner_id: actor.userId },
+      { action: "project.created", target: created.slug, details: { visibility: created.visibility } },
+    );
+    return c.json({ project: created }, 201);
   });
 
   serve(api, getProjectRoute, async (c) => {
@@ -93,16 +103,25 @@ export function projectRoutes(services: Services) {
   });
 
   serve(api, updateProjectRoute, async (c) => {
-    const actor = await requireActor(services, c.req.raw.headers);
-    const input = await readJson(c, updateProjectRoute);
-    return c.json(
-      { project: await updateProject(db, actor, c.req.valid("param").slug, input, services.config) },
-      200,
+    const { actor, project: before } = await callerAndProject(
+      services,
+      c,
+      c.req.valid("param").slug,
+      "publish",
     );
+    const input = await readJson(c, updateProjectRoute);
+    const updated = await updateProject(db, actor, before.slug, input, services.config);
+    await auditProjectUpdate(db, auditSource(services, c, actor), before, updated);
+    return c.json({ project: updated }, 200);
   });
 
   serve(api, deleteProjectRoute, async (c) => {
-    await deleteProject(db, await requireActor(services, c.req.raw.headers), c.req.valid("param").slug);
+    const { actor, project } = await callerAndProject(services, c, c.req.valid("param").slug, "publish");
+    await deleteProject(db, actor, project.slug);
+    await auditProjectAction(db, auditSource(services, c, actor), project, {
+      action: "project.deleted",
+      target: project.slug,
+    });
     return c.body(null, 204);
   });
 

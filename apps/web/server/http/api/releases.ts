@@ -7,6 +7,7 @@ import {
   updateReleaseInput,
   yankInput,
 } from "@packyard/contract";
+import { auditProjectAction } from "../../audit/request.ts";
 import {
   createRelease,
   deleteRelease,
@@ -18,6 +19,8 @@ import {
 } from "../../domain/releases.ts";
 import type { Services } from "../../services.ts";
 import {
+  auditSource,
+  callerAndProject,
   createApiApp,
   empty,
   errors,
@@ -110,9 +113,13 @@ export function releaseRoutes(services: Services) {
   });
 
   serve(api, createReleaseRoute, async (c) => {
-    const project = await ownProject(services, c, c.req.valid("param").slug, "publish");
+    const { actor, project } = await callerAndProject(services, c, c.req.valid("param").slug, "publish");
     const input = await readJson(c, createReleaseRoute);
     const created = await createRelease(db, project.id, input);
+    await auditProjectAction(db, auditSource(services, c, actor), project, {
+      action: "release.created",
+      target: created.version,
+    });
     return c.json({ release: await describeProjectRelease(db, config.baseUrl, project, created) }, 201);
   });
 
@@ -125,31 +132,56 @@ export function releaseRoutes(services: Services) {
 
   serve(api, updateReleaseRoute, async (c) => {
     const { slug, version } = c.req.valid("param");
-    const project = await ownProject(services, c, slug, "publish");
+    const { actor, project } = await callerAndProject(services, c, slug, "publish");
     const input = await readJson(c, updateReleaseRoute);
-    const updated = await updateRelease(db, await requireRelease(db, project.id, version), input);
+    const before = await requireRelease(db, project.id, version);
+    const updated = await updateRelease(db, before, input);
+    const changed = (["title", "notes"] as const).filter((field) => before[field] !== updated[field]);
+    if (changed.length)
+      await auditProjectAction(db, auditSource(services, c, actor), project, {
+        action: "release.updated",
+        target: updated.version,
+        details: { changed },
+      });
     return c.json({ release: await describeProjectRelease(db, config.baseUrl, project, updated) }, 200);
   });
 
   serve(api, deleteReleaseRoute, async (c) => {
     const { slug, version } = c.req.valid("param");
-    const project = await ownProject(services, c, slug, "publish");
-    await deleteRelease(db, await requireRelease(db, project.id, version));
+    const { actor, project } = await callerAndProject(services, c, slug, "publish");
+    const found = await requireRelease(db, project.id, version);
+    await deleteRelease(db, found);
+    await auditProjectAction(db, auditSource(services, c, actor), project, {
+      action: "release.deleted",
+      target: found.version,
+    });
     return c.body(null, 204);
   });
 
   serve(api, yankRoute, async (c) => {
     const { slug, version } = c.req.valid("param");
-    const project = await ownProject(services, c, slug, "publish");
+    const { actor, project } = await callerAndProject(services, c, slug, "publish");
     const found = await requireRelease(db, project.id, version);
-    const updated = await setYanked(db, found, await readJson(c, yankRoute));
+    const input = await readJson(c, yankRoute);
+    const updated = await setYanked(db, found, input);
+    await auditProjectAction(db, auditSource(services, c, actor), project, {
+      action: "release.yanked",
+      target: found.version,
+      details: { reason: input.reason },
+    });
     return c.json({ release: await describeProjectRelease(db, config.baseUrl, project, updated) }, 200);
   });
 
   serve(api, unyankRoute, async (c) => {
     const { slug, version } = c.req.valid("param");
-    const project = await ownProject(services, c, slug, "publish");
-    const updated = await setYanked(db, await requireRelease(db, project.id, version), null);
+    const { actor, project } = await callerAndProject(services, c, slug, "publish");
+    const found = await requireRelease(db, project.id, version);
+    const updated = await setYanked(db, found, null);
+    if (Number(found.yanked) === 1)
+      await auditProjectAction(db, auditSource(services, c, actor), project, {
+        action: "release.unyanked",
+        target: found.version,
+      });
     return c.json({ release: await describeProjectRelease(db, config.baseUrl, project, updated) }, 200);
   });
 

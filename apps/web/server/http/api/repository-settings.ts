@@ -2,10 +2,13 @@
 // what its APT Release files say (Valid-Until, Origin, Label, Codename). Decision 027.
 import { createRoute, z } from "@hono/zod-openapi";
 import { repositorySettings, updateRepositorySettingsInput } from "@packyard/contract";
+import { auditRepositorySettings } from "../../audit/request.ts";
 import { getRepositorySettings, updateRepositorySettings } from "../../domain/repository-settings.ts";
 import type { Services } from "../../services.ts";
 import { requireActor } from "../actor.ts";
 import {
+  auditSource,
+  callerAndProject,
   createApiApp,
   errors,
   json,
@@ -49,12 +52,12 @@ export function repositorySettingsRoutes(services: Services) {
   });
 
   serve(api, updateRepositorySettingsRoute, async (c) => {
-    const actor = await requireActor(services, c.req.raw.headers);
+    const { actor, project } = await callerAndProject(services, c, c.req.valid("param").slug, "publish");
     const input = await readJson(c, updateRepositorySettingsRoute);
-    return c.json(
-      { settings: await updateRepositorySettings(db, actor, c.req.valid("param").slug, input) },
-      200,
-    );
+    const before = await getRepositorySettings(db, actor, project.slug);
+    const settings = await updateRepositorySettings(db, actor, project.slug, input);
+    await auditRepositorySettings(db, auditSource(services, c, actor), project, before, settings);
+    return c.json({ settings }, 200);
   });
 
   return api;

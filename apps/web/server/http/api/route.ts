@@ -11,12 +11,14 @@ import { type Hook, OpenAPIHono, type RouteConfig, type RouteHandler, z } from "
 import { type ApiErrorCode, apiErrorStatus } from "@packyard/contract";
 import type { Context, Env } from "hono";
 import type { ZodType } from "zod";
-import type { Access } from "../../domain/authorization.ts";
+import type { AuditSource } from "../../audit/request.ts";
+import type { Access, Actor } from "../../domain/authorization.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { type ProjectRow, requireOwnProject } from "../../domain/projects.ts";
 import type { Services } from "../../services.ts";
 import { requireActor } from "../actor.ts";
 import { toApiErrorResponse, validationFailedResponse } from "../api-errors.ts";
+import { clientAddress } from "../request-log.ts";
 
 /** What the library answers when a declared parameter fails its schema: 400 VALIDATION_FAILED. */
 export const validationHook: Hook<unknown, Env, string, Response | undefined> = (result) =>
@@ -76,12 +78,23 @@ export async function ownProject(
   slug: string,
   needed: Access,
 ): Promise<ProjectRow> {
-  return requireOwnProject(
-    services.database.db,
-    await requireActor(services, c.req.raw.headers),
-    slug,
-    needed,
-  );
+  return (await callerAndProject(services, c, slug, needed)).project;
+}
+
+/** ownProject with the caller too, for routes that record what they did (server/audit). */
+export async function callerAndProject(
+  services: Services,
+  c: Context,
+  slug: string,
+  needed: Access,
+): Promise<{ actor: Actor; project: ProjectRow }> {
+  const actor = await requireActor(services, c.req.raw.headers);
+  return { actor, project: await requireOwnProject(services.database.db, actor, slug, needed) };
+}
+
+/** The caller and the client's address, as the audit log records them. */
+export function auditSource(services: Services, c: Context, actor: Actor): AuditSource {
+  return { actor, address: clientAddress(c, services.config.trustProxy) };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,9 +1,12 @@
 // /api/v1/projects/{slug}/keys: the keys that sign a project's repositories, and rotating them.
 import { createRoute, z } from "@hono/zod-openapi";
 import { rotateKeyInput, type SigningKeyInfo, signingKey } from "@packyard/contract";
+import { auditProjectAction } from "../../audit/request.ts";
 import { queueRpmResign } from "../../publishing/yum/resign-rpms.ts";
 import type { Services } from "../../services.ts";
 import {
+  auditSource,
+  callerAndProject,
   createApiApp,
   errors,
   json,
@@ -65,11 +68,16 @@ export function signingKeyRoutes(services: Services) {
   // Rotation: a new key signs from now on; the current ones keep signing through the overlap,
   // so machines that trust only the old key keep working until they fetch the new keyring.
   serve(api, rotateSigningKeyRoute, async (c) => {
-    const project = await ownProject(services, c, c.req.valid("param").slug, "publish");
+    const { actor, project } = await callerAndProject(services, c, c.req.valid("param").slug, "publish");
     const input = await readJson(c, rotateSigningKeyRoute);
-    await services.keys.rotate(project, {
+    const successor = await services.keys.rotate(project, {
       algorithm: input.algorithm,
       overlapMs: input.overlapDays * 24 * 60 * 60 * 1000,
+    });
+    await auditProjectAction(services.database.db, auditSource(services, c, actor), project, {
+      action: "signing_key.rotated",
+      target: successor.fingerprint,
+      details: { algorithm: successor.algorithm, overlapDays: input.overlapDays },
     });
     await services.repos.publish(project.id);
     // The .rpm files are re-signed by the new key during the overlap (decision 030).
