@@ -17,6 +17,8 @@
 // - Signing keys near their expiry get a successor, their owners are mailed, and repositories
 //   are re-signed when their signers change or Valid-Until nears (signing-key-lifecycle, hourly;
 //   publishing/key-lifecycle.ts, decision 027).
+// - Audit-log entries older than a year are deleted (audit-retention, hourly; decision 031).
+import { defineAuditRetentionJob } from "./audit/retention.ts";
 import { collectOrphanBytes, collectUnreferencedBlobs } from "./domain/blobs.ts";
 import { contactUpkeep } from "./domain/contact.ts";
 import { SharedEntryPins } from "./http/yum-entry-pins.ts";
@@ -134,6 +136,12 @@ export function defineMaintenanceJobs(jobs: JobQueue, deps: Deps): void {
   }
   jobs.schedule(COLLECT_JOB, 10);
   jobs.schedule(PUBLISH_LAGGING_JOB, 1);
+  // Audit-log entries older than a year are deleted (audit/retention.ts).
+  defineAuditRetentionJob(jobs, {
+    db: deps.database.db,
+    clock: deps.clock ?? (() => new Date()),
+    logger: deps.logger,
+  });
 }
 
 export interface Maintenance {

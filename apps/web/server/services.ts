@@ -2,6 +2,7 @@
 // better-auth, mail, the job queue and logging. Route loaders receive it through the router
 // context.
 
+import { recordAudit } from "./audit/record.ts";
 import { type Auth, authOptions, createAuth } from "./auth/auth.ts";
 import type { Config } from "./config.ts";
 import { type DatabaseHandle, openDatabase } from "./db/database.ts";
@@ -82,6 +83,23 @@ export async function createServices(
       dialect: database.dialect,
       dbType: database.kind,
       mailer,
+      async onSignIn(signIn) {
+        // A sign-in is never refused for its log entry; a failure to write one is logged.
+        try {
+          await recordAudit(database.db, {
+            ownerId: signIn.userId,
+            actor: { kind: "user", userId: signIn.userId },
+            action: "session.signed_in",
+            details: {
+              method: signIn.method,
+              ...(signIn.userAgent ? { userAgent: signIn.userAgent.slice(0, 200) } : {}),
+            },
+            address: signIn.address,
+          });
+        } catch (error) {
+          logger.error(`recording the sign-in of ${signIn.userId} failed`, error);
+        }
+      },
       async deleteUserData(userId) {
         const removed = await deleteAccountData(database.db, blobs, userId);
         logger.info(

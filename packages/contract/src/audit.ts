@@ -33,35 +33,140 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export const auditAction = z.enum(AUDIT_ACTIONS);
 
-/** Days an entry is kept; a daily job deletes older ones. */
+/** Days an entry is kept; an hourly job deletes older ones. */
 export const AUDIT_RETENTION_DAYS = 365;
 
 export const AUDIT_ACTOR_KINDS = ["user", "key", "system"] as const;
 export type AuditActorKind = (typeof AUDIT_ACTOR_KINDS)[number];
 
-/** One entry as the API answers with it. */
-export interface AuditEntry {
-  id: string;
-  action: AuditAction;
-  at: string;
-  project: { id: string; slug: string } | null;
-  actor: {
-    kind: AuditActorKind;
-    /** The user acting (for a key, whose it is); null for a job. */
-    userId: string | null;
-    /** Their username when it was recorded; null for a job or a user without one yet. */
-    username: string | null;
-    /** The API key used: its id and name (and its first characters); null unless kind is "key". */
-    key: { id: string; name: string | null; start: string | null } | null;
-  };
-  target: string | null;
-  details: Record<string, unknown>;
-  /** The client's address, when a request caused it. */
-  address: string | null;
-}
+/** The groups a filter may name instead of one action: "release" is every release.* action. */
+export const AUDIT_ACTION_GROUPS = [
+  ...new Set(AUDIT_ACTIONS.map((action) => action.slice(0, action.indexOf(".")))),
+] as string[];
 
-export interface AuditPage {
-  entries: AuditEntry[];
+/** What the filters read and the pages show for each action. */
+export const auditActionLabels: Record<AuditAction, string> = {
+  "file.uploaded": "File uploaded",
+  "file.deleted": "File deleted",
+  "release.created": "Release created",
+  "release.updated": "Release edited",
+  "release.deleted": "Release deleted",
+  "release.yanked": "Release yanked",
+  "release.unyanked": "Release unyanked",
+  "release.promoted": "Release promoted",
+  "project.created": "Project created",
+  "project.updated": "Project edited",
+  "project.visibility_changed": "Visibility changed",
+  "project.deleted": "Project deleted",
+  "signing_key.rotated": "Signing key rotated",
+  "api_key.created": "API key created",
+  "api_key.deleted": "API key deleted",
+  "webhook.created": "Webhook created",
+  "webhook.updated": "Webhook edited",
+  "webhook.deleted": "Webhook deleted",
+  "webhook.secret_rotated": "Webhook secret rotated",
+  "webhook.disabled": "Webhook disabled",
+  "retention.settings_changed": "Retention settings changed",
+  "retention.run": "Retention run",
+  "session.signed_in": "Signed in",
+};
+
+export const auditEntry = z.object({
+  id: z.string(),
+  action: auditAction,
+  /** When it happened (ISO 8601). */
+  at: z.string(),
+  /** The project acted on, with its slug when the entry was recorded; null for account actions. */
+  project: z.object({ id: z.string(), slug: z.string().nullable() }).nullable(),
+  actor: z.object({
+    kind: z.enum(AUDIT_ACTOR_KINDS),
+    /** The user acting (for a key, whose it is); null for a job. */
+    userId: z.string().nullable(),
+    /** Their username when it was recorded; null for a job. */
+    username: z.string().nullable(),
+    /** The API key used: its id, name and first characters; null unless kind is "key". */
+    key: z.object({ id: z.string(), name: z.string().nullable(), start: z.string().nullable() }).nullable(),
+  }),
+  /** What was acted on: a version, a filename, a key's name, a fingerprint. */
+  target: z.string().nullable(),
+  details: z.record(z.string(), z.unknown()),
+  /** The client's address, when a request caused it. */
+  address: z.string().nullable(),
+});
+export type AuditEntry = z.infer<typeof auditEntry>;
+
+export const auditPage = z.object({
+  entries: z.array(auditEntry),
   /** Pass as `cursor` to read the next (older) page; null: this was the last. */
-  nextCursor: string | null;
-}
+  nextCursor: z.string().nullable(),
+});
+export type AuditPage = z.infer<typeof auditPage>;
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A day (YYYY-MM-DD, UTC) or an ISO 8601 time; "" is absent. */
+const auditTime = (what: string) =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .transform((value, ctx) => {
+      if (!value) return undefined;
+      const time = Date.parse(DATE.test(value) ? `${value}T00:00:00Z` : value);
+      if (Number.isNaN(time)) {
+        ctx.addIssue({ code: "custom", message: `${what} must be a date (YYYY-MM-DD) or an ISO 8601 time` });
+        return z.NEVER;
+      }
+      return { time, day: DATE.test(value) };
+    });
+
+const optional = (schema: z.ZodType<string, string>) =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .transform((value) => (value ? value : undefined))
+    .pipe(schema.optional());
+
+/**
+ * The filters of GET /api/v1/audit and …/projects/{slug}/audit, and of the dashboard's pages:
+ * an action or a group of them, the actor (user, key, key:<id>, system), a time range (a day
+ * given as `to` includes that day), a project (the account log), and the page (cursor, limit).
+ */
+export const auditQuery = z
+  .object({
+    action: optional(
+      z
+        .string()
+        .refine(
+          (value) =>
+            (AUDIT_ACTIONS as readonly string[]).includes(value) || AUDIT_ACTION_GROUPS.includes(value),
+          {
+            message: "Unknown action: name one (release.yanked) or a group (release)",
+          },
+        ),
+    ),
+    actor: optional(
+      z
+        .string()
+        .regex(/^(user|key|system|key:[A-Za-z0-9_-]{1,64})$/, "Actor must be user, key, key:<id> or system"),
+    ),
+    project: optional(z.string().max(64, "Project must be a project's slug")),
+    from: auditTime("From"),
+    to: auditTime("To"),
+    cursor: optional(z.string().max(200, "Invalid cursor")),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1, "Limit must be 1 to 200")
+      .max(200, "Limit must be 1 to 200")
+      .default(50),
+  })
+  .transform(({ from, to, ...rest }) => ({
+    ...rest,
+    /** Entries at or after this time. */
+    from: from ? new Date(from.time).toISOString() : undefined,
+    /** Entries before this time: the day after a day given. */
+    before: to ? new Date(to.time + (to.day ? 86_400_000 : 1)).toISOString() : undefined,
+  }));
+export type AuditQuery = z.output<typeof auditQuery>;

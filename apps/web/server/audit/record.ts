@@ -6,7 +6,7 @@
 import type { AuditAction } from "@packyard/contract";
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema.ts";
-import { newRowId } from "../domain/ids.ts";
+import { randomId } from "../domain/ids.ts";
 
 export type { AuditAction };
 
@@ -19,6 +19,8 @@ export interface AuditInput {
   /** The account whose log shows it (the project's owner, or the user acting on their own account). */
   ownerId: string;
   projectId?: string | null;
+  /** The project's slug when the caller has it (a deleted project's row is gone); else read. */
+  projectSlug?: string | null;
   actor: AuditActor;
   action: AuditAction;
   /** What was acted on, human-readable: a version, a filename, a key's name. */
@@ -28,14 +30,34 @@ export interface AuditInput {
   address?: string | null;
 }
 
+// One counter per process: the route bundle and the server are separate module graphs.
+const slot = Symbol.for("packyard.audit-event-ids");
+const holder = globalThis as { [slot]?: { lastMs: number; sequence: number } };
+const ids = (holder[slot] ??= { lastMs: 0, sequence: 0 });
+
+/**
+ * An id that sorts after the ids this process made before it: the time and a counter within the
+ * millisecond (base 36, fixed width, so text order is time order), then random letters. Entries
+ * recorded by one request in the same millisecond (a release created by an upload, then the
+ * file) list in the order they happened.
+ */
+export function auditEventId(now: number): string {
+  if (now > ids.lastMs) {
+    ids.lastMs = now;
+    ids.sequence = 0;
+  } else ids.sequence++;
+  return `${ids.lastMs.toString(36).padStart(9, "0")}${ids.sequence.toString(36).padStart(4, "0")}${randomId(11)}`;
+}
+
 const MAX_TARGET = 500;
 const MAX_ADDRESS = 64;
 
 export async function recordAudit(db: Kysely<Database>, input: AuditInput): Promise<void> {
   const { actor } = input;
+  const now = new Date();
   const userId = actor.kind === "system" ? null : actor.userId;
   const [project, user, key] = await Promise.all([
-    input.projectId
+    input.projectId && !input.projectSlug
       ? db.selectFrom("project").select("slug").where("id", "=", input.projectId).executeTakeFirst()
       : undefined,
     userId ? db.selectFrom("user").select("username").where("id", "=", userId).executeTakeFirst() : undefined,
@@ -46,10 +68,10 @@ export async function recordAudit(db: Kysely<Database>, input: AuditInput): Prom
   await db
     .insertInto("audit_event")
     .values({
-      id: newRowId(),
+      id: auditEventId(now.getTime()),
       owner_id: input.ownerId,
       project_id: input.projectId ?? null,
-      project_slug: project?.slug ?? null,
+      project_slug: input.projectSlug ?? project?.slug ?? null,
       actor_kind: actor.kind,
       actor_user_id: userId,
       actor_username: user?.username ?? null,
@@ -60,7 +82,7 @@ export async function recordAudit(db: Kysely<Database>, input: AuditInput): Prom
       target: input.target == null ? null : input.target.slice(0, MAX_TARGET),
       details: JSON.stringify(input.details ?? {}),
       address: input.address ? input.address.slice(0, MAX_ADDRESS) : null,
-      created_at: new Date().toISOString(),
+      created_at: now.toISOString(),
     })
     .execute();
 }

@@ -32,12 +32,13 @@ interface Entry {
 export function auditProjectAction(
   db: Kysely<Database>,
   source: AuditSource,
-  project: Pick<ProjectRow, "id" | "owner_id">,
+  project: Pick<ProjectRow, "id" | "owner_id"> & { slug?: string },
   entry: Entry,
 ): Promise<void> {
   return recordAudit(db, {
     ownerId: project.owner_id,
     projectId: project.id,
+    projectSlug: project.slug,
     actor: auditActorOf(source.actor),
     address: source.address,
     ...entry,

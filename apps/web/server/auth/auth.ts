@@ -11,6 +11,7 @@ import { createAuthMiddleware, createEmailVerificationToken } from "better-auth/
 import { genericOAuth } from "better-auth/plugins/generic-oauth";
 import { twoFactor } from "better-auth/plugins/two-factor";
 import type { Dialect } from "kysely";
+import { type SignIn, signInAudit } from "../audit/sign-in.ts";
 import { billingPlugins } from "../billing/stripe.ts";
 import type { Config } from "../config.ts";
 import type { Mailer } from "../mail/mailer.ts";
@@ -37,6 +38,8 @@ export function authOptions(deps: {
   mailer: Mailer;
   /** Removes what Packyard keeps for a user (projects, files, keys) before the user is deleted. */
   deleteUserData?: (userId: string) => Promise<void>;
+  /** Told of each sign-in, for the audit log (audit/sign-in.ts). */
+  onSignIn?: (signIn: SignIn) => Promise<void>;
 }) {
   const { config, mailer } = deps;
   const twoFactorPlugin = twoFactor({
@@ -197,6 +200,8 @@ export function authOptions(deps: {
       }),
       // Stripe (server/billing/stripe.ts) when STRIPE_SECRET_KEY is set; its tables always.
       ...billingPlugins({ config, mailer, dialect: deps.dialect }),
+      // Last, so it sees a sign-in after two-factor has held back the session it waits for.
+      ...(deps.onSignIn ? [signInAudit(deps.onSignIn)] : []),
     ],
     // A provider callback that fails before Packyard knows the page to return to (a state that
     // was already used or never existed) redirects here: the server's /error page, which explains

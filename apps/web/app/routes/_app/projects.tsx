@@ -59,7 +59,7 @@ export async function action({ request, context, url }: Route.ActionArgs) {
   await auditProjectAction(
     database.db,
     sessionAudit(user, clientAddress(context)),
-    { id: created.id, owner_id: user.id },
+    { id: created.id, owner_id: user.id, slug },
     { action: "project.created", target: slug, details: { visibility: created.visibility } },
   );
   throw redirect(`/projects/${slug}?created=1`);

@@ -2,6 +2,7 @@
 // every route declared once (route.ts), so the OpenAPI document lists exactly what is served.
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Services } from "../../services.ts";
+import { auditRoutes } from "./audit.ts";
 import { fileRoutes } from "./files.ts";
 import { importRoutes } from "./imports.ts";
 import { keyRoutes } from "./keys.ts";
@@ -26,6 +27,7 @@ const v1 = [
   meRoutes,
   usageRoutes,
   webhookRoutes,
+  auditRoutes,
 ];
 
 /** Every API route, at its full path (/api/v1/…, /api/p/…). */

@@ -90,7 +90,7 @@ export function projectRoutes(services: Services) {
     await auditProjectAction(
       db,
       auditSource(services, c, actor),
-      { id: created.id, owner_id: actor.userId },
+      { id: created.id, owner_id: actor.userId, slug: created.slug },
       { action: "project.created", target: created.slug, details: { visibility: created.visibility } },
     );
     return c.json({ project: created }, 201);
