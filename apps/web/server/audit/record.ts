@@ -33,7 +33,8 @@ export interface AuditInput {
 // One counter per process: the route bundle and the server are separate module graphs.
 const slot = Symbol.for("packyard.audit-event-ids");
 const holder = globalThis as { [slot]?: { lastMs: number; sequence: number } };
-const ids = (holder[slot] ??= { lastMs: 0, sequence: 0 });
+if (!holder[slot]) holder[slot] = { lastMs: 0, sequence: 0 };
+const ids = holder[slot];
 
 /**
  * An id that sorts after the ids this process made before it: the time and a counter within the
