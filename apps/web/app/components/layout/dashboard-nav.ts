@@ -6,6 +6,7 @@ import {
   KeyRound,
   LayoutDashboard,
   type LucideIcon,
+  ScrollText,
   Settings,
   Sparkles,
   User,
@@ -28,6 +29,7 @@ export const accountNav: NavItem[] = [
   { to: "/billing", label: "Billing", icon: CreditCard },
   { to: "/profile", label: "Profile", icon: User },
   { to: "/settings", label: "Settings", icon: Settings },
+  { to: "/audit", label: "Audit log", icon: ScrollText },
 ];
 
 export const integrations = [

@@ -191,6 +191,9 @@ export default function ProjectHome({ loaderData }: Route.ComponentProps) {
           <Button asChild variant="outline">
             <Link to={`/projects/${project.slug}/webhooks`}>Webhooks</Link>
           </Button>
+          <Button asChild variant="outline">
+            <Link to={`/projects/${project.slug}/audit`}>Audit log</Link>
+          </Button>
           <EditProjectDialog project={project} />
           <DeleteProjectDialog project={project} />
         </div>

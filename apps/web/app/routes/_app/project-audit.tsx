@@ -1,0 +1,46 @@
+// /projects/{projectSlug}/audit: the project's audit log — uploads, deletions, yanks, releases,
+// settings and key rotations, with who made them (the owner signed in, or which API key) and
+// from which address — filtered by the query string (components/audit/audit-log.tsx).
+import { AuditLog } from "../../components/audit/audit-log.tsx";
+import { Breadcrumbs } from "../../components/dashboard/breadcrumbs.tsx";
+import { PageHeader } from "../../components/page-header.tsx";
+import { auditView } from "../../lib/audit.server.ts";
+import { ownProjectOr404, sessionActor } from "../../lib/dashboard.server.ts";
+import { pageMeta } from "../../lib/meta.ts";
+import { requireOnboardedUser, services } from "../../lib/session.server.ts";
+import type { Route } from "./+types/project-audit";
+
+export const meta: Route.MetaFunction = ({ matches, location, loaderData }) =>
+  pageMeta({
+    baseUrl: matches[0]?.loaderData?.baseUrl,
+    path: location.pathname,
+    title: loaderData ? `Audit log · ${loaderData.project.name}` : "Audit log",
+    noindex: true,
+  });
+
+export async function loader({ request, context, url, params }: Route.LoaderArgs) {
+  const user = await requireOnboardedUser(request, context, url);
+  const db = services(context).database.db;
+  const project = await ownProjectOr404(db, sessionActor(user), params.projectSlug);
+  return {
+    project: { slug: project.slug, name: project.name },
+    view: await auditView(db, { projectId: project.id }, url, user.id),
+  };
+}
+
+export default function ProjectAudit({ loaderData }: Route.ComponentProps) {
+  const { project, view } = loaderData;
+  return (
+    <>
+      <Breadcrumbs
+        items={[
+          { label: "Projects", to: "/projects" },
+          { label: project.name, to: `/projects/${project.slug}` },
+          { label: "Audit log" },
+        ]}
+      />
+      <PageHeader title="Audit log" description={`Who changed what in ${project.name}, newest first.`} />
+      <AuditLog view={view} kind="project" />
+    </>
+  );
+}
