@@ -3,14 +3,17 @@
 // with the right actor and the client's address (TRUST_PROXY, X-Forwarded-For); sign-ins are
 // recorded once; the API reads the log back filtered and paged; a year-old entry is deleted.
 import type { AuditPage } from "@packyard/contract";
+import * as OTPAuth from "otpauth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   bearer,
+  cookiesFrom,
   createApiKey,
   createTestApp,
   databaseKind,
   onboardedUser,
   postJson,
+  signUpVerified,
   TEST_PASSWORD,
   type TestApp,
 } from "../../test/harness.ts";
@@ -131,6 +134,38 @@ describe(`the audit log records each action once (${databaseKind})`, () => {
       postJson(app, "/api/auth/sign-in/email", { email: "auditor@example.com", password: "wrong password!" }),
     );
     expect(failed).toEqual([]);
+  });
+
+  it("records a two-factor sign-in once, when the code is accepted; turning it on is no sign-in", async () => {
+    const email = "second-factor@example.com";
+    const cookie = await signUpVerified(app, { email });
+    let totpURI = "";
+    const enable = await entriesOf(async () => {
+      const started = await postJson(app, "/api/auth/two-factor/enable", { password: TEST_PASSWORD }, cookie);
+      ({ totpURI } = (await started.json()) as { totpURI: string });
+      const code = OTPAuth.URI.parse(totpURI).generate();
+      expect((await postJson(app, "/api/auth/two-factor/verify-totp", { code }, cookie)).status).toBe(200);
+    });
+    expect(enable).toEqual([]);
+    let challenge = "";
+    const password = await entriesOf(async () => {
+      const res = await postJson(app, "/api/auth/sign-in/email", { email, password: TEST_PASSWORD });
+      expect(await res.json()).toMatchObject({ twoFactorRedirect: true });
+      challenge = cookiesFrom(res);
+    });
+    expect(password).toEqual([]);
+    const code = await entriesOf(async () => {
+      const res = await postJson(
+        app,
+        "/api/auth/two-factor/verify-totp",
+        { code: OTPAuth.URI.parse(totpURI).generate() },
+        challenge,
+      );
+      expect(res.status).toBe(200);
+    });
+    expect(code.map((e) => [e.action, e.actor_kind, JSON.parse(e.details).method])).toEqual([
+      ["session.signed_in", "user", "two-factor"],
+    ]);
   });
 
   it("records every project, release, file, key and API-key action taken with an API key", async () => {

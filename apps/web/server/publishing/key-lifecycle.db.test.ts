@@ -190,6 +190,13 @@ describe.runIf(hasTools)(`signing keys that never lapse (${databaseKind})`, () =
     const [old, successor] = await keyRows("lapse");
     expect(successor).toBeDefined();
     expect(successor!.expires_at).not.toBeNull();
+    // In the project's audit log, by Packyard (decision 031).
+    const logged = await server.services.database.db
+      .selectFrom("audit_event")
+      .select(["actor_kind", "target"])
+      .where("action", "=", "signing_key.rotated")
+      .execute();
+    expect(logged).toEqual([{ actor_kind: "system", target: successor!.fingerprint }]);
     // The old key retires after the 7-day overlap: before it expires.
     expect(Date.parse(old!.retire_at!)).toBeLessThan(Date.parse(old!.expires_at!));
     const keyId = (fingerprint: string) => fingerprint.slice(-16);
