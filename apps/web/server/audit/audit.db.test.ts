@@ -315,6 +315,10 @@ describe(`the audit log records each action once (${databaseKind})`, () => {
     await expectOne("user", "api_key.deleted", "ci", () =>
       form("/api-keys", { intent: "delete", keyId: ciKey }),
     );
+    // The CLI's token page makes API keys too.
+    await expectOne("user", "api_key.created", "laptop", () =>
+      form("/auth/generate-token", { intent: "create", name: "laptop", expiry: "never" }),
+    );
     await expectOne("user", "project.deleted", "web-tool", () =>
       form("/projects/web-tool", { intent: "delete", confirm: "web-tool" }),
     );
