@@ -118,6 +118,18 @@ async function pageAt(location: string) {
   return res.text();
 }
 
+/** How the user's sign-ins in the audit log were made, oldest first. */
+const signInsOf = async (userId: string) =>
+  (
+    await app.services.database.db
+      .selectFrom("audit_event")
+      .select("details")
+      .where("owner_id", "=", userId)
+      .where("action", "=", "session.signed_in")
+      .orderBy("id")
+      .execute()
+  ).map((row) => (JSON.parse(row.details) as { method: string }).method);
+
 describe(`sign-in through the OpenID Connect provider (${databaseKind})`, () => {
   it("sends the browser to the issuer's authorization endpoint with PKCE S256, a 32-character state and the client", async () => {
     const started = await postJson(app, "/api/auth/sign-in/social", {
@@ -177,9 +189,12 @@ describe(`sign-in through the OpenID Connect provider (${databaseKind})`, () => 
   it("signs a returning user in to the callback URL, as the same user", async () => {
     const { user } = await providerUser("returning@example.com", "returning");
     const users = await countRows("user");
+    const before = await signInsOf(user.id);
     const b = browser();
     const result = await b.signIn(verified("returning@example.com"));
     expect(result.location).toBe("/dashboard");
+    // In the account's audit log, by the provider's id (decision 031).
+    expect(await signInsOf(user.id)).toEqual([...before, "oidc"]);
     expect(await countRows("user")).toBe(users);
     expect((await session(b.cookie()))?.user.id).toBe(user.id);
     const dashboard = await b.request("/dashboard");
@@ -301,6 +316,8 @@ describe(`linking through the provider (${databaseKind})`, () => {
     expect(oidc?.accountId).toBe(subjectFor("linker@example.com"));
     expect(oidc?.scopes.sort()).toEqual(["email", "openid", "profile"]);
     expect((await accountsOf(owner.id)).map((a) => a.providerId)).toEqual(["credential", "oidc"]);
+    // Linking while signed in is no sign-in: the log has the verified email's only.
+    expect(await signInsOf(owner.id)).toEqual(["email-verification"]);
   });
 
   it("refuses link-social when the provider does not vouch for the email (unable_to_link_account)", async () => {
