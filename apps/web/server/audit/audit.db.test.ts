@@ -4,7 +4,7 @@
 // recorded once; the API reads the log back filtered and paged; a year-old entry is deleted.
 import type { AuditPage } from "@packyard/contract";
 import * as OTPAuth from "otpauth";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   bearer,
   cookiesFrom,
@@ -17,7 +17,7 @@ import {
   TEST_PASSWORD,
   type TestApp,
 } from "../../test/harness.ts";
-import { deleteExpiredAuditEvents } from "./retention.ts";
+import { AUDIT_RETENTION_JOB, deleteExpiredAuditEvents } from "./retention.ts";
 
 let app: TestApp;
 let owner: { cookie: string; userId: string };
@@ -436,6 +436,20 @@ describe(`keeping the audit log one year (${databaseKind})`, () => {
       .execute();
     expect(await deleteExpiredAuditEvents(db(), new Date(), 2)).toBe(3);
     expect(await count()).toBe(total);
+    // The same through the job queue (hourly; sent now).
+    await db()
+      .insertInto("audit_event")
+      .values({
+        id: "old-4",
+        owner_id: owner.userId,
+        actor_kind: "system",
+        action: "retention.run",
+        details: "{}",
+        created_at: old,
+      })
+      .execute();
+    await app.services.jobs.send(AUDIT_RETENTION_JOB, {});
+    await vi.waitFor(async () => expect(await count()).toBe(total), { timeout: 15_000, interval: 100 });
     // A year from now, everything recorded today has gone.
     expect(await deleteExpiredAuditEvents(db(), new Date(Date.now() + 366 * 86_400_000))).toBe(total);
   });
