@@ -32,7 +32,7 @@ export function socketAddress(c: Context): string | undefined {
   }
 }
 
-/** The client's address: the first X-Forwarded-For entry behind a trusted proxy, else the peer's. */
+/** The client's address: the last X-Forwarded-For entry (the one the trusted proxy added), else the peer's. */
 export function clientAddress(c: Context, trustProxy: boolean): string {
   if (trustProxy) {
     // The last address is the one the trusted proxy added (the peer it saw). Earlier ones were
