@@ -5,4 +5,5 @@ export * from "./imports.ts";
 export * from "./names.ts";
 export * from "./repository-settings.ts";
 export * from "./schemas.ts";
+export * from "./stats.ts";
 export * from "./webhooks.ts";

@@ -107,6 +107,22 @@ export interface DownloadMonthTable {
   notified_percent: Generated<number>;
 }
 
+/** Downloads of a release file per UTC day, client kind and distribution (stats/, decision 033). */
+export interface DownloadStatTable {
+  project_id: string;
+  file_id: string;
+  version: string;
+  filename: string;
+  /** YYYY-MM-DD, UTC. */
+  day: string;
+  /** A ClientKind of @packyard/contract/stats.ts. */
+  client: string;
+  /** The APT suite, the dnf client's distribution or the YUM group; '' when not known. */
+  distribution: string;
+  downloads: BigIntColumn;
+  bytes: BigIntColumn;
+}
+
 export interface SigningKeyTable {
   id: string;
   project_id: string;
@@ -308,6 +324,7 @@ export interface Database {
   blob: BlobTable;
   release_file: ReleaseFileTable;
   download_month: DownloadMonthTable;
+  download_stat: DownloadStatTable;
   contact_message: ContactMessageTable;
   username_history: UsernameHistoryTable;
   released_username: { name_key: string; username: string; released_at: string };

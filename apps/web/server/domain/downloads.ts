@@ -1,60 +1,188 @@
 // Download accounting. Every response body served from an owner's /dl URLs (release files, APT
 // pool files and indexes, YUM packages and repodata) adds the bytes it handed to the client to
-// the owner's monthly total, ranges and cut-off downloads by what was actually sent; a release
-// file delivered to its last byte also counts as one download of that file and of the month.
-// Usage and the download allowance (usage.ts) read these totals; usage.ts's countServed decides
-// when a response is written (a whole file at once, other bytes batched in memory).
+// the owner's monthly total, ranges and cut-off downloads by what was actually sent. A release
+// file's bytes — from its stable URL, APT's pool or a YUM repository — also count in the
+// project's download statistics (decision 033: per file, UTC day, kind of client and
+// distribution), and a file delivered to its last byte counts as one download of that file and
+// of the month. Responses are added up in memory (DownloadBatch) and written in one transaction
+// per flush (writeDownloadBatch); usage.ts's countServed decides when.
+import type { ClientKind } from "@packyard/contract/stats.ts";
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
 
 /** The month a download counts in: UTC, "2026-11". */
 export const currentMonth = (date = new Date()) => date.toISOString().slice(0, 7);
 
+/** The release file a response served bytes of, as its statistics name it. */
+export interface ServedFile {
+  id: string;
+  projectId: string;
+  version: string;
+  filename: string;
+}
+
 export interface Served {
   ownerId: string;
   /** Bytes of the body the client's connection took. */
   bytes: number;
-  /** The release file, when this response delivered it to its last byte (one download). */
-  fileId?: string;
+  /** The release file these bytes are of; none for an index, a key or a script. */
+  file?: ServedFile;
+  /** The file reached the client to its last byte: one download. */
+  download?: boolean;
+  /** Who asked (from the User-Agent), and for which distribution: for the statistics. */
+  client?: ClientKind;
+  distribution?: string;
 }
 
-/** The owner's month after a response was counted. */
+/** The owner's month after a batch was written. */
 export interface MonthTotals {
+  ownerId: string;
   month: string;
   bytes: number;
   /** The allowance warning already mailed this month: 0, 80 or 100. */
   notifiedPercent: number;
 }
 
-/** Adds served bytes to the owner's month (and a file delivered whole to its counter). */
-export async function recordServed(
-  db: Kysely<Database>,
-  served: Served,
-  month = currentMonth(),
-): Promise<MonthTotals> {
-  const downloads = served.fileId ? 1 : 0;
-  const upsert = (tx: Kysely<Database>) =>
-    tx
-      .insertInto("download_month")
-      .values({ owner_id: served.ownerId, month, downloads, bytes: served.bytes })
-      .onConflict((oc) =>
-        oc.columns(["owner_id", "month"]).doUpdateSet({
-          downloads: sql`download_month.downloads + ${downloads}`,
-          bytes: sql`download_month.bytes + ${served.bytes}`,
-        }),
-      )
-      .returning(["bytes", "notified_percent"])
-      .executeTakeFirstOrThrow();
-  const fileId = served.fileId;
-  const row = fileId
-    ? await db.transaction().execute(async (tx) => {
+interface MonthEntry {
+  ownerId: string;
+  month: string;
+  downloads: number;
+  bytes: number;
+}
+
+interface StatEntry {
+  file: ServedFile;
+  day: string;
+  client: ClientKind;
+  distribution: string;
+  downloads: number;
+  bytes: number;
+}
+
+/** Served responses added up: per owner and month, per file, per statistics row. */
+export class DownloadBatch {
+  readonly months = new Map<string, MonthEntry>();
+  /** Downloads per release file (its download_count). */
+  readonly files = new Map<string, number>();
+  readonly stats = new Map<string, StatEntry>();
+
+  get size(): number {
+    return this.months.size + this.files.size + this.stats.size;
+  }
+
+  add(served: Served, at: Date): void {
+    const downloads = served.file && served.download ? 1 : 0;
+    const month = currentMonth(at);
+    const monthKey = `${served.ownerId} ${month}`;
+    const entry = this.months.get(monthKey);
+    if (entry) {
+      entry.downloads += downloads;
+      entry.bytes += served.bytes;
+    } else this.months.set(monthKey, { ownerId: served.ownerId, month, downloads, bytes: served.bytes });
+    const file = served.file;
+    if (!file) return;
+    if (downloads) this.files.set(file.id, (this.files.get(file.id) ?? 0) + 1);
+    const day = at.toISOString().slice(0, 10);
+    const client = served.client ?? "other";
+    const distribution = served.distribution ?? "";
+    const statKey = `${file.id}\0${day}\0${client}\0${distribution}`;
+    const stat = this.stats.get(statKey);
+    if (stat) {
+      stat.downloads += downloads;
+      stat.bytes += served.bytes;
+    } else this.stats.set(statKey, { file, day, client, distribution, downloads, bytes: served.bytes });
+  }
+
+  /** Adds another batch's numbers to this one (a failed write, tried again with the next). */
+  merge(other: DownloadBatch): void {
+    for (const [key, m] of other.months) {
+      const entry = this.months.get(key);
+      if (entry) {
+        entry.downloads += m.downloads;
+        entry.bytes += m.bytes;
+      } else this.months.set(key, { ...m });
+    }
+    for (const [id, n] of other.files) this.files.set(id, (this.files.get(id) ?? 0) + n);
+    for (const [key, s] of other.stats) {
+      const entry = this.stats.get(key);
+      if (entry) {
+        entry.downloads += s.downloads;
+        entry.bytes += s.bytes;
+      } else this.stats.set(key, { ...s });
+    }
+  }
+}
+
+/** Rows per multi-row INSERT: well under SQLite's and PostgreSQL's parameter limits. */
+const STAT_ROWS_PER_INSERT = 200;
+
+/**
+ * Writes a batch in one transaction: the owners' months (upserts), the files' download counters,
+ * and the statistics rows (multi-row upserts). Rows of projects deleted meanwhile are dropped.
+ */
+export async function writeDownloadBatch(db: Kysely<Database>, batch: DownloadBatch): Promise<MonthTotals[]> {
+  return db.transaction().execute(async (tx) => {
+    const totals: MonthTotals[] = [];
+    // In key order, so two servers writing at once lock rows in the same order (no deadlock).
+    const byKey = <T>(map: Map<string, T>) => [...map.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
+    for (const [, m] of byKey(batch.months)) {
+      const row = await tx
+        .insertInto("download_month")
+        .values({ owner_id: m.ownerId, month: m.month, downloads: m.downloads, bytes: m.bytes })
+        .onConflict((oc) =>
+          oc.columns(["owner_id", "month"]).doUpdateSet({
+            downloads: sql`download_month.downloads + ${m.downloads}`,
+            bytes: sql`download_month.bytes + ${m.bytes}`,
+          }),
+        )
+        .returning(["bytes", "notified_percent"])
+        .executeTakeFirstOrThrow();
+      totals.push({
+        ownerId: m.ownerId,
+        month: m.month,
+        bytes: Number(row.bytes),
+        notifiedPercent: Number(row.notified_percent),
+      });
+    }
+    for (const [id, n] of byKey(batch.files))
+      await tx
+        .updateTable("release_file")
+        .set({ download_count: sql`download_count + ${n}` })
+        .where("id", "=", id)
+        .execute();
+    const stats = byKey(batch.stats).map(([, s]) => s);
+    if (stats.length > 0) {
+      const projectIds = [...new Set(stats.map((s) => s.file.projectId))];
+      const existing = new Set(
+        (await tx.selectFrom("project").select("id").where("id", "in", projectIds).execute()).map(
+          (p) => p.id,
+        ),
+      );
+      const rows = stats
+        .filter((s) => existing.has(s.file.projectId))
+        .map((s) => ({
+          project_id: s.file.projectId,
+          file_id: s.file.id,
+          version: s.file.version,
+          filename: s.file.filename,
+          day: s.day,
+          client: s.client,
+          distribution: s.distribution,
+          downloads: s.downloads,
+          bytes: s.bytes,
+        }));
+      for (let i = 0; i < rows.length; i += STAT_ROWS_PER_INSERT)
         await tx
-          .updateTable("release_file")
-          .set({ download_count: sql`download_count + 1` })
-          .where("id", "=", fileId)
+          .insertInto("download_stat")
+          .values(rows.slice(i, i + STAT_ROWS_PER_INSERT))
+          .onConflict((oc) =>
+            oc.columns(["file_id", "day", "client", "distribution"]).doUpdateSet({
+              downloads: sql`download_stat.downloads + excluded.downloads`,
+              bytes: sql`download_stat.bytes + excluded.bytes`,
+            }),
+          )
           .execute();
-        return upsert(tx);
-      })
-    : await upsert(db);
-  return { month, bytes: Number(row.bytes), notifiedPercent: Number(row.notified_percent) };
+    }
+    return totals;
+  });
 }

@@ -52,7 +52,7 @@ async function monthBytes(ownerId = userId): Promise<number> {
 }
 
 /** Waits until the month's counter moved past `before`: counting runs after delivery, and bytes
- * other than whole files wait in memory until written (every FLUSH_MS, or now). */
+ * wait in memory until written (every FLUSH_MS, or now). */
 async function bytesAfter(before: number, expected: number): Promise<void> {
   await vi.waitFor(async () => expect(await monthBytes()).toBe(before + expected), { timeout: 5000 });
 }
@@ -276,6 +276,8 @@ describe(`usage with PLAN_LIMITS=off (${databaseKind})`, () => {
       const dl = await free.request("/dl/unmetered/tool/releases/1.0.0/tool.bin");
       expect(await dl.text()).toBe(content);
     }
+    // Whole files wait in memory too (decision 033): written now.
+    await flushDownloadCounts(fdb);
     const summary = await usageSummary(fdb, free.services.config, owner);
     await vi.waitFor(async () =>
       expect((await usageSummary(fdb, free.services.config, owner)).downloadBytes.used).toBe(

@@ -20,7 +20,13 @@ import type { Mailer } from "../mail/mailer.ts";
 import { downloadAllowanceMail } from "../mail/templates.ts";
 import { accountPlan, limitsEnabled } from "./account-plan.ts";
 import type { AccountHoldings } from "./authorization.ts";
-import { currentMonth, type MonthTotals, recordServed, type Served } from "./downloads.ts";
+import {
+  currentMonth,
+  DownloadBatch,
+  type MonthTotals,
+  type Served,
+  writeDownloadBatch,
+} from "./downloads.ts";
 
 type Db = Kysely<Database>;
 
@@ -202,42 +208,40 @@ export interface DownloadAccountingDeps {
   mailer: Mailer;
   config: Pick<Config, "planLimits" | "baseUrl">;
   logger: Logger;
+  /** What time it is: the day and month a download counts in (tests move it). */
+  clock?: () => Date;
 }
 
 /**
  * Counts a response served from an owner's /dl URLs, after it was delivered: it never delays or
- * fails the download. A release file delivered whole is written at once (its download counter
- * and the month's, as before plan limits); the bytes of every other response (ranges, cut-off
- * downloads, APT and YUM packages and indexes) wait in memory and are written per owner every
- * FLUSH_MS and at shutdown — one write per owner instead of one per response (measured in
- * decision 018). Each write may send the owner the month's 80 % or 100 % mail (once per month
- * and level; a write that takes the month past both at once sends the 100 % mail only).
- * Failures are logged, never thrown.
+ * fails the download, and never writes to the database on the download path. Every response
+ * (whole files, ranges, cut-off downloads, APT and YUM packages and indexes) is added up in
+ * memory and written every FLUSH_MS and at shutdown, in one transaction: the owners' months, the
+ * files' download counters and the statistics rows (decision 033; measured in
+ * docs/benchmarks.md). Each write may send an owner the month's 80 % or 100 % mail (once per
+ * month and level; a write that takes the month past both at once sends the 100 % mail only).
+ * Failures are logged, never thrown; a failed write is tried again once with the next.
  */
-export async function countServed(deps: DownloadAccountingDeps, served: Served): Promise<void> {
-  if (served.fileId) await writeServed(deps, served, currentMonth());
-  else if (served.bytes > 0) pendingFor(deps).add(served.ownerId, served.bytes);
+export function countServed(deps: DownloadAccountingDeps, served: Served): void {
+  if (served.bytes <= 0 && !served.download) return;
+  pendingFor(deps).add(served, (deps.clock ?? (() => new Date()))());
 }
 
-/** Writes what waits in memory now (tests; services.close() at shutdown). */
+/**
+ * Writes what waits in memory now: at shutdown (services.close()), in tests, and before this
+ * server answers with download numbers (a single server then shows its own downloads at once).
+ */
 export function flushDownloadCounts(db: Db): Promise<void> {
-  return pendingBytes.get(db)?.flush() ?? Promise.resolve();
+  return pendingCounts.get(db)?.flush() ?? Promise.resolve();
 }
 
 export const FLUSH_MS = 2000;
 
-async function writeServed(deps: DownloadAccountingDeps, served: Served, month: string): Promise<void> {
-  try {
-    const totals = await recordServed(deps.db, served, month);
-    await warnAboutAllowance(deps, served.ownerId, totals, new Date());
-  } catch (error) {
-    deps.logger.error("counting a download failed", error);
-  }
-}
-
-/** Bytes served per owner and month, not written yet. */
-class PendingBytes {
-  private pending = new Map<string, { ownerId: string; month: string; bytes: number }>();
+/** Responses served and not written yet, and the write under way. */
+class PendingCounts {
+  private batch = new DownloadBatch();
+  /** A batch whose write failed once, tried again with the next. */
+  private retry: DownloadBatch | undefined;
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
   private readonly deps: DownloadAccountingDeps;
@@ -246,35 +250,55 @@ class PendingBytes {
     this.deps = deps;
   }
 
-  add(ownerId: string, bytes: number): void {
-    const month = currentMonth();
-    const key = `${ownerId} ${month}`;
-    const entry = this.pending.get(key);
-    if (entry) entry.bytes += bytes;
-    else this.pending.set(key, { ownerId, month, bytes });
+  add(served: Served, at: Date): void {
+    this.batch.add(served, at);
     this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS).unref();
   }
 
   flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    const batch = [...this.pending.values()];
-    this.pending = new Map();
-    // One flush at a time, in order.
-    this.writing = this.writing.then(async () => {
-      for (const { ownerId, month, bytes } of batch) await writeServed(this.deps, { ownerId, bytes }, month);
-    });
+    const batch = this.batch;
+    this.batch = new DownloadBatch();
+    // One write at a time, in order.
+    this.writing = this.writing.then(() => this.write(batch));
     return this.writing;
+  }
+
+  private async write(batch: DownloadBatch): Promise<void> {
+    const retried = this.retry;
+    this.retry = undefined;
+    if (retried) batch.merge(retried);
+    if (batch.size === 0) return;
+    let totals: MonthTotals[];
+    try {
+      totals = await writeDownloadBatch(this.deps.db, batch);
+    } catch (error) {
+      if (retried) this.deps.logger.error("counting downloads failed twice: these counts are lost", error);
+      else {
+        this.deps.logger.error("counting downloads failed: trying again with the next write", error);
+        this.retry = batch;
+        this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS).unref();
+      }
+      return;
+    }
+    for (const month of totals) {
+      try {
+        await warnAboutAllowance(this.deps, month.ownerId, month, (this.deps.clock ?? (() => new Date()))());
+      } catch (error) {
+        this.deps.logger.error("the download allowance mail failed", error);
+      }
+    }
   }
 }
 
-const pendingBytes = new WeakMap<Db, PendingBytes>();
+const pendingCounts = new WeakMap<Db, PendingCounts>();
 
-function pendingFor(deps: DownloadAccountingDeps): PendingBytes {
-  let pending = pendingBytes.get(deps.db);
+function pendingFor(deps: DownloadAccountingDeps): PendingCounts {
+  let pending = pendingCounts.get(deps.db);
   if (!pending) {
-    pending = new PendingBytes(deps);
-    pendingBytes.set(deps.db, pending);
+    pending = new PendingCounts(deps);
+    pendingCounts.set(deps.db, pending);
   }
   return pending;
 }

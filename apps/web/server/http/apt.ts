@@ -95,7 +95,12 @@ export function createAptRoutes(services: Services) {
           "cache-control": cacheControl({ kind: "immutable", shared }),
         },
         c.req.method,
-        { meter: meter() },
+        {
+          meter: ownerBytesMeter(services, c, project.owner_id, {
+            file: { id: file.id, projectId: project.id, version: file.version, filename: file.filename },
+            distribution: file.suite,
+          }),
+        },
       );
     }
 

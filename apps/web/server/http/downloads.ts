@@ -7,7 +7,9 @@
 // a 302 to a short-lived presigned URL of the bucket, counted when issued by the same rule
 // (see presignedRedirect); HEAD, 304, 416 and every other conditional request stay here.
 import { normalizeFilename } from "@packyard/contract";
+import { classifyClient } from "@packyard/contract/stats.ts";
 import { type Context, Hono } from "hono";
+import type { Served, ServedFile } from "../domain/downloads.ts";
 import { notFound } from "../domain/errors.ts";
 import { listFileRows, requireRelease } from "../domain/releases.ts";
 import { countServed } from "../domain/usage.ts";
@@ -41,19 +43,41 @@ export function parseRange(
 
 /** What counting a served response needs (usage.ts). */
 function accountingOf(services: Services) {
-  const { database, mailer, config, logger } = services;
-  return { db: database.db, mailer, config, logger };
+  const { database, mailer, config, logger, clock } = services;
+  return { db: database.db, mailer, config, logger, clock };
 }
 
 /**
- * Meters a GET's body into the owner's bytes of the month (APT and YUM files, indexes included);
- * undefined for a HEAD, which sends none.
+ * Who asked, for the statistics: the kind of client from its User-Agent, and the distribution it
+ * names (dnf does) or else `distribution`, what the URL says (the APT suite, the YUM group).
  */
-export function ownerBytesMeter(services: Services, c: Context, ownerId: string): DeliveryMeter | undefined {
+export function clientOf(c: Context, distribution?: string): Pick<Served, "client" | "distribution"> {
+  const asked = classifyClient(c.req.header("user-agent"));
+  const named = asked.distribution ?? distribution;
+  return named ? { client: asked.client, distribution: named } : { client: asked.client };
+}
+
+/**
+ * Meters a GET's body into the owner's bytes of the month (APT and YUM files, indexes included)
+ * and, for a release file's bytes (an APT or YUM package), into the project's statistics, one
+ * download when it reached the client whole; undefined for a HEAD, which sends none.
+ */
+export function ownerBytesMeter(
+  services: Services,
+  c: Context,
+  ownerId: string,
+  file?: { file: ServedFile; distribution?: string },
+): DeliveryMeter | undefined {
   if (c.req.method !== "GET") return undefined;
   const accounting = accountingOf(services);
-  return deliveryMeter(c, (sent) => {
-    void countServed(accounting, { ownerId, bytes: sent });
+  const asked = file ? clientOf(c, file.distribution) : {};
+  return deliveryMeter(c, (sent, complete) => {
+    countServed(
+      accounting,
+      file
+        ? { ownerId, bytes: sent, file: file.file, download: complete, ...asked }
+        : { ownerId, bytes: sent },
+    );
   });
 }
 
@@ -135,28 +159,25 @@ export function createDownloads(services: Services) {
     if (range) headers["content-range"] = `bytes ${start}-${end}/${size}`;
     if (c.req.method === "HEAD") return c.body(null, status, headers);
     const lastByte = end === size - 1;
+    const served = {
+      ownerId: project.owner_id,
+      file: { id: file.id, projectId: project.id, version: release.version, filename: file.filename },
+      ...clientOf(c),
+    };
     const redirect = await presignedRedirect(services, c, file.sha256, size, headers);
     if (redirect) {
       // Counted when issued, by the rule of a streamed GET that delivers what was asked: the
       // range's bytes (the whole file without one), a download when it ends at the last byte.
-      void countServed(accounting, {
-        ownerId: project.owner_id,
-        bytes: end - start + 1,
-        ...(lastByte ? { fileId: file.id } : {}),
-      });
+      countServed(accounting, { ...served, bytes: end - start + 1, download: lastByte });
       return redirect;
     }
     if (size === 0) {
-      await countServed(accounting, { ownerId: project.owner_id, bytes: 0, fileId: file.id });
+      countServed(accounting, { ...served, bytes: 0, download: true });
       return c.body(null, status, headers);
     }
     // The bytes count as sent; a download when the file's last byte reached the client.
     const meter = deliveryMeter(c, (sent, complete) => {
-      void countServed(accounting, {
-        ownerId: project.owner_id,
-        bytes: sent,
-        ...(complete && lastByte ? { fileId: file.id } : {}),
-      });
+      countServed(accounting, { ...served, bytes: sent, download: complete && lastByte });
     });
     return streamBlob(blobs, file.sha256, end - start + 1, headers, c.req.method, {
       status,

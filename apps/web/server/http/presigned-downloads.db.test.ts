@@ -71,6 +71,7 @@ const url = (project: string, name = FILE, version = "1.0.0") =>
   `/dl/presigner/${project}/releases/${version}/${name}`;
 
 async function fileRow(to: TestApp, project: string, name: string) {
+  await flushDownloadCounts(to.services.database.db);
   return to.services.database.db
     .selectFrom("release_file")
     .innerJoin("release", "release.id", "release_file.release_id")

@@ -88,7 +88,12 @@ export function createYumRoutes(services: Services) {
           "cache-control": cacheControl({ kind: "immutable", shared }),
         },
         c.req.method,
-        { meter: meter() },
+        {
+          meter: ownerBytesMeter(services, c, project.owner_id, {
+            file: { id: file.id, projectId: project.id, version: file.version, filename: file.filename },
+            ...(group ? { distribution: group } : {}),
+          }),
+        },
       );
     }
     if (path === REPOMD) {

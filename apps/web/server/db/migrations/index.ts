@@ -579,4 +579,34 @@ export const migrations: Record<string, Migration> = {
       await db.schema.alterTable("package_index_change").addColumn("changed_at", "varchar(30)").execute();
     },
   },
+  "0023_download_stats": {
+    async up(db: Kysely<unknown>) {
+      // Download statistics (decision 033): per release file, UTC day, kind of client and the
+      // distribution it was fetched for (the APT suite, the dnf client's distribution or the YUM
+      // group; '' when not known), the files delivered whole and the bytes sent. Written in
+      // batches from memory (domain/downloads.ts, usage.ts). The file's version and name are copied
+      // in, with no foreign key to it: a project's history keeps the downloads of files since
+      // deleted. Rows go with their project.
+      await db.schema
+        .createTable("download_stat")
+        .addColumn("project_id", "varchar(32)", (c) =>
+          c.notNull().references("project.id").onDelete("cascade"),
+        )
+        .addColumn("file_id", "varchar(32)", (c) => c.notNull())
+        .addColumn("version", "varchar(128)", (c) => c.notNull())
+        .addColumn("filename", "varchar(255)", (c) => c.notNull())
+        .addColumn("day", "varchar(10)", (c) => c.notNull())
+        .addColumn("client", "varchar(10)", (c) => c.notNull())
+        .addColumn("distribution", "varchar(64)", (c) => c.notNull())
+        .addColumn("downloads", "bigint", (c) => c.notNull().defaultTo(0))
+        .addColumn("bytes", "bigint", (c) => c.notNull().defaultTo(0))
+        .addPrimaryKeyConstraint("download_stat_pk", ["file_id", "day", "client", "distribution"])
+        .execute();
+      await db.schema
+        .createIndex("download_stat_project_day")
+        .on("download_stat")
+        .columns(["project_id", "day"])
+        .execute();
+    },
+  },
 };

@@ -9,6 +9,7 @@ import { DomainError } from "../../domain/errors.ts";
 import { deleteFile, uploadFile } from "../../domain/files.ts";
 import type { ProjectRow } from "../../domain/projects.ts";
 import { describeProjectRelease, type ReleaseFileRow, requireRelease } from "../../domain/releases.ts";
+import { flushDownloadCounts } from "../../domain/usage.ts";
 import { parseAptTarget } from "../../publishing/apt/ingest.ts";
 import { parseYumGroup } from "../../publishing/yum/ingest.ts";
 import type { Services } from "../../services.ts";
@@ -149,6 +150,8 @@ export function fileRoutes(services: Services) {
     const { slug, version } = c.req.valid("param");
     const project = await ownProject(services, c, slug, "read");
     const release = await requireRelease(db, project.id, version);
+    // This server's downloads still in memory first: the numbers include them.
+    await flushDownloadCounts(db);
     const dto = await describeProjectRelease(db, config.baseUrl, project, release);
     return c.json({ files: dto.files }, 200);
   });

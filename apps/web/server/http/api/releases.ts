@@ -17,6 +17,7 @@ import {
   setYanked,
   updateRelease,
 } from "../../domain/releases.ts";
+import { flushDownloadCounts } from "../../domain/usage.ts";
 import type { Services } from "../../services.ts";
 import {
   auditSource,
@@ -127,6 +128,8 @@ export function releaseRoutes(services: Services) {
     const { slug, version } = c.req.valid("param");
     const project = await ownProject(services, c, slug, "read");
     const found = await requireRelease(db, project.id, version);
+    // This server's downloads still in memory first: the numbers include them.
+    await flushDownloadCounts(db);
     return c.json({ release: await describeProjectRelease(db, config.baseUrl, project, found) }, 200);
   });
 

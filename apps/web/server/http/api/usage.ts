@@ -2,7 +2,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { usage } from "@packyard/contract";
 import { assertAccountAccess } from "../../domain/authorization.ts";
-import { accountUsage } from "../../domain/usage.ts";
+import { accountUsage, flushDownloadCounts } from "../../domain/usage.ts";
 import type { Services } from "../../services.ts";
 import { requireActor } from "../actor.ts";
 import { createApiApp, errors, json, serve } from "./route.ts";
@@ -20,6 +20,7 @@ export function usageRoutes(services: Services) {
   serve(api, usageRoute, async (c) => {
     const actor = await requireActor(services, c.req.raw.headers);
     assertAccountAccess(actor, "read");
+    await flushDownloadCounts(services.database.db);
     return c.json({ usage: await accountUsage(services.database.db, actor.userId) }, 200);
   });
 

@@ -120,7 +120,16 @@ export async function findPoolFile(db: Kysely<Database>, projectId: string, pool
   return db
     .selectFrom("deb_package")
     .innerJoin("release_file", "release_file.id", "deb_package.file_id")
-    .select(["release_file.sha256", "release_file.size"])
+    .innerJoin("release", "release.id", "release_file.release_id")
+    .select([
+      "release_file.sha256",
+      "release_file.size",
+      // What its download statistics name it by (decision 033).
+      "release_file.id",
+      "release_file.filename",
+      "release.version",
+      "deb_package.suite",
+    ])
     .where("deb_package.project_id", "=", projectId)
     .where("deb_package.pool_path", "=", poolPath)
     .executeTakeFirst();

@@ -134,7 +134,15 @@ export async function findYumPackageFile(
   return db
     .selectFrom("yum_package")
     .innerJoin("release_file", "release_file.id", "yum_package.file_id")
-    .select(["release_file.sha256", "release_file.size"])
+    .innerJoin("release", "release.id", "release_file.release_id")
+    .select([
+      "release_file.sha256",
+      "release_file.size",
+      // What its download statistics name it by (decision 033).
+      "release_file.id",
+      "release_file.filename",
+      "release.version",
+    ])
     .where("yum_package.project_id", "=", projectId)
     .where("yum_package.repo_group", "=", group)
     .where("yum_package.location", "=", location)
