@@ -12,6 +12,7 @@ import { DELETE_CALLBACK_PATH, readableDeletionLinkErrors } from "./account-dele
 import { createApi } from "./api/index.ts";
 import { apiRouteFallback, jsonBodyLimit, sameOriginCookieWrites } from "./api-guards.ts";
 import { createAptRoutes } from "./apt.ts";
+import { createBadgeRoutes } from "./badges.ts";
 import { createCliRoutes } from "./cli.ts";
 import { createDownloads } from "./downloads.ts";
 import { renderErrorPage } from "./error-page.ts";
@@ -80,6 +81,7 @@ export function createApp({ services, build, clientDir }: AppOptions) {
   app.route("/dl", createSigningKeyRoutes(services));
   app.route("/dl", createAptRoutes(services));
   app.route("/dl", createYumRoutes(services));
+  app.route("/dl", createBadgeRoutes(services));
   app.route("/cli", createCliRoutes({ dir: join(clientDir, "..", "cli"), baseUrl: config.baseUrl }));
 
   // Vite's hashed output never changes under the same name: cache it for a year. Other public

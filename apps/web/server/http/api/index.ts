@@ -13,6 +13,7 @@ import { releaseRoutes } from "./releases.ts";
 import { repositorySettingsRoutes } from "./repository-settings.ts";
 import { createApiApp } from "./route.ts";
 import { signingKeyRoutes } from "./signing-keys.ts";
+import { statsRoutes } from "./stats.ts";
 import { usageRoutes } from "./usage.ts";
 import { declareWebhookPayloads, webhookRoutes } from "./webhooks.ts";
 
@@ -28,6 +29,7 @@ const v1 = [
   usageRoutes,
   webhookRoutes,
   auditRoutes,
+  statsRoutes,
 ];
 
 /** Every API route, at its full path (/api/v1/…, /api/p/…). */
