@@ -93,25 +93,26 @@ export interface StatsPeriod {
   to: string;
 }
 
+/** A period the query cannot have: the field at fault and why. */
+export interface StatsPeriodError {
+  field: "from" | "to";
+  message: string;
+}
+
 /**
  * from and to (both included, UTC days): to defaults to today, from to 29 days before to. A
- * period that ends before it starts or spans more than STATS_MAX_DAYS is refused (a ZodError,
- * answered 400 VALIDATION_FAILED).
+ * period that ends before it starts or spans more than STATS_MAX_DAYS is an error (the API
+ * answers it 400 VALIDATION_FAILED).
  */
-export function statsPeriod(query: { from?: string; to?: string }, today: string): StatsPeriod {
+export function statsPeriod(
+  query: { from?: string; to?: string },
+  today: string,
+): StatsPeriod | { error: StatsPeriodError } {
   const to = query.to ?? (query.from && query.from > today ? query.from : today);
   const from = query.from ?? addDays(to, -(STATS_DEFAULT_DAYS - 1));
-  const issues: z.core.$ZodRawIssue[] = [];
-  if (from > to)
-    issues.push({ code: "custom", path: ["from"], message: "from must not be after to", input: from });
-  else if (addDays(from, STATS_MAX_DAYS - 1) < to)
-    issues.push({
-      code: "custom",
-      path: ["to"],
-      message: `A period may span at most ${STATS_MAX_DAYS} days`,
-      input: to,
-    });
-  if (issues.length > 0) throw new z.ZodError(issues as z.core.$ZodIssue[]);
+  if (from > to) return { error: { field: "from", message: "from must not be after to" } };
+  if (addDays(from, STATS_MAX_DAYS - 1) < to)
+    return { error: { field: "to", message: `A period may span at most ${STATS_MAX_DAYS} days` } };
   return { from, to };
 }
 

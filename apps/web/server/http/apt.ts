@@ -98,6 +98,7 @@ export function createAptRoutes(services: Services) {
         {
           meter: ownerBytesMeter(services, c, project.owner_id, {
             file: { id: file.id, projectId: project.id, version: file.version, filename: file.filename },
+            size: Number(file.size),
             distribution: file.suite,
           }),
         },

@@ -66,19 +66,23 @@ export function ownerBytesMeter(
   services: Services,
   c: Context,
   ownerId: string,
-  file?: { file: ServedFile; distribution?: string },
+  file?: { file: ServedFile; size: number; distribution?: string },
 ): DeliveryMeter | undefined {
   if (c.req.method !== "GET") return undefined;
   const accounting = accountingOf(services);
   const asked = file ? clientOf(c, file.distribution) : {};
-  return deliveryMeter(c, (sent, complete) => {
-    countServed(
-      accounting,
-      file
-        ? { ownerId, bytes: sent, file: file.file, download: complete, ...asked }
-        : { ownerId, bytes: sent },
-    );
-  });
+  return deliveryMeter(
+    c,
+    (sent, complete) => {
+      countServed(
+        accounting,
+        file
+          ? { ownerId, bytes: sent, file: file.file, download: complete, ...asked }
+          : { ownerId, bytes: sent },
+      );
+    },
+    file?.size,
+  );
 }
 
 export function createDownloads(services: Services) {
@@ -176,9 +180,13 @@ export function createDownloads(services: Services) {
       return c.body(null, status, headers);
     }
     // The bytes count as sent; a download when the file's last byte reached the client.
-    const meter = deliveryMeter(c, (sent, complete) => {
-      countServed(accounting, { ...served, bytes: sent, download: complete && lastByte });
-    });
+    const meter = deliveryMeter(
+      c,
+      (sent, complete) => {
+        countServed(accounting, { ...served, bytes: sent, download: complete && lastByte });
+      },
+      end - start + 1,
+    );
     return streamBlob(blobs, file.sha256, end - start + 1, headers, c.req.method, {
       status,
       range: { start, end },

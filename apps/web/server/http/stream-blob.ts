@@ -58,7 +58,12 @@ export interface DeliveryMeter {
  * connection (Node's `finish`), never for one that closed before that. In memory (tests calling
  * app.request) reading the body to its end is delivery.
  */
-export function deliveryMeter(c: Context, report: (sent: number, complete: boolean) => void): DeliveryMeter {
+export function deliveryMeter(
+  c: Context,
+  report: (sent: number, complete: boolean) => void,
+  /** The body's length: a connection closed after all of it left this process is complete too. */
+  length?: number,
+): DeliveryMeter {
   const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
   let sent = 0;
   let ended = false;
@@ -70,7 +75,12 @@ export function deliveryMeter(c: Context, report: (sent: number, complete: boole
   };
   if (outgoing) {
     outgoing.once("finish", () => done(ended));
-    outgoing.once("close", () => done(false));
+    // A client that knows the length (apt, dnf, curl) may hang up as soon as the last byte
+    // arrives, before this side has read the end of the stored file: every byte was handed to
+    // the connection and none waits in its buffers, so it was delivered.
+    outgoing.once("close", () =>
+      done(length !== undefined && sent >= length && outgoing.writableLength === 0),
+    );
   }
   return {
     chunk(bytes) {

@@ -91,6 +91,7 @@ export function createYumRoutes(services: Services) {
         {
           meter: ownerBytesMeter(services, c, project.owner_id, {
             file: { id: file.id, projectId: project.id, version: file.version, filename: file.filename },
+            size: Number(file.size),
             ...(group ? { distribution: group } : {}),
           }),
         },

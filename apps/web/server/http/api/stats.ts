@@ -9,6 +9,7 @@ import {
   statsQuery,
   utcDay,
 } from "@packyard/contract";
+import { DomainError } from "../../domain/errors.ts";
 import type { Services } from "../../services.ts";
 import { projectStats } from "../../stats/queries.ts";
 import { createApiApp, errors, json, ownProject, projectAccessErrors, projectPath, serve } from "./route.ts";
@@ -42,6 +43,10 @@ export function statsRoutes(services: Services) {
     const project = await ownProject(services, c, c.req.valid("param").slug, "read");
     const query = statsQuery.parse(c.req.query());
     const period = statsPeriod(query, utcDay(services.clock()));
+    if ("error" in period)
+      throw new DomainError("VALIDATION_FAILED", period.error.message, {
+        [period.error.field]: period.error.message,
+      });
     const stats = await projectStats(services.database.db, project.id, {
       ...period,
       by: query.by,

@@ -1,0 +1,61 @@
+// What the dashboard's Downloads page and a release page's download table show: read with the
+// same function as GET /api/v1/projects/{slug}/stats (stats/queries.ts), so the chart, the
+// tables and the API agree.
+import { addDays, type ProjectStats, type StatsGrouping } from "@packyard/contract/stats.ts";
+import type { Kysely } from "kysely";
+import type { Database } from "../../server/db/schema.ts";
+import { projectStats } from "../../server/stats/queries.ts";
+
+/** The periods the page offers, in days (today included). */
+export const DOWNLOAD_PERIODS = [7, 30, 90] as const;
+export type DownloadPeriod = (typeof DOWNLOAD_PERIODS)[number];
+
+/** The ?days= of the page's URL, 30 unless it is one of the periods offered. */
+export function downloadPeriod(value: string | null): DownloadPeriod {
+  const days = Number(value);
+  return (DOWNLOAD_PERIODS as readonly number[]).includes(days) ? (days as DownloadPeriod) : 30;
+}
+
+export interface DownloadsOverview {
+  days: DownloadPeriod;
+  from: string;
+  to: string;
+  total: ProjectStats["total"];
+  byDay: ProjectStats["rows"];
+  byFile: ProjectStats["rows"];
+  byVersion: ProjectStats["rows"];
+  byClient: ProjectStats["rows"];
+  byDistribution: ProjectStats["rows"];
+}
+
+/** The project's downloads over the last `days` days up to `today` (UTC), every grouping. */
+export async function downloadsOverview(
+  db: Kysely<Database>,
+  projectId: string,
+  days: DownloadPeriod,
+  today: string,
+): Promise<DownloadsOverview> {
+  const period = { from: addDays(today, -(days - 1)), to: today };
+  const read = (by: StatsGrouping) => projectStats(db, projectId, { ...period, by });
+  const byDay = await read("day");
+  return {
+    days,
+    ...period,
+    total: byDay.total,
+    byDay: byDay.rows,
+    byFile: (await read("file")).rows,
+    byVersion: (await read("version")).rows,
+    byClient: (await read("client")).rows,
+    byDistribution: (await read("distribution")).rows,
+  };
+}
+
+/** A release's downloads per file over the last 90 days up to `today`. */
+export async function releaseDownloads(
+  db: Kysely<Database>,
+  projectId: string,
+  version: string,
+  today: string,
+): Promise<ProjectStats> {
+  return projectStats(db, projectId, { from: addDays(today, -89), to: today, by: "file", version });
+}
