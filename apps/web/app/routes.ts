@@ -42,6 +42,7 @@ export default [
       route("projects/:projectSlug", "routes/_app/project.tsx"),
       route("projects/:projectSlug/settings", "routes/_app/project-settings.tsx"),
       route("projects/:projectSlug/webhooks", "routes/_app/project-webhooks.tsx"),
+      route("projects/:projectSlug/downloads", "routes/_app/project-downloads.tsx"),
       route("projects/:projectSlug/releases", "routes/_app/project-releases.tsx"),
       route("projects/:projectSlug/releases/:releaseVersion", "routes/_app/project-release.tsx"),
       route("projects/:projectSlug/audit", "routes/_app/project-audit.tsx"),

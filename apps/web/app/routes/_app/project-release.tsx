@@ -4,6 +4,7 @@ import { Calendar, Download, ExternalLink, FileArchive, HardDrive } from "lucide
 import { Link, redirect } from "react-router";
 import { YankedBadge } from "../../components/dashboard/badges.tsx";
 import { Breadcrumbs } from "../../components/dashboard/breadcrumbs.tsx";
+import { DownloadsTable } from "../../components/dashboard/downloads-table.tsx";
 import { FileUploader } from "../../components/dashboard/file-uploader.tsx";
 import { FilesTable } from "../../components/dashboard/files-table.tsx";
 import { FormattedDate } from "../../components/dashboard/formatted-date.tsx";
@@ -42,6 +43,7 @@ import {
   succeeded,
   updateRelease,
 } from "../../lib/dashboard.server.ts";
+import { releaseDownloads } from "../../lib/downloads.server.ts";
 import { formatCompactCount, formatFileSize } from "../../lib/format.ts";
 import { parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
@@ -76,6 +78,12 @@ export async function loader({ request, context, url, params }: Route.LoaderArgs
     },
     release: await releaseDto(db, config.baseUrl, project, releaseRow),
     maxUploadBytes: config.maxUploadBytes,
+    fileDownloads: await releaseDownloads(
+      db,
+      row.id,
+      releaseRow.version,
+      services(context).clock().toISOString().slice(0, 10),
+    ),
   };
 }
 
@@ -211,6 +219,36 @@ export default function ProjectRelease({ loaderData }: Route.ComponentProps) {
           <CardContent className="grid grid-cols-1 gap-6 px-4 sm:px-6">
             <FileUploader projectSlug={project.slug} version={release.version} maxBytes={maxUploadBytes} />
             <FilesTable files={release.files} />
+          </CardContent>
+        </Card>
+        <Card>
+          <CardHeader className="flex-row items-start justify-between gap-4 px-4 sm:px-6">
+            <div className="grid gap-1.5">
+              <CardTitle>Downloads per file</CardTitle>
+              <CardDescription>
+                The last 90 days (UTC): release URLs, APT and YUM repositories.
+              </CardDescription>
+            </div>
+            <Link
+              to={`/projects/${project.slug}/downloads`}
+              className="shrink-0 rounded-sm text-sm font-medium text-primary hover:underline"
+            >
+              All downloads
+            </Link>
+          </CardHeader>
+          <CardContent className="px-4 sm:px-6">
+            <DownloadsTable
+              caption="Downloads per file, last 90 days"
+              keyLabel="File"
+              rows={loaderData.fileDownloads.rows}
+              renderKey={(row) => (
+                <span className="truncate font-mono text-xs sm:text-sm" title={row.key}>
+                  {row.key}
+                </span>
+              )}
+              empty="No downloads in the last 90 days."
+              testId="release-downloads"
+            />
           </CardContent>
         </Card>
         <ReleaseDetailsForm key={release.id} release={release} />

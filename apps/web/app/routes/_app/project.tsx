@@ -2,6 +2,7 @@
 // with the Edit project and Delete project dialogs.
 import {
   ArrowRight,
+  BarChart3,
   Calendar,
   Code,
   Download,
@@ -18,6 +19,7 @@ import { Breadcrumbs } from "../../components/dashboard/breadcrumbs.tsx";
 import { FormattedDate } from "../../components/dashboard/formatted-date.tsx";
 import { buttonForm, deleteProjectForm, editProjectForm } from "../../components/dashboard/forms.ts";
 import { DeleteProjectDialog, EditProjectDialog } from "../../components/dashboard/project-dialogs.tsx";
+import { ReadmeBadges } from "../../components/dashboard/readme-badges.tsx";
 import { StatGrid } from "../../components/dashboard/stats.tsx";
 import { useFlashToast } from "../../components/dashboard/use-flash-toast.ts";
 import { EmptyState } from "../../components/empty-state.tsx";
@@ -68,6 +70,11 @@ export async function loader({ request, context, url, params }: Route.LoaderArgs
     recent: releases.slice(0, 5),
     latestUrlBase: `${config.baseUrl}/dl/${project.owner}/${project.slug}/releases/latest/`,
     setup: await repositorySetup(context, row, project.owner),
+    badgeBase: `${config.baseUrl}/dl/${project.owner}/${project.slug}/badge`,
+    badgeLink:
+      project.visibility === "public"
+        ? `${config.baseUrl}/releases/${project.owner}/${project.slug}`
+        : `${config.baseUrl}/projects/${project.slug}`,
   };
 }
 
@@ -185,6 +192,12 @@ export default function ProjectHome({ loaderData }: Route.ComponentProps) {
               </a>
             </Button>
           ) : null}
+          <Button asChild variant="outline">
+            <Link to={`/projects/${project.slug}/downloads`}>
+              <BarChart3 aria-hidden="true" />
+              Downloads
+            </Link>
+          </Button>
           <Button asChild variant="outline">
             <Link to={`/projects/${project.slug}/settings`}>Repository settings</Link>
           </Button>
@@ -324,6 +337,13 @@ export default function ProjectHome({ loaderData }: Route.ComponentProps) {
       )}
       <div className="mt-8">
         <RepositorySetupCard setup={loaderData.setup} />
+      </div>
+      <div className="mt-8">
+        <ReadmeBadges
+          badgeBase={loaderData.badgeBase}
+          linkUrl={loaderData.badgeLink}
+          isPrivate={project.visibility === "private"}
+        />
       </div>
     </>
   );

@@ -1,0 +1,219 @@
+// /projects/{projectSlug}/downloads: a project's downloads over the last 7, 30 or 90 days — a
+// chart per day (with the same numbers as a table), the top files and versions, and the split by
+// client kind and distribution. The numbers are GET /api/v1/projects/{slug}/stats's, read with
+// the same function (decision 033).
+import { CLIENT_KINDS, type ClientKind, clientKindLabels } from "@packyard/contract/stats.ts";
+import { BarChart3, Calendar, Download, HardDrive, Monitor } from "lucide-react";
+import { Link } from "react-router";
+import { Breadcrumbs } from "../../components/dashboard/breadcrumbs.tsx";
+import { DownloadsChart, shortDay } from "../../components/dashboard/downloads-chart.tsx";
+import { DownloadsTable } from "../../components/dashboard/downloads-table.tsx";
+import { StatGrid } from "../../components/dashboard/stats.tsx";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
+import { Tabs, TabsContent, TabsList, TabsTrigger } from "../../components/ui/tabs.tsx";
+import { ownProjectOr404, sessionActor } from "../../lib/dashboard.server.ts";
+import { DOWNLOAD_PERIODS, downloadPeriod, downloadsOverview } from "../../lib/downloads.server.ts";
+import { formatCompactCount, formatFileSize } from "../../lib/format.ts";
+import { pageMeta } from "../../lib/meta.ts";
+import { requireOnboardedUser, services } from "../../lib/session.server.ts";
+import { cn } from "../../lib/utils.ts";
+import type { Route } from "./+types/project-downloads";
+
+export const meta: Route.MetaFunction = ({ matches, location, loaderData }) =>
+  pageMeta({
+    baseUrl: matches[0]?.loaderData?.baseUrl,
+    path: location.pathname,
+    title: loaderData ? `Downloads of ${loaderData.project.name}` : "Downloads",
+    noindex: true,
+  });
+
+export async function loader({ request, context, url, params }: Route.LoaderArgs) {
+  const user = await requireOnboardedUser(request, context, url);
+  const { database, clock } = services(context);
+  const row = await ownProjectOr404(database.db, sessionActor(user), params.projectSlug);
+  const days = downloadPeriod(url.searchParams.get("days"));
+  const today = clock().toISOString().slice(0, 10);
+  return {
+    project: { slug: row.slug, name: row.name },
+    overview: await downloadsOverview(database.db, row.id, days, today),
+  };
+}
+
+const isClientKind = (key: string): key is ClientKind => (CLIENT_KINDS as readonly string[]).includes(key);
+
+export default function ProjectDownloads({ loaderData }: Route.ComponentProps) {
+  const { project, overview } = loaderData;
+  const busiest = overview.byDay.reduce<(typeof overview.byDay)[number] | undefined>(
+    (best, row) => (row.downloads > 0 && (!best || row.downloads > best.downloads) ? row : best),
+    undefined,
+  );
+  const topClient = overview.byClient[0];
+  const period = `${shortDay(overview.from)} – ${shortDay(overview.to)}`;
+
+  return (
+    <>
+      <Breadcrumbs
+        items={[
+          { label: "Projects", to: "/projects" },
+          { label: project.name, to: `/projects/${project.slug}` },
+          { label: "Downloads" },
+        ]}
+      />
+      <header className="mb-6 flex flex-col gap-4 sm:flex-row sm:items-end sm:justify-between">
+        <div className="min-w-0">
+          <h1 className="text-2xl font-bold tracking-tight">Downloads</h1>
+          <p className="mt-1 text-sm text-muted-foreground">
+            {project.name}, {period} (UTC). Files served from release URLs, APT and YUM repositories.
+          </p>
+        </div>
+        <nav aria-label="Period" className="inline-flex shrink-0 rounded-md bg-muted p-1">
+          {DOWNLOAD_PERIODS.map((days) => (
+            <Link
+              key={days}
+              to={`?days=${days}`}
+              preventScrollReset
+              aria-current={days === overview.days ? "page" : undefined}
+              className={cn(
+                "rounded px-3 py-1 text-sm font-medium text-muted-foreground hover:text-foreground",
+                days === overview.days && "bg-background text-foreground shadow-sm",
+              )}
+            >
+              {days} days
+            </Link>
+          ))}
+        </nav>
+      </header>
+
+      <StatGrid
+        className="mb-6"
+        stats={[
+          { label: "Downloads", value: formatCompactCount(overview.total.downloads), icon: Download },
+          { label: "Bytes served", value: formatFileSize(overview.total.bytes), icon: HardDrive },
+          {
+            label: "Busiest day",
+            value: busiest ? shortDay(busiest.key) : "—",
+            hint: busiest ? `${formatCompactCount(busiest.downloads)} downloads` : undefined,
+            icon: Calendar,
+          },
+          {
+            label: "Top client",
+            value: topClient && isClientKind(topClient.key) ? clientKindLabels[topClient.key] : "—",
+            icon: Monitor,
+          },
+        ]}
+      />
+
+      <Card className="mb-6">
+        <Tabs defaultValue="chart">
+          <CardHeader className="flex-col gap-3 px-4 sm:flex-row sm:items-start sm:justify-between sm:px-6">
+            <div className="grid gap-1.5">
+              <CardTitle>Downloads per day</CardTitle>
+              <CardDescription>Files delivered to their last byte, per UTC day.</CardDescription>
+            </div>
+            <TabsList aria-label="View">
+              <TabsTrigger value="chart">
+                <BarChart3 aria-hidden="true" />
+                Chart
+              </TabsTrigger>
+              <TabsTrigger value="table">Table</TabsTrigger>
+            </TabsList>
+          </CardHeader>
+          <CardContent className="px-2 sm:px-6">
+            <TabsContent value="chart">
+              <DownloadsChart
+                rows={overview.byDay}
+                label={`Downloads per day from ${period}: ${overview.total.downloads} in all. The Table tab lists each day.`}
+              />
+            </TabsContent>
+            <TabsContent value="table" className="px-2 sm:px-0">
+              <DownloadsTable
+                caption="Downloads per day"
+                keyLabel="Day"
+                rows={[...overview.byDay].reverse()}
+                renderKey={(row) => <time dateTime={row.key}>{shortDay(row.key)}</time>}
+                testId="downloads-by-day"
+              />
+            </TabsContent>
+          </CardContent>
+        </Tabs>
+      </Card>
+
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
+        <Card>
+          <CardHeader className="px-4 sm:px-6">
+            <CardTitle>Top files</CardTitle>
+          </CardHeader>
+          <CardContent className="px-4 sm:px-6">
+            <DownloadsTable
+              caption="Top files"
+              keyLabel="File"
+              rows={overview.byFile.slice(0, 10)}
+              renderKey={(row) => (
+                <span className="flex min-w-0 flex-col">
+                  <span className="truncate font-mono text-xs sm:text-sm" title={row.key}>
+                    {row.key}
+                  </span>
+                  <span className="truncate text-xs text-muted-foreground">{row.version}</span>
+                </span>
+              )}
+              testId="downloads-by-file"
+            />
+          </CardContent>
+        </Card>
+        <Card>
+          <CardHeader className="px-4 sm:px-6">
+            <CardTitle>Top versions</CardTitle>
+          </CardHeader>
+          <CardContent className="px-4 sm:px-6">
+            <DownloadsTable
+              caption="Top versions"
+              keyLabel="Version"
+              rows={overview.byVersion.slice(0, 10)}
+              renderKey={(row) => (
+                <Link
+                  to={`/projects/${project.slug}/releases/${encodeURIComponent(row.key)}`}
+                  className="font-mono hover:text-primary hover:underline"
+                >
+                  {row.key}
+                </Link>
+              )}
+              testId="downloads-by-version"
+            />
+          </CardContent>
+        </Card>
+        <Card>
+          <CardHeader className="px-4 sm:px-6">
+            <CardTitle>Clients</CardTitle>
+            <CardDescription>Told from each request's User-Agent.</CardDescription>
+          </CardHeader>
+          <CardContent className="px-4 sm:px-6">
+            <DownloadsTable
+              caption="Downloads by client kind"
+              keyLabel="Client"
+              rows={overview.byClient}
+              renderKey={(row) => (isClientKind(row.key) ? clientKindLabels[row.key] : row.key)}
+              testId="downloads-by-client"
+            />
+          </CardContent>
+        </Card>
+        <Card>
+          <CardHeader className="px-4 sm:px-6">
+            <CardTitle>Distributions</CardTitle>
+            <CardDescription>The APT suite, the YUM group, or what dnf says it runs on.</CardDescription>
+          </CardHeader>
+          <CardContent className="px-4 sm:px-6">
+            <DownloadsTable
+              caption="Downloads by distribution"
+              keyLabel="Distribution"
+              rows={overview.byDistribution}
+              renderKey={(row) =>
+                row.key === "" ? <span className="text-muted-foreground">Not known</span> : row.key
+              }
+              testId="downloads-by-distribution"
+            />
+          </CardContent>
+        </Card>
+      </div>
+    </>
+  );
+}
