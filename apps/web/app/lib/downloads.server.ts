@@ -5,16 +5,7 @@ import { addDays, type ProjectStats, type StatsGrouping } from "@packyard/contra
 import type { Kysely } from "kysely";
 import type { Database } from "../../server/db/schema.ts";
 import { projectStats } from "../../server/stats/queries.ts";
-
-/** The periods the page offers, in days (today included). */
-export const DOWNLOAD_PERIODS = [7, 30, 90] as const;
-export type DownloadPeriod = (typeof DOWNLOAD_PERIODS)[number];
-
-/** The ?days= of the page's URL, 30 unless it is one of the periods offered. */
-export function downloadPeriod(value: string | null): DownloadPeriod {
-  const days = Number(value);
-  return (DOWNLOAD_PERIODS as readonly number[]).includes(days) ? (days as DownloadPeriod) : 30;
-}
+import type { DownloadPeriod } from "./download-periods.ts";
 
 export interface DownloadsOverview {
   days: DownloadPeriod;

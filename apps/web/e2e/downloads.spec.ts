@@ -1,0 +1,129 @@
+// A project's Downloads page in a real browser (decision 033): downloads made by curl, a browser
+// and apt (told by their User-Agent) appear in the chart after hydration and in the table view
+// with the API's numbers; a release page lists its files' downloads; the project page shows the
+// README badges and their Markdown. Fits 375 px. With PACKYARD_SHOTS_DIR set, screenshots of the
+// pages (desktop and 375 px, light and dark) are saved there.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Page } from "@playwright/test";
+import { appOrigin, expect, signUpAndOnboard, test, uniqueEmail } from "./support.ts";
+
+const CHROME =
+  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+
+async function shots(page: Page, name: string) {
+  const dir = process.env.PACKYARD_SHOTS_DIR;
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  for (const colorScheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme });
+    for (const [label, width] of [
+      ["desktop", 1280],
+      ["375", 375],
+    ] as const) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: join(dir, `${name}-${label}-${colorScheme}.png`), fullPage: true });
+    }
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+  await page.setViewportSize({ width: 1280, height: 720 });
+}
+
+test("the Downloads page charts the project's downloads with the API's numbers; badges on the project page", async ({
+  page,
+  consoleErrors: _,
+}) => {
+  const username = `dl-${Date.now().toString(36)}`;
+  await signUpAndOnboard(page, { email: uniqueEmail("dl"), name: "Dee Ell", username });
+  const created = await page.request.post("/api/v1/projects", {
+    headers: appOrigin(),
+    data: { slug: "meter", name: "Meter", visibility: "public" },
+  });
+  expect(created.status()).toBe(201);
+  for (const [version, filename] of [
+    ["1.0.0", "meter-linux-amd64"],
+    ["1.1.0", "meter-1.1.0.tar.gz"],
+  ]) {
+    const put = await page.request.put(`/api/v1/projects/meter/releases/${version}/files/${filename}`, {
+      headers: appOrigin(),
+      data: Buffer.alloc(4096, "m"),
+    });
+    expect(put.status()).toBe(201);
+  }
+  const download = async (version: string, filename: string, userAgent: string, times: number) => {
+    for (let i = 0; i < times; i++) {
+      const res = await page.request.get(`/dl/${username}/meter/releases/${version}/${filename}`, {
+        headers: { "user-agent": userAgent },
+      });
+      expect(res.status()).toBe(200);
+      await res.body();
+    }
+  };
+  await download("1.1.0", "meter-1.1.0.tar.gz", "curl/7.88.1", 3);
+  await download("1.1.0", "meter-1.1.0.tar.gz", CHROME, 2);
+  await download("1.0.0", "meter-linux-amd64", "Debian APT-HTTP/1.3 (2.6.1)", 1);
+
+  const api = await page.request.get("/api/v1/projects/meter/stats?by=client");
+  expect(api.status()).toBe(200);
+  const { stats } = await api.json();
+  expect(stats.total.downloads).toBe(6);
+
+  await page.goto("/projects/meter");
+  await expect(page.getByRole("heading", { level: 1, name: "Meter" })).toBeVisible();
+  const badges = page.getByTestId("readme-badges");
+  await expect(badges.getByTestId("badge-markdown-version")).toHaveText(
+    new RegExp(
+      `^\\[!\\[Latest version\\]\\(http.*/dl/${username}/meter/badge/version\\.svg\\)\\]\\(.*/releases/${username}/meter\\)$`,
+    ),
+  );
+  await expect(badges.getByRole("button", { name: "Copy the Markdown of the version badge" })).toBeVisible();
+  const image = badges.getByRole("img", { name: "Latest version" });
+  await expect(image).toBeVisible();
+  await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
+  await shots(page, "project");
+
+  await page.getByRole("link", { name: "Downloads" }).click();
+  await expect(page).toHaveURL(/\/projects\/meter\/downloads$/);
+  await expect(page.getByRole("heading", { level: 1, name: "Downloads" })).toBeVisible();
+  await expect(page.getByTestId("stat-downloads")).toContainText("6");
+  // The chart is drawn in the browser, after hydration.
+  await expect(page.getByTestId("downloads-chart").locator("svg.recharts-surface")).toBeVisible();
+  await expect(page.getByRole("img", { name: /Downloads per day from .*: 6 in all/ })).toBeVisible();
+
+  // The client table and the API agree, row for row.
+  const clientRows = page.getByTestId("downloads-by-client").locator("tbody tr");
+  await expect(clientRows).toHaveCount(stats.rows.length);
+  const labels: Record<string, string> = { curl: "curl/wget", browser: "Browser", apt: "apt" };
+  for (const [index, row] of (stats.rows as { key: string; downloads: number }[]).entries()) {
+    await expect(clientRows.nth(index).locator("th")).toHaveText(labels[row.key]!);
+    await expect(clientRows.nth(index).locator("td").first()).toHaveText(String(row.downloads));
+  }
+  await expect(page.getByTestId("downloads-by-version").locator("tbody tr").first()).toContainText("1.1.0");
+  await expect(page.getByTestId("downloads-by-file").locator("tbody tr").first()).toContainText(
+    "meter-1.1.0.tar.gz",
+  );
+
+  // The table view of the chart: today's row carries all six.
+  await page.getByRole("tab", { name: "Table" }).click();
+  const today = page.getByTestId("downloads-by-day").locator("tbody tr").first();
+  await expect(today.locator("td").first()).toHaveText("6");
+  await page.getByRole("tab", { name: "Chart" }).click();
+
+  await page.getByRole("link", { name: "90 days" }).click();
+  await expect(page).toHaveURL(/\?days=90$/);
+  await expect(page.getByRole("link", { name: "90 days" })).toHaveAttribute("aria-current", "page");
+  await expect(page.getByTestId("stat-downloads")).toContainText("6");
+
+  await page.setViewportSize({ width: 375, height: 800 });
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await shots(page, "downloads");
+
+  await page.goto("/projects/meter/releases/1.1.0");
+  const perFile = page.getByTestId("release-downloads").locator("tbody tr");
+  await expect(perFile).toHaveCount(1);
+  await expect(perFile.first().locator("th")).toHaveText("meter-1.1.0.tar.gz");
+  await expect(perFile.first().locator("td").first()).toHaveText("5");
+  await shots(page, "release");
+});
