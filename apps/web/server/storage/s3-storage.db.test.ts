@@ -12,6 +12,7 @@ import { requireTools } from "@packyard/formats/test-support/system-tools.ts";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createTestApp, databaseKind, publishingProject, type TestApp } from "../../test/harness.ts";
 import { loadS3rver, startS3rver, type TestS3 } from "../../test/s3rver.ts";
+import { flushDownloadCounts } from "../domain/usage.ts";
 import { collectLeftovers } from "../maintenance.ts";
 import { createS3Client } from "./s3-blob-store.ts";
 
@@ -110,6 +111,7 @@ describe.skipIf(!s3rverModule)(`blobs and indexes on S3 (${databaseKind})`, () =
     // A download counts when the file's last byte is delivered: the whole file and the suffix
     // range ("resumed"), not the other ranges or the 304.
     await vi.waitFor(async () => {
+      await flushDownloadCounts(app!.services.database.db);
       const counts = await app!.services.database.db
         .selectFrom("release_file")
         .select(["filename", "download_count"])
