@@ -16,6 +16,7 @@ import { dnfRoot } from "../../test/dnf-client.ts";
 import { databaseKind } from "../../test/harness.ts";
 import { type LiveServer, publisher, startLiveServer } from "../../test/live-server.ts";
 import { removeTempDirs } from "../../test/temp-dirs.ts";
+import { openDatabase } from "../db/database.ts";
 import { flushDownloadCounts } from "../domain/usage.ts";
 
 const hasTools = requireTools(["curl", "apt-get", "dpkg", "gpgv", "rpmbuild", "rpm", "dnf", "gpg"]);
@@ -289,5 +290,38 @@ describe.runIf(hasTools)(`download statistics (${databaseKind})`, () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("private, max-age=300");
     expect(parseSvg(await res.text()).texts).toEqual(["version", "none"]);
+  });
+
+  it("writes the counts still in memory when the server stops", async () => {
+    const other = await startLiveServer();
+    try {
+      const owner = await publisher(other, "stopper");
+      const created = await owner.api("/api/v1/projects", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ slug: "halt", name: "Halt" }),
+      });
+      expect(created.status).toBe(201);
+      const put = await owner.api("/api/v1/projects/halt/releases/1.0.0/files/halt.bin", {
+        method: "PUT",
+        body: "stop me\n",
+      });
+      expect(put.status).toBe(201);
+      const res = await fetch(`${other.url}/dl/stopper/halt/releases/1.0.0/halt.bin`, {
+        headers: { "user-agent": "curl/8.5.0" },
+      });
+      expect(await res.text()).toBe("stop me\n");
+      // Stopped at once, well within the 2 s a count waits in memory.
+      await other.stop();
+      const reopened = openDatabase(other.services.config.database);
+      try {
+        const rows = await reopened.db.selectFrom("download_stat").select(["client", "downloads"]).execute();
+        expect(rows.map((r) => [r.client, Number(r.downloads)])).toEqual([["curl", 1]]);
+      } finally {
+        await reopened.close();
+      }
+    } finally {
+      await other.close();
+    }
   });
 });
