@@ -31,8 +31,13 @@ const groupColumn = {
 } as const;
 
 /** A project's downloads and bytes over a period (both ends included), grouped one way. */
-export async function projectStats(db: Db, projectId: string, request: StatsRequest): Promise<ProjectStats> {
-  await flushDownloadCounts(db);
+export async function projectStats(
+  db: Db,
+  projectId: string,
+  request: StatsRequest,
+  { flush = true } = {},
+): Promise<ProjectStats> {
+  if (flush) await flushDownloadCounts(db);
   const column = groupColumn[request.by];
   let query = db
     .selectFrom("download_stat")
@@ -87,13 +92,18 @@ export async function projectStats(db: Db, projectId: string, request: StatsRequ
   };
 }
 
-/** The project's downloads this calendar month (UTC) so far: the downloads badge. */
+/**
+ * The project's downloads this calendar month (UTC) so far: the downloads badge. Public traffic
+ * (every README view) that is cached for 5 minutes anyway: it reads what is written, never
+ * making this server write its pending counts.
+ */
 export async function monthDownloads(db: Db, projectId: string, now: Date): Promise<number> {
   const today = utcDay(now);
-  const stats = await projectStats(db, projectId, {
-    from: `${today.slice(0, 8)}01`,
-    to: today,
-    by: "client",
-  });
+  const stats = await projectStats(
+    db,
+    projectId,
+    { from: `${today.slice(0, 8)}01`, to: today, by: "client" },
+    { flush: false },
+  );
   return stats.total.downloads;
 }
