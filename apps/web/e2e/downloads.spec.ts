@@ -1,10 +1,11 @@
 // A project's Downloads page in a real browser (decision 033): downloads made by curl, a browser
 // and apt (told by their User-Agent) appear in the chart after hydration and in the table view
-// with the API's numbers; a release page lists its files' downloads; the project page shows the
+// with the API's numbers, with no axe violation; a release page lists its files' downloads; the project page shows the
 // README badges and their Markdown. Fits 375 px. With PACKYARD_SHOTS_DIR set, screenshots of the
 // pages (desktop and 375 px, light and dark) are saved there.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { appOrigin, expect, signUpAndOnboard, test, uniqueEmail } from "./support.ts";
 
@@ -114,6 +115,16 @@ test("the Downloads page charts the project's downloads with the API's numbers; 
   await expect(page).toHaveURL(/\?days=90$/);
   await expect(page.getByRole("link", { name: "90 days" })).toHaveAttribute("aria-current", "page");
   await expect(page.getByTestId("stat-downloads")).toContainText("6");
+
+  // axe (WCAG A and AA, best practices) finds nothing, light and dark, chart drawn.
+  for (const colorScheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme });
+    const { violations } = await new AxeBuilder({ page }).analyze();
+    expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual(
+      [],
+    );
+  }
+  await page.emulateMedia({ colorScheme: "light" });
 
   await page.setViewportSize({ width: 375, height: 800 });
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
