@@ -1,8 +1,8 @@
 // A project's Downloads page in a real browser (decision 033): downloads made by curl, a browser
 // and apt (told by their User-Agent) appear in the chart after hydration and in the table view
-// with the API's numbers, with no axe violation; a release page lists its files' downloads; the project page shows the
-// README badges and their Markdown. Fits 375 px. With PACKYARD_SHOTS_DIR set, screenshots of the
-// pages (desktop and 375 px, light and dark) are saved there.
+// with the API's numbers, with no axe violation; a release page lists its files' downloads; the
+// project page shows the README badges and their Markdown. Fits 375 px. With PACKYARD_SHOTS_DIR
+// set, screenshots of the pages (desktop and 375 px, light and dark) are saved there.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import AxeBuilder from "@axe-core/playwright";
