@@ -6,7 +6,7 @@
 // distribution), and a file delivered to its last byte counts as one download of that file and
 // of the month. Responses are added up in memory (DownloadBatch) and written in one transaction
 // per flush (writeDownloadBatch); usage.ts's countServed decides when.
-import type { ClientKind } from "@packyard/contract/stats.ts";
+import { type ClientKind, DISTRIBUTION_MAX } from "@packyard/contract/stats.ts";
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
 
@@ -84,7 +84,8 @@ export class DownloadBatch {
     if (downloads) this.files.set(file.id, (this.files.get(file.id) ?? 0) + 1);
     const day = at.toISOString().slice(0, 10);
     const client = served.client ?? "other";
-    const distribution = served.distribution ?? "";
+    // The column's width: one over-long name must not fail a whole batch on PostgreSQL.
+    const distribution = (served.distribution ?? "").slice(0, DISTRIBUTION_MAX);
     const statKey = `${file.id}\0${day}\0${client}\0${distribution}`;
     const stat = this.stats.get(statKey);
     if (stat) {
