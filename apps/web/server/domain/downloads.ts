@@ -119,14 +119,25 @@ const STAT_ROWS_PER_INSERT = 200;
 
 /**
  * Writes a batch in one transaction: the owners' months (upserts), the files' download counters,
- * and the statistics rows (multi-row upserts). Rows of projects deleted meanwhile are dropped.
+ * and the statistics rows (multi-row upserts). Rows of accounts and projects deleted meanwhile
+ * are dropped.
  */
 export async function writeDownloadBatch(db: Kysely<Database>, batch: DownloadBatch): Promise<MonthTotals[]> {
   return db.transaction().execute(async (tx) => {
     const totals: MonthTotals[] = [];
     // In key order, so two servers writing at once lock rows in the same order (no deadlock).
     const byKey = <T>(map: Map<string, T>) => [...map.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
+    // Accounts deleted meanwhile are skipped: their rows are gone, and a foreign key must not
+    // fail everyone else's counts.
+    const ownerIds = [...new Set([...batch.months.values()].map((m) => m.ownerId))];
+    const owners =
+      ownerIds.length === 0
+        ? new Set<string>()
+        : new Set(
+            (await tx.selectFrom("user").select("id").where("id", "in", ownerIds).execute()).map((u) => u.id),
+          );
     for (const [, m] of byKey(batch.months)) {
+      if (!owners.has(m.ownerId)) continue;
       const row = await tx
         .insertInto("download_month")
         .values({ owner_id: m.ownerId, month: m.month, downloads: m.downloads, bytes: m.bytes })

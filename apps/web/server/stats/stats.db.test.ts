@@ -17,6 +17,7 @@ import { databaseKind } from "../../test/harness.ts";
 import { type LiveServer, publisher, startLiveServer } from "../../test/live-server.ts";
 import { removeTempDirs } from "../../test/temp-dirs.ts";
 import { openDatabase } from "../db/database.ts";
+import { DownloadBatch, writeDownloadBatch } from "../domain/downloads.ts";
 import { flushDownloadCounts } from "../domain/usage.ts";
 
 const hasTools = requireTools(["curl", "apt-get", "dpkg", "gpgv", "rpmbuild", "rpm", "dnf", "gpg"]);
@@ -290,6 +291,30 @@ describe.runIf(hasTools)(`download statistics (${databaseKind})`, () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("private, max-age=300");
     expect(parseSvg(await res.text()).texts).toEqual(["version", "none"]);
+  });
+
+  it("writes a batch whose owner or project was deleted meanwhile, leaving those rows out", async () => {
+    const db = server.services.database.db;
+    const batch = new DownloadBatch();
+    const at = new Date("2020-01-15T12:00:00Z");
+    const file = { id: "batchfile", projectId, version: "0.0.1", filename: "old.bin" };
+    batch.add({ ownerId: pub.userId, bytes: 10, file, download: true, client: "curl" }, at);
+    batch.add({ ownerId: "deleted-user", bytes: 10 }, at);
+    batch.add(
+      {
+        ownerId: pub.userId,
+        bytes: 10,
+        file: { ...file, id: "gonefile", projectId: "deleted-project" },
+        download: true,
+        client: "apt",
+        distribution: "x".repeat(100),
+      },
+      at,
+    );
+    const totals = await writeDownloadBatch(db, batch);
+    expect(totals).toEqual([{ ownerId: pub.userId, month: "2020-01", bytes: 20, notifiedPercent: 0 }]);
+    const old = await stats("from=2020-01-01&to=2020-01-31&by=client");
+    expect(old.rows).toEqual([{ key: "curl", downloads: 1, bytes: 10 }]);
   });
 
   it("writes the counts still in memory when the server stops", async () => {
