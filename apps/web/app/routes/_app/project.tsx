@@ -152,7 +152,7 @@ export default function ProjectHome({ loaderData }: Route.ComponentProps) {
     <>
       <Breadcrumbs items={[{ label: "Projects", to: "/projects" }, { label: project.name }]} />
       <header className="mb-8 flex flex-col gap-4 lg:flex-row lg:items-start lg:justify-between">
-        <div className="min-w-0">
+        <div className="min-w-0 lg:flex-1">
           <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
             <h1 className="break-words text-2xl font-bold tracking-tight">{project.name}</h1>
             <VisibilityBadge visibility={project.visibility} />
@@ -183,7 +183,7 @@ export default function ProjectHome({ loaderData }: Route.ComponentProps) {
             </span>
           </div>
         </div>
-        <div className="flex shrink-0 flex-wrap gap-2">
+        <div className="flex flex-wrap gap-2 lg:max-w-xl lg:justify-end">
           {project.visibility === "public" ? (
             <Button asChild variant="ghost">
               <a href={`/releases/${project.owner}/${project.slug}`} target="_blank" rel="noopener">
