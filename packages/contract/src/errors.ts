@@ -44,10 +44,16 @@ export const apiErrorStatus = {
   KEY_SCOPE: 403,
   PLAN_LIMIT: 403,
   NOT_FOUND: 404,
+  // A promotion's target project does not exist (or is not the caller's).
+  PROMOTION_TARGET_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   PROJECT_EXISTS: 409,
   VERSION_EXISTS: 409,
   FILE_EXISTS: 409,
+  // A promotion whose target is where the release already is.
+  PROMOTION_SAME_TARGET: 409,
+  // A yanked release is not promoted: unyank it first.
+  RELEASE_YANKED: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RANGE_NOT_SATISFIABLE: 416,

@@ -304,7 +304,22 @@ export interface WebhookAttemptTable {
   error: string | null;
 }
 
+/** Retention rules of a project (decision 034); booleans as 0/1. */
+export interface RetentionPolicyTable {
+  project_id: string;
+  enabled: number;
+  keep_releases: number;
+  keep_newest_per_major: number;
+  min_age_days: number;
+  count_yanked: number;
+  updated_at: string;
+  last_run_at: string | null;
+  /** JSON array of the versions the last run deleted. */
+  last_run_removed: string | null;
+}
+
 export interface Database {
+  retention_policy: RetentionPolicyTable;
   audit_event: AuditEventTable;
   webhook: WebhookTable;
   webhook_delivery: WebhookDeliveryTable;

@@ -609,4 +609,24 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0024_retention_policy": {
+    async up(db: Kysely<unknown>) {
+      // Retention rules per project (decision 034), off until the owner turns them on; the
+      // last run that deleted something (its versions as a JSON array), shown in the settings.
+      await db.schema
+        .createTable("retention_policy")
+        .addColumn("project_id", "varchar(32)", (c) =>
+          c.primaryKey().references("project.id").onDelete("cascade"),
+        )
+        .addColumn("enabled", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("keep_releases", "integer", (c) => c.notNull())
+        .addColumn("keep_newest_per_major", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("min_age_days", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("count_yanked", "integer", (c) => c.notNull().defaultTo(1))
+        .addColumn("updated_at", "varchar(30)", (c) => c.notNull())
+        .addColumn("last_run_at", "varchar(30)")
+        .addColumn("last_run_removed", "text")
+        .execute();
+    },
+  },
 };
