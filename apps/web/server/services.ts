@@ -27,6 +27,7 @@ import { RepositoryPublisher } from "./publishing/publisher.ts";
 import { SigningKeyService } from "./publishing/signing-keys.ts";
 import { resignRpmsJob } from "./publishing/yum/resign-rpms.ts";
 import { createYumBuilder } from "./publishing/yum/yum-builder.ts";
+import { queueRetention, retentionJob } from "./retention/run.ts";
 import type { BlobStore } from "./storage/blob-store.ts";
 import { createStores } from "./storage/stores.ts";
 import { WebhookService } from "./webhooks/service.ts";
@@ -145,6 +146,8 @@ export async function createServices(
       allowPrivate: config.webhookAllowPrivate,
     });
     webhooks.install();
+    // Retention rules applied after a project's packages change (retention/run.ts, decision 034).
+    jobs.define(retentionJob({ db: database.db, clock, logger }));
     onProjectEvent(database.db, async (event) => {
       try {
         const project = await database.db
@@ -162,6 +165,7 @@ export async function createServices(
             { key: project.id, delaySeconds: PUBLISH_CHECK_DELAY_SECONDS },
           );
           await repos.publish(project.id);
+          await queueRetention(database.db, jobs, project.id);
         }
       } catch (error) {
         logger.error(`updating the repositories of project ${event.projectId} failed`, error);

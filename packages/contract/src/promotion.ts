@@ -30,7 +30,10 @@ export const promoteInput = z
   })
   .refine(
     (v) =>
-      v.distribution !== undefined || v.component !== undefined || v.group !== undefined || v.project !== undefined,
+      v.distribution !== undefined ||
+      v.component !== undefined ||
+      v.group !== undefined ||
+      v.project !== undefined,
     { message: "Name a target: distribution, component, group and/or project" },
   );
 export type PromoteInput = z.infer<typeof promoteInput>;

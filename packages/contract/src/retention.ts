@@ -14,7 +14,11 @@ export const retentionRules = z.object({
   /** Nothing is ever deleted while this is false. */
   enabled: z.boolean("enabled must be true or false"),
   /** The newest this many releases stay. */
-  keepReleases: z.number(keepMessage).int(keepMessage).min(1, keepMessage).max(RETENTION_MAX_KEEP, keepMessage),
+  keepReleases: z
+    .number(keepMessage)
+    .int(keepMessage)
+    .min(1, keepMessage)
+    .max(RETENTION_MAX_KEEP, keepMessage),
   /** The newest (not yanked) release of each major version stays too. */
   keepNewestPerMajor: z.boolean("keepNewestPerMajor must be true or false"),
   /** No release younger than this many days is deleted (0: no minimum). */

@@ -55,7 +55,15 @@ describe("planRetention", () => {
 
   it("keeps the newest release of each major version that is not yanked", () => {
     const plan = planRetention(
-      [r("1.0.0", 50), r("1.2.0", 40), r("v2.0", 30, true), r("2.0.1", 29, true), r("v2.1", 28), r("3.0", 10), r("3.1", 5)],
+      [
+        r("1.0.0", 50),
+        r("1.2.0", 40),
+        r("v2.0", 30, true),
+        r("2.0.1", 29, true),
+        r("v2.1", 28),
+        r("3.0", 10),
+        r("3.1", 5),
+      ],
       { ...rules, keepNewestPerMajor: true },
       NOW,
     );

@@ -8,9 +8,11 @@ import { importRoutes } from "./imports.ts";
 import { keyRoutes } from "./keys.ts";
 import { meRoutes } from "./me.ts";
 import { projectRoutes } from "./projects.ts";
+import { promotionRoutes } from "./promotion.ts";
 import { publicRoutes } from "./public.ts";
 import { releaseRoutes } from "./releases.ts";
 import { repositorySettingsRoutes } from "./repository-settings.ts";
+import { retentionRoutes } from "./retention.ts";
 import { createApiApp } from "./route.ts";
 import { signingKeyRoutes } from "./signing-keys.ts";
 import { statsRoutes } from "./stats.ts";
@@ -20,9 +22,11 @@ import { declareWebhookPayloads, webhookRoutes } from "./webhooks.ts";
 const v1 = [
   projectRoutes,
   releaseRoutes,
+  promotionRoutes,
   fileRoutes,
   signingKeyRoutes,
   repositorySettingsRoutes,
+  retentionRoutes,
   importRoutes,
   keyRoutes,
   meRoutes,

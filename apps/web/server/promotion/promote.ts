@@ -1,0 +1,371 @@
+// Promotion of a release (decision 035): from one APT suite/component or YUM group to another in
+// the same project, or into another project of the same owner, without uploading again.
+//
+// - Within the project a version is one release and each package file is listed in one place:
+//   promoting moves the listing of its .deb files (suite, component) and .rpm files (group).
+//   The files, their bytes and their download URLs stay as they are.
+// - Into another project the release is copied: a new release of the same version, title and
+//   notes, whose files refer to the same stored blobs (no bytes copied; the blob row is held by
+//   the transaction, so the sweep cannot remove them meanwhile, domain/blobs.ts). An .rpm is
+//   signed again with the target's newest key unless that key signed it already; the signed
+//   file is a new blob. A .deb is listed under its new release's pool path.
+// Either way the change is recorded in the package change log in one transaction and the
+// target's repositories republish.
+import type { PromoteInput, PromotionResult } from "@packyard/contract";
+import type { SigningKey } from "@packyard/formats/openpgp/index.ts";
+import { readRpmPackage } from "@packyard/formats/rpm/read-rpm.ts";
+import type { Kysely, Transaction } from "kysely";
+import type { Database } from "../db/schema.ts";
+import { limitsEnabled } from "../domain/account-plan.ts";
+import { type Actor, assertProjectAccess, assertUploadAllowed } from "../domain/authorization.ts";
+import { deleteOrphanBytes, placeBlob } from "../domain/blobs.ts";
+import { emitProjectEvent } from "../domain/changes.ts";
+import { DomainError, isUniqueViolation } from "../domain/errors.ts";
+import { newReleaseId, newRowId, nowIso } from "../domain/ids.ts";
+import { recordPackageIndexChange } from "../domain/package-index-changes.ts";
+import { findProject, type ProjectRow, requireOwnProject } from "../domain/projects.ts";
+import { findRelease, type ReleaseRow, requireRelease } from "../domain/releases.ts";
+import { accountHoldings, type LimitsSetting } from "../domain/usage.ts";
+import { type AptTarget, debRecord, parseAptTarget, parseDeb } from "../publishing/apt/ingest.ts";
+import { type SignedRpm, signStagedRpm, yumRecord } from "../publishing/yum/ingest.ts";
+import type { BlobStore, StagedBlob } from "../storage/blob-store.ts";
+
+type Db = Kysely<Database>;
+
+export interface PromotionDeps {
+  db: Db;
+  blobs: BlobStore;
+  keys: { newest(project: { id: string; name: string }): Promise<SigningKey> };
+  limits: LimitsSetting;
+}
+
+/** A release file with where its package is listed, if it is one. */
+async function releaseFiles(db: Db, releaseId: string) {
+  return db
+    .selectFrom("release_file")
+    .leftJoin("deb_package", "deb_package.file_id", "release_file.id")
+    .leftJoin("yum_package", "yum_package.file_id", "release_file.id")
+    .select([
+      "release_file.id",
+      "release_file.filename",
+      "release_file.size",
+      "release_file.sha256",
+      "release_file.sha512",
+      "release_file.md5",
+      "release_file.sha1",
+      "release_file.kind",
+      "release_file.content_type",
+      "deb_package.suite",
+      "deb_package.component",
+      "yum_package.repo_group",
+      "yum_package.signed_by",
+    ])
+    .where("release_file.release_id", "=", releaseId)
+    .orderBy("release_file.filename")
+    .execute();
+}
+type SourceFile = Awaited<ReturnType<typeof releaseFiles>>[number];
+
+const isDeb = (f: SourceFile) => f.suite !== null && f.component !== null;
+const isRpm = (f: SourceFile) => f.repo_group !== null;
+
+function aptTargetFor(file: SourceFile, input: PromoteInput): AptTarget {
+  return parseAptTarget(input.distribution ?? file.suite!, input.component ?? file.component!);
+}
+
+/** The target named, or the source itself; PROMOTION_TARGET_NOT_FOUND for a slug the caller has no project of. */
+async function targetProject(db: Db, actor: Actor, source: ProjectRow, slug: string | undefined) {
+  if (slug === undefined || slug === source.slug) return source;
+  const target = await findProject(db, actor.userId, slug);
+  if (!target)
+    throw new DomainError("PROMOTION_TARGET_NOT_FOUND", `You have no project named ${slug} to promote to`);
+  assertProjectAccess(actor, target, "publish");
+  return target;
+}
+
+export async function promoteRelease(
+  deps: PromotionDeps,
+  actor: Actor,
+  sourceSlug: string,
+  version: string,
+  input: PromoteInput,
+): Promise<PromotionResult> {
+  const { db } = deps;
+  const source = await requireOwnProject(db, actor, sourceSlug, "publish");
+  const release = await requireRelease(db, source.id, version);
+  if (Number(release.yanked) === 1)
+    throw new DomainError(
+      "RELEASE_YANKED",
+      `Release ${release.version} is yanked: unyank it before promoting it`,
+    );
+  const target = await targetProject(db, actor, source, input.project);
+  const files = await releaseFiles(db, release.id);
+  return target.id === source.id
+    ? moveWithinProject(deps, source, release, files, input)
+    : copyToProject(deps, target, release, files, input);
+}
+
+async function moveWithinProject(
+  deps: PromotionDeps,
+  project: ProjectRow,
+  release: ReleaseRow,
+  files: SourceFile[],
+  input: PromoteInput,
+): Promise<PromotionResult> {
+  const { db, blobs } = deps;
+  type Move =
+    | { file: SourceFile; kind: "deb"; target: AptTarget }
+    | { file: SourceFile; kind: "rpm"; group: string };
+  const moves: Move[] = [];
+  for (const file of files) {
+    if (isDeb(file)) {
+      const target = aptTargetFor(file, input);
+      if (target.suite !== file.suite || target.component !== file.component)
+        moves.push({ file, kind: "deb", target });
+    } else if (isRpm(file) && input.group !== undefined && input.group !== file.repo_group) {
+      moves.push({ file, kind: "rpm", group: input.group });
+    }
+  }
+  if (moves.length === 0) {
+    throw new DomainError(
+      "PROMOTION_SAME_TARGET",
+      `Release ${release.version} is already where you asked to promote it: name another distribution, component, group or project`,
+    );
+  }
+  // A new component changes the pool path, so the stanza is rendered again from the package.
+  const records = new Map<string, ReturnType<typeof debRecord>>();
+  for (const move of moves) {
+    if (move.kind !== "deb") continue;
+    const parsed = await parseDeb(blobs.read(move.file.sha256));
+    records.set(move.file.id, debRecord(parsed, debFile(move.file, release.id), move.target));
+  }
+  await db.transaction().execute(async (tx) => {
+    for (const move of moves) {
+      if (move.kind === "deb") {
+        const { suite, component, pool_path, stanza } = records.get(move.file.id)!;
+        await tx
+          .updateTable("deb_package")
+          .set({ suite, component, pool_path, stanza })
+          .where("file_id", "=", move.file.id)
+          .execute();
+      } else {
+        await tx
+          .updateTable("yum_package")
+          .set({ repo_group: move.group })
+          .where("file_id", "=", move.file.id)
+          .execute();
+      }
+    }
+    await tx.updateTable("project").set({ updated_at: nowIso() }).where("id", "=", project.id).execute();
+    await recordPackageIndexChange(tx, project.id, release.id);
+  });
+  await emitProjectEvent(db, { type: "packages-changed", projectId: project.id });
+  return {
+    project: project.slug,
+    version: release.version,
+    mode: "moved",
+    files: files.map((file) => {
+      const move = moves.find((m) => m.file.id === file.id);
+      return {
+        filename: file.filename,
+        sha256: file.sha256,
+        target: !move
+          ? listing(file)
+          : move.kind === "deb"
+            ? `${move.target.suite}/${move.target.component}`
+            : move.group,
+        resigned: false,
+      };
+    }),
+  };
+}
+
+function listing(file: SourceFile): string | null {
+  if (isDeb(file)) return `${file.suite}/${file.component}`;
+  if (isRpm(file)) return file.repo_group;
+  return null;
+}
+
+function debFile(file: SourceFile, releaseId: string) {
+  return {
+    filename: file.filename,
+    releaseId,
+    size: Number(file.size),
+    md5: file.md5,
+    sha1: file.sha1,
+    sha256: file.sha256,
+    sha512: file.sha512,
+  };
+}
+
+/** A stored file as a release file of the copy: the same blob, or the re-signed one. */
+interface CopiedFile {
+  source: SourceFile;
+  digests: { size: number; sha256: string; sha512: string; md5: string; sha1: string };
+  /** The re-signed .rpm, staged; placed by the copy's transaction. */
+  staged?: StagedBlob;
+  deb?: ReturnType<typeof debRecord>;
+  yum?: ReturnType<typeof yumRecord>;
+  signedBy?: string | null;
+}
+
+async function copyToProject(
+  deps: PromotionDeps,
+  target: ProjectRow,
+  release: ReleaseRow,
+  files: SourceFile[],
+  input: PromoteInput,
+): Promise<PromotionResult> {
+  const { db, blobs } = deps;
+  if (await findRelease(db, target.id, release.version)) {
+    throw new DomainError("VERSION_EXISTS", `Release ${release.version} already exists in ${target.slug}`);
+  }
+  const releaseId = newReleaseId();
+  const createdAt = nowIso();
+  const copied: CopiedFile[] = [];
+  try {
+    let key: SigningKey | undefined;
+    for (const file of files) {
+      const digests = {
+        size: Number(file.size),
+        sha256: file.sha256,
+        sha512: file.sha512,
+        md5: file.md5,
+        sha1: file.sha1,
+      };
+      const copy: CopiedFile = { source: file, digests };
+      copied.push(copy);
+      if (isDeb(file)) {
+        const parsed = await parseDeb(blobs.read(file.sha256));
+        copy.deb = debRecord(parsed, debFile(file, releaseId), aptTargetFor(file, input));
+      } else if (isRpm(file)) {
+        key ??= await deps.keys.newest(target);
+        const group = input.group ?? file.repo_group!;
+        let rpm: SignedRpm;
+        if (file.signed_by === key.fingerprint) {
+          rpm = await readStoredRpm(blobs, file);
+        } else {
+          rpm = await signStagedRpm(blobs, { read: () => blobs.read(file.sha256) }, key, Number(file.size));
+          copy.staged = rpm.staged;
+          copy.digests = {
+            size: rpm.staged.size,
+            sha256: rpm.staged.sha256,
+            sha512: rpm.staged.sha512,
+            md5: rpm.staged.md5,
+            sha1: rpm.staged.sha1,
+          };
+        }
+        copy.signedBy = key.fingerprint;
+        copy.yum = yumRecord(rpm, { filename: file.filename, releaseId, createdAt }, group);
+      }
+    }
+    if (limitsEnabled(deps.limits)) {
+      const bytes = copied.reduce((sum, c) => sum + c.digests.size, 0);
+      assertUploadAllowed(await accountHoldings(db, target.owner_id), target, bytes);
+    }
+    const packaged = copied.some((c) => c.deb || c.yum);
+    await db.transaction().execute(async (tx) => {
+      try {
+        await tx
+          .insertInto("release")
+          .values({
+            id: releaseId,
+            project_id: target.id,
+            version: release.version,
+            title: release.title,
+            notes: release.notes,
+            yanked: 0,
+            yanked_reason: null,
+            yanked_at: null,
+            created_at: createdAt,
+            published_at: createdAt,
+          })
+          .execute();
+      } catch (error) {
+        if (isUniqueViolation(error))
+          throw new DomainError(
+            "VERSION_EXISTS",
+            `Release ${release.version} already exists in ${target.slug}`,
+          );
+        throw error;
+      }
+      for (const copy of copied) {
+        if (copy.staged) await placeBlob(tx, copy.staged, createdAt);
+        else await holdBlob(tx, copy.digests.sha256);
+        const fileId = newRowId();
+        await tx
+          .insertInto("release_file")
+          .values({
+            id: fileId,
+            release_id: releaseId,
+            filename: copy.source.filename,
+            ...copy.digests,
+            kind: copy.source.kind,
+            content_type: copy.source.content_type,
+            download_count: 0,
+            created_at: createdAt,
+          })
+          .execute();
+        if (copy.deb)
+          await tx
+            .insertInto("deb_package")
+            .values({ file_id: fileId, project_id: target.id, ...copy.deb })
+            .execute();
+        if (copy.yum)
+          await tx
+            .insertInto("yum_package")
+            .values({ file_id: fileId, project_id: target.id, ...copy.yum, signed_by: copy.signedBy ?? null })
+            .execute();
+      }
+      await tx.updateTable("project").set({ updated_at: createdAt }).where("id", "=", target.id).execute();
+      if (packaged) await recordPackageIndexChange(tx, target.id, releaseId);
+    });
+    if (packaged) await emitProjectEvent(db, { type: "packages-changed", projectId: target.id });
+  } catch (error) {
+    for (const copy of copied) {
+      if (!copy.staged) continue;
+      await copy.staged.discard();
+      await deleteOrphanBytes(db, blobs, copy.staged.sha256).catch(() => {});
+    }
+    throw error;
+  }
+  return {
+    project: target.slug,
+    version: release.version,
+    mode: "copied",
+    files: copied.map((copy) => ({
+      filename: copy.source.filename,
+      sha256: copy.digests.sha256,
+      target: copy.deb ? `${copy.deb.suite}/${copy.deb.component}` : copy.yum ? copy.yum.repo_group : null,
+      resigned: copy.staged !== undefined,
+    })),
+  };
+}
+
+/**
+ * Takes the lock of a stored blob's row and clears a sweep's mark, inside the transaction that
+ * then records a file referring to it: the sweep cannot remove the bytes in between (blobs.ts).
+ */
+async function holdBlob(tx: Transaction<Database>, sha256: string): Promise<void> {
+  const held = await tx
+    .updateTable("blob")
+    .set({ unreferenced_since: null })
+    .where("sha256", "=", sha256)
+    .executeTakeFirst();
+  if (Number(held.numUpdatedRows) !== 1) throw new Error(`blob ${sha256} is no longer stored`);
+}
+
+/** An .rpm already signed by the target's key: its metadata and header range, read from storage. */
+async function readStoredRpm(blobs: BlobStore, file: SourceFile): Promise<SignedRpm> {
+  const source = blobs.read(file.sha256);
+  try {
+    const read = await readRpmPackage(source);
+    return {
+      staged: { sha256: file.sha256, size: Number(file.size) } as StagedBlob,
+      metadata: read.metadata,
+      headerRange: { start: read.file.headerStart, end: read.file.headerEnd },
+    };
+  } finally {
+    source.destroy();
+  }
+}

@@ -1,0 +1,103 @@
+// Retention applied (decision 034): the `retention` job, queued when a project's packages
+// change and its rules are on, deletes the releases the policy lets go through deleteRelease —
+// the same path as a delete from the API — so their blobs are left to the garbage collector
+// and the repositories republish. The dry run asks the same policy and deletes nothing.
+import type { RetentionPlan, RetentionRules } from "@packyard/contract";
+import type { Kysely } from "kysely";
+import type { Database } from "../db/schema.ts";
+import { deleteRelease, listReleaseRows } from "../domain/releases.ts";
+import type { JobDefinition, JobQueue } from "../jobs/queue.ts";
+import type { Logger } from "../logger.ts";
+import { planRetention } from "./policy.ts";
+import { getRetentionSettings, recordRetentionRun } from "./settings.ts";
+
+type Db = Kysely<Database>;
+
+export const RETENTION_JOB = "retention";
+
+export interface RetentionDeps {
+  db: Db;
+  clock: () => Date;
+  logger: Pick<Logger, "info" | "error">;
+  /** Called once for a run that deleted releases (the audit log's entry). */
+  onRun?: (run: { projectId: string; removed: string[]; rules: RetentionRules }) => Promise<void>;
+}
+
+/** What the rules would delete now, and what they keep and why. Nothing is changed. */
+export async function previewRetention(
+  db: Db,
+  projectId: string,
+  rules: Omit<RetentionRules, "enabled">,
+  now: Date,
+): Promise<RetentionPlan> {
+  const releases = await listReleaseRows(db, projectId);
+  return planRetention(
+    releases.map((row) => ({
+      id: row.id,
+      version: row.version,
+      createdAt: row.created_at,
+      yanked: Number(row.yanked) === 1,
+    })),
+    rules,
+    now,
+  );
+}
+
+/** Applies the project's rules, if they are on; returns the versions deleted. */
+export async function applyRetention(deps: RetentionDeps, projectId: string): Promise<string[]> {
+  const { db } = deps;
+  const rules = await getRetentionSettings(db, projectId);
+  if (!rules.enabled) return [];
+  const releases = await listReleaseRows(db, projectId);
+  const plan = await previewRetention(db, projectId, rules, deps.clock());
+  const byVersion = new Map(releases.map((row) => [row.version, row]));
+  const removed: string[] = [];
+  for (const { version } of plan.remove) {
+    const row = byVersion.get(version);
+    if (!row) continue;
+    // The owner may have turned the rules off while this run was deleting.
+    if (!(await getRetentionSettings(db, projectId)).enabled) break;
+    await deleteRelease(db, row);
+    removed.push(version);
+  }
+  if (removed.length > 0) {
+    const at = deps.clock().toISOString();
+    await recordRetentionRun(db, projectId, at, removed);
+    deps.logger.info(
+      `retention deleted ${removed.length} release(s) of project ${projectId}: ${removed.join(", ")}`,
+    );
+    await deps.onRun?.({ projectId, removed, rules });
+  }
+  return removed;
+}
+
+/** Queues a run for the project when its rules are on (after its packages changed). */
+export async function queueRetention(
+  db: Db,
+  jobs: Pick<JobQueue, "send">,
+  projectId: string,
+): Promise<boolean> {
+  const policy = await db
+    .selectFrom("retention_policy")
+    .select("enabled")
+    .where("project_id", "=", projectId)
+    .executeTakeFirst();
+  if (!policy || Number(policy.enabled) !== 1) return false;
+  await jobs.send(RETENTION_JOB, { projectId }, { key: projectId });
+  return true;
+}
+
+export function retentionJob(deps: RetentionDeps): JobDefinition<{ projectId: string }> {
+  return {
+    name: RETENTION_JOB,
+    run: async ({ projectId }) => {
+      await applyRetention(deps, projectId);
+    },
+    retryLimit: 5,
+    retryDelaySeconds: 30,
+    retryDelayMaxSeconds: 1800,
+    expireInSeconds: 1800,
+    coalesceByKey: true,
+    concurrency: 1,
+  };
+}
