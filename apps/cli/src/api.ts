@@ -8,7 +8,9 @@ import {
   type CreateReleaseInput,
   createdApiKey,
   me,
+  type PromoteInput,
   project,
+  promotionResult,
   type RotateKeyInput,
   release,
   releaseFile,
@@ -68,6 +70,18 @@ export function packyardApi(client: ApiClient) {
           idempotent: true,
         })
       ).release,
+    /** Not idempotent: a repeated copy answers VERSION_EXISTS, a repeated move PROMOTION_SAME_TARGET. */
+    promoteRelease: async (slug: string, version: string, target: PromoteInput) =>
+      (
+        await client.call(
+          "POST",
+          `${releasePath(slug, version)}/promote`,
+          z.object({ promotion: promotionResult }),
+          {
+            json: target,
+          },
+        )
+      ).promotion,
 
     listFiles: async (slug: string, version: string) =>
       (

@@ -1,4 +1,4 @@
-// packyard releases list|show|yank|unyank|delete against a real Packyard, for people and --json.
+// packyard releases list|show|yank|unyank|delete|promote against a real Packyard, for people and --json.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -69,6 +69,30 @@ describe("packyard releases", () => {
     expect(await cli("releases", "unyank", "widget", "1.1.0")).toBe("Restored alice/widget 1.1.0\n");
     const restored = JSON.parse(await cli("releases", "unyank", "widget", "1.1.0", "--json")).release;
     expect(restored.yanked).toBe(false);
+  });
+
+  it("promote --to-project copies the release into another project; a missing target is a usage error", async () => {
+    await alice.api("/api/v1/projects", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ slug: "widget-stable", name: "Widget stable" }),
+    });
+    const out = await cli("releases", "promote", "widget", "1.1.0", "--to-project", "widget-stable");
+    expect(out).toContain("Copied alice/widget 1.1.0 to alice/widget-stable 1.1.0");
+    expect(out).toMatch(/widget\.tar\.gz\s+-\s+[0-9a-f]{64}/);
+    const copy = JSON.parse(await cli("releases", "show", "widget-stable", "1.1.0", "--json")).release;
+    expect(copy).toMatchObject({ version: "1.1.0", title: "Faster" });
+
+    const again = await runCli(["releases", "promote", "widget", "1.1.0", "--to-project", "widget-stable"], {
+      env: { ...cliHome(), PACKYARD_SERVER: server.url, PACKYARD_TOKEN: alice.token },
+    });
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toContain("already exists in widget-stable");
+    const none = await runCli(["releases", "promote", "widget", "1.1.0"], {
+      env: { ...cliHome(), PACKYARD_SERVER: server.url, PACKYARD_TOKEN: alice.token },
+    });
+    expect(none.code).not.toBe(0);
+    expect(none.stderr).toContain("Name a target");
   });
 
   it("delete --yes removes the release and its files", async () => {

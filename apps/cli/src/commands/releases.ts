@@ -1,10 +1,12 @@
-// packyard releases list|show|yank|unyank|delete: a project's releases as the API has them.
-// Yanking takes a release out of the repositories and "latest"; its files stay downloadable.
+// packyard releases list|show|yank|unyank|delete|promote: a project's releases as the API has
+// them. Yanking takes a release out of the repositories and "latest"; its files stay
+// downloadable. Promoting moves its packages to another suite, component or group of the project,
+// or copies it into another project without uploading again (decision 035).
 import { createInterface } from "node:readline/promises";
 import type { Command, CommandGroup } from "../command.ts";
 import { stringOption } from "../command.ts";
 import type { Context } from "../context.ts";
-import { type Release, releaseVersion, yankInput } from "../contract.ts";
+import { promoteInput, type Release, releaseVersion, yankInput } from "../contract.ts";
 import { CliError, exitCodes, usageError } from "../errors.ts";
 import { formatBytes, shortTime, table } from "../output.ts";
 import { parseProjectRef, requireProject } from "../project-ref.ts";
@@ -131,7 +133,57 @@ const remove: Command = {
   },
 };
 
+const promote: Command = {
+  usage:
+    "releases promote PROJECT VERSION [--to-distribution SUITE] [--to-component NAME] [--to-group NAME] [--to-project SLUG]",
+  summary: "Promote a release to another APT suite, component, YUM group or project, without uploading again",
+  details: [
+    "Within the project its packages move (testing to stable); with --to-project the release is copied",
+    "into that project of yours: the same files, .rpm files signed again with that project's key.",
+  ],
+  options: {
+    "to-distribution": { type: "string", value: "SUITE", description: "The APT suite its .deb files go to" },
+    "to-component": { type: "string", value: "NAME", description: "The APT component its .deb files go to" },
+    "to-group": { type: "string", value: "NAME", description: "The YUM group its .rpm files go to" },
+    "to-project": { type: "string", value: "SLUG", description: "Copy it into this project of yours" },
+  },
+  args: { min: 2, max: 2 },
+  async run(context, args, options) {
+    const target = promoteInput.safeParse({
+      distribution: stringOption(options, "to-distribution"),
+      component: stringOption(options, "to-component"),
+      group: stringOption(options, "to-group"),
+      project: stringOption(options, "to-project"),
+    });
+    if (!target.success) {
+      const issue = target.error.issues[0];
+      const field = issue?.path[0];
+      throw usageError(
+        field === undefined
+          ? "Name a target: --to-distribution, --to-component, --to-group and/or --to-project"
+          : `--to-${String(field)}: ${issue?.message}`,
+      );
+    }
+    const { api, project, name } = await releaseArgs(context, args);
+    const promotion = await api.promoteRelease(project.slug, args[1] ?? "", target.data);
+    context.result({ promotion }, () => {
+      const where = `${project.owner}/${promotion.project} ${promotion.version}`;
+      context.print(promotion.mode === "copied" ? `Copied ${name} to ${where}` : `Promoted ${name}`);
+      context.print(
+        table(
+          ["FILE", "NOW IN", "SHA256"],
+          promotion.files.map((f) => [
+            f.filename,
+            f.target === null ? "-" : f.target === "" ? "(root group)" : f.target,
+            `${f.sha256}${f.resigned ? " (re-signed)" : ""}`,
+          ]),
+        ),
+      );
+    });
+  },
+};
+
 export const releasesCommand: CommandGroup = {
-  summary: "List, show, yank, restore and delete releases",
-  subcommands: { list, show, yank, unyank, delete: remove },
+  summary: "List, show, yank, restore, delete and promote releases",
+  subcommands: { list, show, yank, unyank, delete: remove, promote },
 };
