@@ -1,5 +1,5 @@
 // /projects/{projectSlug}/releases/{releaseVersion}: one release — upload and manage its files,
-// edit its title and notes, yank or unyank it.
+// edit its title and notes, yank or unyank it, promote it (decision 035).
 import { Calendar, Download, ExternalLink, FileArchive, HardDrive } from "lucide-react";
 import { Link, redirect } from "react-router";
 import { YankedBadge } from "../../components/dashboard/badges.tsx";
@@ -14,6 +14,7 @@ import {
   releaseDetailsForm,
   yankForm,
 } from "../../components/dashboard/forms.ts";
+import { PROMOTE_FETCHER, PromoteDialog } from "../../components/dashboard/promote-dialog.tsx";
 import {
   ReleaseDetailsForm,
   UNYANK_FETCHER,
@@ -47,6 +48,7 @@ import { releaseDownloads } from "../../lib/downloads.server.ts";
 import { formatCompactCount, formatFileSize } from "../../lib/format.ts";
 import { parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
+import { promoteAction, promotionChoices } from "../../lib/promotion.server.ts";
 import { clientAddress, requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/project-release";
 
@@ -84,6 +86,7 @@ export async function loader({ request, context, url, params }: Route.LoaderArgs
       releaseRow.version,
       services(context).clock().toISOString().slice(0, 10),
     ),
+    promotion: await promotionChoices(db, row, releaseRow),
   };
 }
 
@@ -140,17 +143,20 @@ export async function action({ request, context, url, params }: Route.ActionArgs
       await audit({ action: "file.deleted", target: filename, details: { version: release.version } });
       return succeeded(submission, `Deleted ${filename}`);
     }
+    case "promote":
+      return promoteAction(services(context), user, project, release, formData);
     default:
       return refused(parseForm(formData, buttonForm), 400, { formError: "Unknown action" });
   }
 }
 
 export default function ProjectRelease({ loaderData }: Route.ComponentProps) {
-  const { project, release, maxUploadBytes } = loaderData;
+  const { project, release, maxUploadBytes, promotion } = loaderData;
   useFlashToast("created", () => `Release ${release.version} created. Upload its files below.`);
   useFetcherToasts(YANK_FETCHER);
   useFetcherToasts(UNYANK_FETCHER, { failures: true });
   useFetcherToasts(UPDATE_RELEASE_FETCHER);
+  useFetcherToasts(PROMOTE_FETCHER);
   const totalBytes = release.files.reduce((sum, f) => sum + f.size, 0);
   const downloads = release.files.reduce((sum, f) => sum + f.downloads, 0);
   const publicPage =
@@ -192,6 +198,7 @@ export default function ProjectRelease({ loaderData }: Route.ComponentProps) {
               </a>
             </Button>
           ) : null}
+          {release.yanked ? null : <PromoteDialog version={release.version} choices={promotion} />}
           {release.yanked ? null : <YankDialog version={release.version} />}
         </div>
       </header>

@@ -1,7 +1,8 @@
 // /projects/{projectSlug}/settings: the project's repository settings (decision 027) — how long
 // its signing keys live, whether its APT Release files carry Valid-Until, and their Origin,
 // Label and Codename — with the signing keys in use. Saved by this route's action through the
-// same domain function as PATCH /api/v1/projects/{slug}/repository-settings.
+// same domain function as PATCH /api/v1/projects/{slug}/repository-settings. Below them, the
+// retention rules (decision 034; components/dashboard/retention-settings.tsx).
 import { useForm } from "@conform-to/react";
 import {
   keyExpiryDays,
@@ -18,9 +19,11 @@ import {
   getRepositorySettings,
   updateRepositorySettings,
 } from "../../../server/domain/repository-settings.ts";
+import { getRetentionSettings } from "../../../server/retention/settings.ts";
 import { Breadcrumbs } from "../../components/dashboard/breadcrumbs.tsx";
 import { FormattedDate } from "../../components/dashboard/formatted-date.tsx";
 import { FormAlert } from "../../components/dashboard/project-dialogs.tsx";
+import { RetentionSettingsCard } from "../../components/dashboard/retention-settings.tsx";
 import { PageHeader } from "../../components/page-header.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
@@ -36,6 +39,7 @@ import {
 } from "../../lib/dashboard.server.ts";
 import { type FormReply, parseForm, succeededReply, text } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
+import { retentionAction } from "../../lib/retention.server.ts";
 import { clientAddress, requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/project-settings";
 
@@ -89,13 +93,20 @@ export async function loader({ request, context, url, params }: Route.LoaderArgs
       retireAt: key.retire_at,
       expiresAt: key.expires_at,
     }));
-  return { slug: row.slug, name: row.name, settings, keys: signing };
+  const retention = await getRetentionSettings(database.db, row.id);
+  return { slug: row.slug, name: row.name, settings, keys: signing, retention };
 }
 
 export async function action({ request, context, url, params }: Route.ActionArgs) {
   const user = await requireOnboardedUser(request, context, url);
   const { database } = services(context);
-  const submission = parseForm(await request.formData(), settingsForm);
+  const formData = await request.formData();
+  const intent = formData.get("intent");
+  if (intent === "retention-save" || intent === "retention-preview") {
+    const project = await ownProjectOr404(database.db, sessionActor(user), params.projectSlug);
+    return retentionAction(services(context), project, formData);
+  }
+  const submission = parseForm(formData, settingsForm);
   if (submission.status !== "success") return invalid(submission);
   const value = submission.value;
   const actor = sessionActor(user);
@@ -123,7 +134,7 @@ export async function action({ request, context, url, params }: Route.ActionArgs
 }
 
 export default function ProjectSettings({ loaderData, actionData }: Route.ComponentProps) {
-  const { slug, name, settings, keys } = loaderData;
+  const { slug, name, settings, keys, retention } = loaderData;
   const { defaults } = settings;
   const navigation = useNavigation();
   const busy = navigation.state !== "idle" && navigation.formMethod?.toLowerCase() === "post";
@@ -279,6 +290,7 @@ export default function ProjectSettings({ loaderData, actionData }: Route.Compon
             {busy ? "Saving…" : "Save settings"}
           </Button>
         </Form>
+        <RetentionSettingsCard settings={retention} />
       </div>
     </>
   );

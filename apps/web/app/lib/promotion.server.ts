@@ -1,0 +1,81 @@
+// The release page's Promote dialog (decision 035): where the release's packages are listed now
+// and which projects it may be copied to, and the action that promotes it through the same
+// function as POST /api/v1/projects/{slug}/releases/{version}/promote.
+import type { Kysely } from "kysely";
+import type { Database } from "../../server/db/schema.ts";
+import type { ProjectRow } from "../../server/domain/projects.ts";
+import type { ReleaseRow } from "../../server/domain/releases.ts";
+import { promoteRelease } from "../../server/promotion/promote.ts";
+import type { Services } from "../../server/services.ts";
+import { domainFailure, invalid, sessionActor, succeeded } from "./dashboard.server.ts";
+import { parseForm } from "./forms.ts";
+import { promoteForm } from "./promote-form.ts";
+
+export interface PromotionChoices {
+  /** The owner's other projects, by slug. */
+  projects: { slug: string; name: string }[];
+  /** Where the release's .deb files are listed ("suite/component") and its .rpm files' groups. */
+  apt: string[];
+  yum: string[];
+}
+
+export async function promotionChoices(
+  db: Kysely<Database>,
+  project: ProjectRow,
+  release: ReleaseRow,
+): Promise<PromotionChoices> {
+  const projects = await db
+    .selectFrom("project")
+    .select(["slug", "name"])
+    .where("owner_id", "=", project.owner_id)
+    .where("id", "!=", project.id)
+    .orderBy("slug")
+    .execute();
+  const files = await db
+    .selectFrom("release_file")
+    .leftJoin("deb_package", "deb_package.file_id", "release_file.id")
+    .leftJoin("yum_package", "yum_package.file_id", "release_file.id")
+    .select(["deb_package.suite", "deb_package.component", "yum_package.repo_group"])
+    .where("release_file.release_id", "=", release.id)
+    .execute();
+  const apt = new Set<string>();
+  const yum = new Set<string>();
+  for (const f of files) {
+    if (f.suite !== null && f.component !== null) apt.add(`${f.suite}/${f.component}`);
+    if (f.repo_group !== null) yum.add(f.repo_group);
+  }
+  return { projects, apt: [...apt].sort(), yum: [...yum].sort() };
+}
+
+export async function promoteAction(
+  services: Pick<Services, "database" | "blobs" | "keys" | "config">,
+  user: { id: string },
+  project: ProjectRow,
+  release: ReleaseRow,
+  formData: FormData,
+) {
+  const submission = parseForm(formData, promoteForm);
+  if (submission.status !== "success") return invalid(submission);
+  try {
+    const promotion = await promoteRelease(
+      { db: services.database.db, blobs: services.blobs, keys: services.keys, limits: services.config },
+      sessionActor(user),
+      project.slug,
+      release.version,
+      submission.value,
+    );
+    const targets = [...new Set(promotion.files.map((f) => f.target).filter((t) => t !== null))];
+    return succeeded(
+      submission,
+      promotion.mode === "copied"
+        ? `Copied ${release.version} to ${promotion.project}`
+        : `Promoted ${release.version}: now in ${targets.map((t) => t || "the root group").join(", ")}`,
+    );
+  } catch (error) {
+    return domainFailure(submission, error, {
+      PROMOTION_TARGET_NOT_FOUND: "project",
+      INVALID_DISTRIBUTION: "distribution",
+      INVALID_GROUP: "group",
+    });
+  }
+}

@@ -1,0 +1,40 @@
+// The retention section of /projects/{slug}/settings (decision 034): its form, read the same way
+// in the browser and the action, and the action's two intents — preview (the dry run of the
+// rules as typed, nothing saved or deleted) and save (through the same functions as
+// PUT /api/v1/projects/{slug}/retention).
+import type { RetentionPlan } from "@packyard/contract";
+import { data } from "react-router";
+import type { ProjectRow } from "../../server/domain/projects.ts";
+import { previewRetention, queueRetention } from "../../server/retention/run.ts";
+import { saveRetentionSettings } from "../../server/retention/settings.ts";
+import type { Services } from "../../server/services.ts";
+import { invalid } from "./dashboard.server.ts";
+import { type FormReply, parseForm } from "./forms.ts";
+import { retentionForm } from "./retention-form.ts";
+
+export type RetentionReply = FormReply & { plan?: RetentionPlan };
+
+export async function retentionAction(
+  services: Pick<Services, "database" | "jobs" | "clock">,
+  project: ProjectRow,
+  formData: FormData,
+) {
+  const submission = parseForm(formData, retentionForm);
+  if (submission.status !== "success") return invalid(submission);
+  const { intent, ...rules } = submission.value;
+  const db = services.database.db;
+  const plan = await previewRetention(db, project.id, rules, services.clock());
+  if (intent === "retention-preview") {
+    // The values stay in the form: the preview is of what is typed, not saved.
+    return data<RetentionReply>({ result: submission.reply(), plan });
+  }
+  const { settings } = await saveRetentionSettings(db, project.id, rules);
+  if (settings.enabled) await queueRetention(db, services.jobs, project.id);
+  return data<RetentionReply>({
+    result: submission.reply(),
+    plan,
+    message: settings.enabled
+      ? `Retention rules saved and on: ${plan.remove.length === 0 ? "nothing to delete now" : `deleting ${plan.remove.length} release${plan.remove.length === 1 ? "" : "s"}`}`
+      : "Retention rules saved (off: nothing is deleted)",
+  });
+}
