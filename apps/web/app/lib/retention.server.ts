@@ -8,11 +8,11 @@ import type { ProjectRow } from "../../server/domain/projects.ts";
 import { previewRetention, queueRetention } from "../../server/retention/run.ts";
 import { saveRetentionSettings } from "../../server/retention/settings.ts";
 import type { Services } from "../../server/services.ts";
-import { invalid } from "./dashboard.server.ts";
 import { type FormReply, parseForm } from "./forms.ts";
 import { retentionForm } from "./retention-form.ts";
 
-export type RetentionReply = FormReply & { plan?: RetentionPlan };
+/** `form` tells the settings page this answer is the retention section's (posted without JavaScript). */
+export type RetentionReply = FormReply & { form: "retention"; plan?: RetentionPlan };
 
 export async function retentionAction(
   services: Pick<Services, "database" | "jobs" | "clock">,
@@ -20,19 +20,24 @@ export async function retentionAction(
   formData: FormData,
 ) {
   const submission = parseForm(formData, retentionForm);
-  if (submission.status !== "success") return invalid(submission);
+  if (submission.status !== "success")
+    return data<RetentionReply>(
+      { result: submission.reply(), code: "VALIDATION_FAILED", form: "retention" },
+      { status: 400 },
+    );
   const { intent, ...rules } = submission.value;
   const db = services.database.db;
   const plan = await previewRetention(db, project.id, rules, services.clock());
   if (intent === "retention-preview") {
     // The values stay in the form: the preview is of what is typed, not saved.
-    return data<RetentionReply>({ result: submission.reply(), plan });
+    return data<RetentionReply>({ result: submission.reply(), plan, form: "retention" });
   }
   const { settings } = await saveRetentionSettings(db, project.id, rules);
   if (settings.enabled) await queueRetention(db, services.jobs, project.id);
   return data<RetentionReply>({
     result: submission.reply(),
     plan,
+    form: "retention",
     message: settings.enabled
       ? `Retention rules saved and on: ${plan.remove.length === 0 ? "nothing to delete now" : `deleting ${plan.remove.length} release${plan.remove.length === 1 ? "" : "s"}`}`
       : "Retention rules saved (off: nothing is deleted)",

@@ -59,11 +59,22 @@ function Checkbox({
   );
 }
 
-export function RetentionSettingsCard({ settings }: { settings: RetentionSettings }) {
+/**
+ * `posted`: the page's own action answer, when the form was posted without JavaScript (the
+ * fetcher's answer otherwise).
+ */
+export function RetentionSettingsCard({
+  settings,
+  posted,
+}: {
+  settings: RetentionSettings;
+  posted?: RetentionReply;
+}) {
   const fetcher = useFetcher<RetentionReply>({ key: "retention" });
+  const reply = fetcher.data ?? posted;
   const [form, fields] = useForm({
     id: "retention",
-    lastResult: fetcher.data?.result,
+    lastResult: reply?.result,
     defaultValue: {
       enabled: settings.enabled ? "on" : "",
       keepReleases: String(settings.keepReleases),
@@ -79,7 +90,7 @@ export function RetentionSettingsCard({ settings }: { settings: RetentionSetting
       if (reply.message) toast.success(reply.message);
     },
   });
-  const plan = fetcher.data?.plan;
+  const plan = reply?.plan;
   const shown = useRef({ keep: settings.keepReleases, days: settings.minAgeDays });
   const busy = fetcher.state !== "idle";
   const submitted = fetcher.formData?.get("intent");
@@ -109,7 +120,7 @@ export function RetentionSettingsCard({ settings }: { settings: RetentionSetting
           noValidate
           aria-label="Retention rules"
         >
-          <FormAlert errors={form.errors} code={fetcher.data?.code} />
+          <FormAlert errors={form.errors} code={reply?.code} />
           <Checkbox
             name={fields.enabled.name}
             label="Delete old releases automatically"

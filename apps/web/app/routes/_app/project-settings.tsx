@@ -39,7 +39,7 @@ import {
 } from "../../lib/dashboard.server.ts";
 import { type FormReply, parseForm, succeededReply, text } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
-import { retentionAction } from "../../lib/retention.server.ts";
+import { type RetentionReply, retentionAction } from "../../lib/retention.server.ts";
 import { clientAddress, requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/project-settings";
 
@@ -140,7 +140,8 @@ export default function ProjectSettings({ loaderData, actionData }: Route.Compon
   const busy = navigation.state !== "idle" && navigation.formMethod?.toLowerCase() === "post";
   const [form, fields] = useForm({
     id: "repository-settings",
-    lastResult: actionData?.result,
+    // A retention answer (form: "retention") is the retention section's, not this form's.
+    lastResult: actionData && !("form" in actionData) ? actionData.result : undefined,
     defaultValue: {
       keyExpiryDays: settings.keyExpiryDays === null ? "" : String(settings.keyExpiryDays),
       aptValidUntil: settings.aptValidUntilDays === null ? "" : "on",
@@ -290,7 +291,10 @@ export default function ProjectSettings({ loaderData, actionData }: Route.Compon
             {busy ? "Saving…" : "Save settings"}
           </Button>
         </Form>
-        <RetentionSettingsCard settings={retention} />
+        <RetentionSettingsCard
+          settings={retention}
+          posted={actionData && "form" in actionData ? (actionData as unknown as RetentionReply) : undefined}
+        />
       </div>
     </>
   );
