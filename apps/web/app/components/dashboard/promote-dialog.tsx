@@ -123,7 +123,7 @@ function PromoteForm({
         <FormField
           label="APT distribution"
           name={fields.distribution.name}
-          placeholder="stable"
+          placeholder="e.g. stable"
           autoComplete="off"
           autoCapitalize="none"
           spellCheck={false}
@@ -134,7 +134,7 @@ function PromoteForm({
         <FormField
           label="APT component"
           name={fields.component.name}
-          placeholder="main"
+          placeholder="e.g. main"
           autoComplete="off"
           autoCapitalize="none"
           spellCheck={false}
@@ -145,7 +145,7 @@ function PromoteForm({
         <FormField
           label="YUM group"
           name={fields.group.name}
-          placeholder="unchanged"
+          placeholder="e.g. el9"
           autoComplete="off"
           autoCapitalize="none"
           spellCheck={false}

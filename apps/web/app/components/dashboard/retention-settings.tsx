@@ -127,7 +127,7 @@ export function RetentionSettingsCard({
             defaultChecked={settings.enabled}
             hint="After each publish, releases the rules let go are deleted with their files; the repositories republish."
           />
-          <div className="grid gap-4 sm:grid-cols-2">
+          <div className="grid items-start gap-4 sm:grid-cols-2">
             <FormField
               label="Keep the newest releases"
               name={fields.keepReleases.name}
