@@ -53,6 +53,7 @@ export async function promoteAction(
   project: ProjectRow,
   release: ReleaseRow,
   formData: FormData,
+  address: string,
 ) {
   const submission = parseForm(formData, promoteForm);
   if (submission.status !== "success") return invalid(submission);
@@ -63,6 +64,7 @@ export async function promoteAction(
       project.slug,
       release.version,
       submission.value,
+      { address },
     );
     const targets = [...new Set(promotion.files.map((f) => f.target).filter((t) => t !== null))];
     return succeeded(

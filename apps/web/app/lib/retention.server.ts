@@ -5,9 +5,9 @@
 import type { RetentionPlan } from "@packyard/contract";
 import { data } from "react-router";
 import type { ProjectRow } from "../../server/domain/projects.ts";
-import { previewRetention, queueRetention } from "../../server/retention/run.ts";
-import { saveRetentionSettings } from "../../server/retention/settings.ts";
+import { previewRetention, updateRetention } from "../../server/retention/run.ts";
 import type { Services } from "../../server/services.ts";
+import { sessionActor } from "./dashboard.server.ts";
 import { type FormReply, parseForm } from "./forms.ts";
 import { retentionForm } from "./retention-form.ts";
 
@@ -16,8 +16,10 @@ export type RetentionReply = FormReply & { form: "retention"; plan?: RetentionPl
 
 export async function retentionAction(
   services: Pick<Services, "database" | "jobs" | "clock">,
+  user: { id: string },
   project: ProjectRow,
   formData: FormData,
+  address: string,
 ) {
   const submission = parseForm(formData, retentionForm);
   if (submission.status !== "success")
@@ -32,8 +34,13 @@ export async function retentionAction(
     // The values stay in the form: the preview is of what is typed, not saved.
     return data<RetentionReply>({ result: submission.reply(), plan, form: "retention" });
   }
-  const { settings } = await saveRetentionSettings(db, project.id, rules);
-  if (settings.enabled) await queueRetention(db, services.jobs, project.id);
+  const settings = await updateRetention(
+    { db, jobs: services.jobs },
+    sessionActor(user),
+    project,
+    rules,
+    address,
+  );
   return data<RetentionReply>({
     result: submission.reply(),
     plan,

@@ -10,11 +10,13 @@
 //   signed again with the target's newest key unless that key signed it already; the signed
 //   file is a new blob. A .deb is listed under its new release's pool path.
 // Either way the change is recorded in the package change log in one transaction and the
-// target's repositories republish.
+// target's repositories republish; the promotion is one `release.promoted` entry in the source
+// project's audit log.
 import type { PromoteInput, PromotionResult } from "@packyard/contract";
 import type { SigningKey } from "@packyard/formats/openpgp/index.ts";
 import { readRpmPackage } from "@packyard/formats/rpm/read-rpm.ts";
 import type { Kysely, Transaction } from "kysely";
+import { recordAudit } from "../audit/record.ts";
 import type { Database } from "../db/schema.ts";
 import { limitsEnabled } from "../domain/account-plan.ts";
 import { type Actor, assertProjectAccess, assertUploadAllowed } from "../domain/authorization.ts";
@@ -28,6 +30,7 @@ import { findRelease, type ReleaseRow, requireRelease } from "../domain/releases
 import { accountHoldings, type LimitsSetting } from "../domain/usage.ts";
 import { type AptTarget, debRecord, parseAptTarget, parseDeb } from "../publishing/apt/ingest.ts";
 import { type SignedRpm, signStagedRpm, yumRecord } from "../publishing/yum/ingest.ts";
+import { auditActorOf } from "../retention/audit-actor.ts";
 import type { BlobStore, StagedBlob } from "../storage/blob-store.ts";
 
 type Db = Kysely<Database>;
@@ -89,6 +92,7 @@ export async function promoteRelease(
   sourceSlug: string,
   version: string,
   input: PromoteInput,
+  request: { address: string | null },
 ): Promise<PromotionResult> {
   const { db } = deps;
   const source = await requireOwnProject(db, actor, sourceSlug, "publish");
@@ -100,9 +104,24 @@ export async function promoteRelease(
     );
   const target = await targetProject(db, actor, source, input.project);
   const files = await releaseFiles(db, release.id);
-  return target.id === source.id
-    ? moveWithinProject(deps, source, release, files, input)
-    : copyToProject(deps, target, release, files, input);
+  const result =
+    target.id === source.id
+      ? await moveWithinProject(deps, source, release, files, input)
+      : await copyToProject(deps, target, release, files, input);
+  await recordAudit(db, {
+    ownerId: source.owner_id,
+    projectId: source.id,
+    actor: auditActorOf(actor),
+    action: "release.promoted",
+    target: release.version,
+    details: {
+      mode: result.mode,
+      to: { project: target.slug, ...input },
+      files: result.files.map((f) => ({ filename: f.filename, target: f.target, resigned: f.resigned })),
+    },
+    address: request.address,
+  });
+  return result;
 }
 
 async function moveWithinProject(

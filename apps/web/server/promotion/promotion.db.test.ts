@@ -1,7 +1,8 @@
 // Promotion as a publisher and an installer see it (decision 035), on SQLite and PostgreSQL: a
 // release promoted from `testing` to `stable` installs from `stable` with apt-get; an .rpm
 // promoted into another project is served signed with that project's key (rpmkeys -K) and the
-// .deb keeps its bytes (one blob, shared); the errors a caller can meet have stable codes.
+// .deb keeps its bytes (one blob, shared); the errors a caller can meet have stable codes. Each
+// promotion is one `release.promoted` entry in the source project's audit log, by the key.
 import { readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { PromotionResult } from "@packyard/contract";
@@ -112,6 +113,15 @@ describe.runIf(hasTools)(`promotion (${databaseKind})`, () => {
       "/api/v1/projects/staging/releases/1.0.0",
     );
     expect(after.body.release.files[0]!.url).toBe(before.body.release.files[0]!.url);
+
+    const entries = await server.services.database.db
+      .selectFrom("audit_event")
+      .select(["actor_kind", "project_slug", "target", "details"])
+      .where("action", "=", "release.promoted")
+      .execute();
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ actor_kind: "key", project_slug: "staging", target: "1.0.0" });
+    expect(JSON.parse(entries[0]!.details)).toMatchObject({ mode: "moved", to: { distribution: "stable" } });
 
     // Already there: a clear conflict.
     const again = await promote("staging", "1.0.0", { distribution: "stable" });

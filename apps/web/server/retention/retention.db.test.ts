@@ -2,7 +2,8 @@
 // default, nothing deleted; the dry run shows what would go and deletes nothing, with yanked
 // releases counted or not as configured and young releases spared; turned on, the retention job
 // deletes the older releases (and again after the next publish), and what stays is installable
-// with apt-get and dnf while what went is not.
+// with apt-get and dnf while what went is not. Each change of the rules and each run that deletes
+// is one audit-log entry (the key that changed them; the system for a run).
 import { readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { RetentionPlan, RetentionSettings } from "@packyard/contract";
@@ -60,10 +61,24 @@ const dryRun = async (rules: Record<string, unknown> = {}) =>
   (await api<{ plan: RetentionPlan }>("/api/v1/projects/ret/retention/dry-run", "POST", rules)).body.plan;
 const names = (decisions: { version: string }[]) => decisions.map((d) => d.version);
 
-/** Waits for the queued retention job to leave exactly these releases, then for the publish. */
-async function settlesAt(expected: string[]) {
+const audit = (action: string) =>
+  server.services.database.db
+    .selectFrom("audit_event")
+    .select(["actor_kind", "actor_key_id", "target", "project_slug"])
+    .where("action", "=", action)
+    .orderBy("created_at")
+    .execute();
+
+/**
+ * Waits for the queued retention job to leave exactly these releases and to have recorded its
+ * `runs`-th run, then for the publish.
+ */
+async function settlesAt(expected: string[], runs: number) {
   const deadline = Date.now() + 30_000;
-  while (JSON.stringify(await versions()) !== JSON.stringify(expected)) {
+  while (
+    JSON.stringify(await versions()) !== JSON.stringify(expected) ||
+    (await audit("retention.run")).length < runs
+  ) {
     if (Date.now() > deadline) throw new Error(`releases are ${await versions()}, not ${expected}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -142,6 +157,12 @@ describe.runIf(hasTools)(`retention rules (${databaseKind})`, () => {
     expect(bad.body.error.details.keepReleases).toMatch(/from 1/);
     // Off: the dry runs and the uploads deleted nothing.
     expect(await versions()).toEqual(["4.0.0", "3.0.0", "2.0.0", "1.0.0"]);
+    // One entry for the one change made (the refused one made none), by the key that made it.
+    const changes = await audit("retention.settings_changed");
+    expect(changes).toEqual([
+      { actor_kind: "key", actor_key_id: expect.any(String), target: "off", project_slug: "ret" },
+    ]);
+    expect(await audit("retention.run")).toEqual([]);
   });
 
   it("turned on, deletes the older releases; the newest stay installable with apt-get and dnf, and it runs again after a publish", async () => {
@@ -150,7 +171,7 @@ describe.runIf(hasTools)(`retention rules (${databaseKind})`, () => {
       countYanked: false,
     });
     expect(on.body.retention.enabled).toBe(true);
-    await settlesAt(["4.0.0", "3.0.0", "2.0.0"]);
+    await settlesAt(["4.0.0", "3.0.0", "2.0.0"], 1);
     const after = await api<{ retention: RetentionSettings }>("/api/v1/projects/ret/retention");
     expect(after.body.retention.lastRun?.removed).toEqual(["1.0.0"]);
 
@@ -177,7 +198,11 @@ describe.runIf(hasTools)(`retention rules (${databaseKind})`, () => {
     // A publish queues a run: 5.0.0 and 4.0.0 stay; the yanked 3.0.0, now older than the
     // oldest kept, goes with 2.0.0.
     await upload("5.0.0", "keep-five_5.0.0_all.deb", deb("keep-five", "5.0.0"));
-    await settlesAt(["5.0.0", "4.0.0"]);
+    await settlesAt(["5.0.0", "4.0.0"], 2);
+    expect(await audit("retention.run")).toEqual([
+      { actor_kind: "system", actor_key_id: null, target: "1.0.0", project_slug: "ret" },
+      { actor_kind: "system", actor_key_id: null, target: "3.0.0, 2.0.0", project_slug: "ret" },
+    ]);
     await apt.update();
     await apt.install("keep-five");
   });

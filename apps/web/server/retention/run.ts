@@ -2,14 +2,23 @@
 // change and its rules are on, deletes the releases the policy lets go through deleteRelease —
 // the same path as a delete from the API — so their blobs are left to the garbage collector
 // and the repositories republish. The dry run asks the same policy and deletes nothing.
-import type { RetentionPlan, RetentionRules } from "@packyard/contract";
+import type {
+  RetentionPlan,
+  RetentionRules,
+  RetentionSettings,
+  UpdateRetentionInput,
+} from "@packyard/contract";
 import type { Kysely } from "kysely";
+import { recordAudit } from "../audit/record.ts";
 import type { Database } from "../db/schema.ts";
+import type { Actor } from "../domain/authorization.ts";
+import type { ProjectRow } from "../domain/projects.ts";
 import { deleteRelease, listReleaseRows } from "../domain/releases.ts";
 import type { JobDefinition, JobQueue } from "../jobs/queue.ts";
 import type { Logger } from "../logger.ts";
+import { auditActorOf } from "./audit-actor.ts";
 import { planRetention } from "./policy.ts";
-import { getRetentionSettings, recordRetentionRun } from "./settings.ts";
+import { getRetentionSettings, recordRetentionRun, saveRetentionSettings } from "./settings.ts";
 
 type Db = Kysely<Database>;
 
@@ -19,8 +28,6 @@ export interface RetentionDeps {
   db: Db;
   clock: () => Date;
   logger: Pick<Logger, "info" | "error">;
-  /** Called once for a run that deleted releases (the audit log's entry). */
-  onRun?: (run: { projectId: string; removed: string[]; rules: RetentionRules }) => Promise<void>;
 }
 
 /** What the rules would delete now, and what they keep and why. Nothing is changed. */
@@ -66,9 +73,50 @@ export async function applyRetention(deps: RetentionDeps, projectId: string): Pr
     deps.logger.info(
       `retention deleted ${removed.length} release(s) of project ${projectId}: ${removed.join(", ")}`,
     );
-    await deps.onRun?.({ projectId, removed, rules });
+    const project = await db
+      .selectFrom("project")
+      .select("owner_id")
+      .where("id", "=", projectId)
+      .executeTakeFirst();
+    if (project) {
+      const { lastRun: _lastRun, ...applied } = rules;
+      await recordAudit(db, {
+        ownerId: project.owner_id,
+        projectId,
+        actor: { kind: "system" },
+        action: "retention.run",
+        target: removed.join(", "),
+        details: { removed, rules: applied },
+      });
+    }
   }
   return removed;
+}
+
+/**
+ * Saves a change of the rules made by `actor` (API or dashboard), records it in the audit log,
+ * and queues a run when the rules are on.
+ */
+export async function updateRetention(
+  deps: { db: Db; jobs: Pick<JobQueue, "send"> },
+  actor: Actor,
+  project: Pick<ProjectRow, "id" | "owner_id">,
+  input: UpdateRetentionInput,
+  address: string | null,
+): Promise<RetentionSettings> {
+  const { settings } = await saveRetentionSettings(deps.db, project.id, input);
+  const { lastRun: _lastRun, ...rules } = settings;
+  await recordAudit(deps.db, {
+    ownerId: project.owner_id,
+    projectId: project.id,
+    actor: auditActorOf(actor),
+    action: "retention.settings_changed",
+    target: settings.enabled ? `keep ${settings.keepReleases}` : "off",
+    details: { rules },
+    address,
+  });
+  if (settings.enabled) await queueRetention(deps.db, deps.jobs, project.id);
+  return settings;
 }
 
 /** Queues a run for the project when its rules are on (after its packages changed). */

@@ -144,7 +144,7 @@ export async function action({ request, context, url, params }: Route.ActionArgs
       return succeeded(submission, `Deleted ${filename}`);
     }
     case "promote":
-      return promoteAction(services(context), user, project, release, formData);
+      return promoteAction(services(context), user, project, release, formData, clientAddress(context));
     default:
       return refused(parseForm(formData, buttonForm), 400, { formError: "Unknown action" });
   }

@@ -104,7 +104,7 @@ export async function action({ request, context, url, params }: Route.ActionArgs
   const intent = formData.get("intent");
   if (intent === "retention-save" || intent === "retention-preview") {
     const project = await ownProjectOr404(database.db, sessionActor(user), params.projectSlug);
-    return retentionAction(services(context), project, formData);
+    return retentionAction(services(context), user, project, formData, clientAddress(context));
   }
   const submission = parseForm(formData, settingsForm);
   if (submission.status !== "success") return invalid(submission);

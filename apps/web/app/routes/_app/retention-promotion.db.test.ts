@@ -2,7 +2,8 @@
 // their actions, in memory, posted as a browser without JavaScript would: the preview lists what
 // the rules would delete and deletes nothing; saved rules are stored; a release is copied into
 // another project; a missing target is answered next to its field. SQLite, and PostgreSQL when
-// configured. (The real runs, apt-get and dnf: server/retention and server/promotion tests.)
+// configured. Each change is one audit-log entry by the signed-in user, with their address.
+// (The real runs, apt-get and dnf: server/retention and server/promotion tests.)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, databaseKind, onboardedUser, type TestApp } from "../../../test/harness.ts";
 
@@ -17,6 +18,13 @@ function post(path: string, values: Record<string, string>) {
     cookie,
   });
 }
+
+const audit = (action: string) =>
+  app.services.database.db
+    .selectFrom("audit_event")
+    .select(["actor_kind", "target", "address"])
+    .where("action", "=", action)
+    .execute();
 
 const releases = async (slug: string) =>
   (
@@ -80,6 +88,9 @@ describe(`retention and promotion in the dashboard (${databaseKind})`, () => {
     expect(row).toMatchObject({ enabled: 0, keep_releases: 2, count_yanked: 1 });
     // Off: nothing deleted.
     expect(await releases("tool")).toEqual(["1.0.0", "2.0.0", "3.0.0"]);
+    expect(await audit("retention.settings_changed")).toEqual([
+      { actor_kind: "user", target: "off", address: expect.any(String) },
+    ]);
   });
 
   it("promotes a release into another project from the release page; a missing target is refused", async () => {
@@ -93,5 +104,8 @@ describe(`retention and promotion in the dashboard (${databaseKind})`, () => {
     const copied = await post("/projects/tool/releases/2.0.0", { intent: "promote", project: "tool-stable" });
     expect(copied.status).toBe(200);
     expect(await releases("tool-stable")).toEqual(["2.0.0"]);
+    expect(await audit("release.promoted")).toEqual([
+      { actor_kind: "user", target: "2.0.0", address: expect.any(String) },
+    ]);
   });
 });

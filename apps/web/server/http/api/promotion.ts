@@ -5,6 +5,7 @@ import { promoteInput, promotionResult } from "@packyard/contract";
 import { promoteRelease } from "../../promotion/promote.ts";
 import type { Services } from "../../services.ts";
 import { requireActor } from "../actor.ts";
+import { clientAddress } from "../request-log.ts";
 import {
   createApiApp,
   errors,
@@ -55,6 +56,7 @@ export function promotionRoutes(services: Services) {
       slug,
       version,
       input,
+      { address: clientAddress(c, services.config.trustProxy) },
     );
     return c.json({ promotion }, 200);
   });

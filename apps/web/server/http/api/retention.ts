@@ -7,9 +7,12 @@ import {
   retentionSettings,
   updateRetentionInput,
 } from "@packyard/contract";
-import { previewRetention, queueRetention } from "../../retention/run.ts";
-import { getRetentionSettings, saveRetentionSettings } from "../../retention/settings.ts";
+import { requireOwnProject } from "../../domain/projects.ts";
+import { previewRetention, updateRetention } from "../../retention/run.ts";
+import { getRetentionSettings } from "../../retention/settings.ts";
 import type { Services } from "../../services.ts";
+import { requireActor } from "../actor.ts";
+import { clientAddress } from "../request-log.ts";
 import {
   createApiApp,
   errors,
@@ -67,10 +70,11 @@ export function retentionRoutes(services: Services) {
   });
 
   serve(api, putRetentionRoute, async (c) => {
-    const project = await ownProject(services, c, c.req.valid("param").slug, "publish");
+    const actor = await requireActor(services, c.req.raw.headers);
+    const project = await requireOwnProject(db, actor, c.req.valid("param").slug, "publish");
     const input = await readJson(c, putRetentionRoute);
-    const { settings } = await saveRetentionSettings(db, project.id, input);
-    if (settings.enabled) await queueRetention(db, services.jobs, project.id);
+    const address = clientAddress(c, services.config.trustProxy);
+    const settings = await updateRetention({ db, jobs: services.jobs }, actor, project, input, address);
     return c.json({ retention: settings }, 200);
   });
 
