@@ -7,14 +7,13 @@
 // - Into another project the release is copied: a new release of the same version, title and
 //   notes, whose files refer to the same stored blobs (no bytes copied; the blob row is held by
 //   the transaction, so the sweep cannot remove them meanwhile, domain/blobs.ts). An .rpm is
-//   signed again with the target's newest key unless that key signed it already; the signed
-//   file is a new blob. A .deb is listed under its new release's pool path.
+//   signed again with the target's newest key (keys are per project); the signed file is a new
+//   blob. A .deb is listed under its new release's pool path.
 // Either way the change is recorded in the package change log in one transaction and the
 // target's repositories republish; the promotion is one `release.promoted` entry in the source
 // project's audit log.
 import type { PromoteInput, PromotionResult } from "@packyard/contract";
 import type { SigningKey } from "@packyard/formats/openpgp/index.ts";
-import { readRpmPackage } from "@packyard/formats/rpm/read-rpm.ts";
 import type { Kysely, Transaction } from "kysely";
 import { recordAudit } from "../audit/record.ts";
 import type { Database } from "../db/schema.ts";
@@ -29,7 +28,7 @@ import { findProject, type ProjectRow, requireOwnProject } from "../domain/proje
 import { findRelease, type ReleaseRow, requireRelease } from "../domain/releases.ts";
 import { accountHoldings, type LimitsSetting } from "../domain/usage.ts";
 import { type AptTarget, debRecord, parseAptTarget, parseDeb } from "../publishing/apt/ingest.ts";
-import { type SignedRpm, signStagedRpm, yumRecord } from "../publishing/yum/ingest.ts";
+import { signStagedRpm, yumRecord } from "../publishing/yum/ingest.ts";
 import { auditActorOf } from "../retention/audit-actor.ts";
 import type { BlobStore, StagedBlob } from "../storage/blob-store.ts";
 
@@ -61,7 +60,6 @@ async function releaseFiles(db: Db, releaseId: string) {
       "deb_package.suite",
       "deb_package.component",
       "yum_package.repo_group",
-      "yum_package.signed_by",
     ])
     .where("release_file.release_id", "=", releaseId)
     .orderBy("release_file.filename")
@@ -225,7 +223,7 @@ interface CopiedFile {
   staged?: StagedBlob;
   deb?: ReturnType<typeof debRecord>;
   yum?: ReturnType<typeof yumRecord>;
-  signedBy?: string | null;
+  signedBy?: string;
 }
 
 async function copyToProject(
@@ -260,20 +258,21 @@ async function copyToProject(
       } else if (isRpm(file)) {
         key ??= await deps.keys.newest(target);
         const group = input.group ?? file.repo_group!;
-        let rpm: SignedRpm;
-        if (file.signed_by === key.fingerprint) {
-          rpm = await readStoredRpm(blobs, file);
-        } else {
-          rpm = await signStagedRpm(blobs, { read: () => blobs.read(file.sha256) }, key, Number(file.size));
-          copy.staged = rpm.staged;
-          copy.digests = {
-            size: rpm.staged.size,
-            sha256: rpm.staged.sha256,
-            sha512: rpm.staged.sha512,
-            md5: rpm.staged.md5,
-            sha1: rpm.staged.sha1,
-          };
-        }
+        // Each project has keys of its own, so the target's never signed the source's file.
+        const rpm = await signStagedRpm(
+          blobs,
+          { read: () => blobs.read(file.sha256) },
+          key,
+          Number(file.size),
+        );
+        copy.staged = rpm.staged;
+        copy.digests = {
+          size: rpm.staged.size,
+          sha256: rpm.staged.sha256,
+          sha512: rpm.staged.sha512,
+          md5: rpm.staged.md5,
+          sha1: rpm.staged.sha1,
+        };
         copy.signedBy = key.fingerprint;
         copy.yum = yumRecord(rpm, { filename: file.filename, releaseId, createdAt }, group);
       }
@@ -372,19 +371,4 @@ async function holdBlob(tx: Transaction<Database>, sha256: string): Promise<void
     .where("sha256", "=", sha256)
     .executeTakeFirst();
   if (Number(held.numUpdatedRows) !== 1) throw new Error(`blob ${sha256} is no longer stored`);
-}
-
-/** An .rpm already signed by the target's key: its metadata and header range, read from storage. */
-async function readStoredRpm(blobs: BlobStore, file: SourceFile): Promise<SignedRpm> {
-  const source = blobs.read(file.sha256);
-  try {
-    const read = await readRpmPackage(source);
-    return {
-      staged: { sha256: file.sha256, size: Number(file.size) } as StagedBlob,
-      metadata: read.metadata,
-      headerRange: { start: read.file.headerStart, end: read.file.headerEnd },
-    };
-  } finally {
-    source.destroy();
-  }
 }

@@ -177,6 +177,25 @@ describe.runIf(hasTools)(`promotion (${databaseKind})`, () => {
     await apt.install("promoted-hello");
   });
 
+  it("moves a release's .rpm to another YUM group and its .deb to another component", async () => {
+    const moved = await promote("staging", "2.0.0", { group: "el9", component: "extra" });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(moved.body.promotion.files.map((f) => f.target).sort()).toEqual(["el9", "stable/extra"]);
+    const listed = await server.services.database.db
+      .selectFrom("deb_package")
+      .innerJoin("project", "project.id", "deb_package.project_id")
+      .select(["deb_package.component", "deb_package.pool_path", "deb_package.stanza"])
+      .where("project.slug", "=", "staging")
+      .where("deb_package.suite", "=", "stable")
+      .where("deb_package.component", "=", "extra")
+      .execute();
+    expect(listed).toHaveLength(1);
+    expect(listed[0]!.pool_path).toMatch(/^pool\/extra\//);
+    expect(listed[0]!.stanza).toContain(`Filename: ${listed[0]!.pool_path}`);
+    const repomd = await fetch(`${server.url}/dl/${pub.username}/staging/rpm/el9/repodata/repomd.xml`);
+    expect(repomd.status).toBe(200);
+  });
+
   it("refuses with stable codes: no such target, the version exists there, a read-only key, a yanked release", async () => {
     const missing = await promote("staging", "2.0.0", { project: "nowhere" });
     expect([missing.status, missing.body.error.code]).toEqual([404, "PROMOTION_TARGET_NOT_FOUND"]);
