@@ -13,7 +13,7 @@ import { recordAudit } from "../audit/record.ts";
 import type { Database } from "../db/schema.ts";
 import type { Actor } from "../domain/authorization.ts";
 import type { ProjectRow } from "../domain/projects.ts";
-import { deleteRelease, listReleaseRows } from "../domain/releases.ts";
+import { deleteRelease, listReleaseRows, type ReleaseRow } from "../domain/releases.ts";
 import type { JobDefinition, JobQueue } from "../jobs/queue.ts";
 import type { Logger } from "../logger.ts";
 import { auditActorOf } from "./audit-actor.ts";
@@ -37,26 +37,26 @@ export async function previewRetention(
   rules: Omit<RetentionRules, "enabled">,
   now: Date,
 ): Promise<RetentionPlan> {
-  const releases = await listReleaseRows(db, projectId);
-  return planRetention(
-    releases.map((row) => ({
-      id: row.id,
-      version: row.version,
-      createdAt: row.created_at,
-      yanked: Number(row.yanked) === 1,
-    })),
-    rules,
-    now,
-  );
+  return planRetention(candidates(await listReleaseRows(db, projectId)), rules, now);
 }
+
+const candidates = (rows: ReleaseRow[]) =>
+  rows.map((row) => ({
+    id: row.id,
+    version: row.version,
+    createdAt: row.created_at,
+    yanked: Number(row.yanked) === 1,
+  }));
 
 /** Applies the project's rules, if they are on; returns the versions deleted. */
 export async function applyRetention(deps: RetentionDeps, projectId: string): Promise<string[]> {
   const { db } = deps;
   const rules = await getRetentionSettings(db, projectId);
   if (!rules.enabled) return [];
+  // One snapshot: a release is deleted by the id it had then, so a version deleted and uploaded
+  // again meanwhile is a new release this run leaves alone.
   const releases = await listReleaseRows(db, projectId);
-  const plan = await previewRetention(db, projectId, rules, deps.clock());
+  const plan = planRetention(candidates(releases), rules, deps.clock());
   const byVersion = new Map(releases.map((row) => [row.version, row]));
   const removed: string[] = [];
   for (const { version } of plan.remove) {
