@@ -3,7 +3,7 @@
 // last run that deleted releases. Posted through a fetcher to the settings route's action.
 import { useForm } from "@conform-to/react";
 import type { RetentionDecision, RetentionSettings } from "@packyard/contract";
-import { useRef } from "react";
+import { useId, useRef } from "react";
 import { useFetcher } from "react-router";
 import { toast } from "sonner";
 import { parseForm } from "../../lib/forms.ts";
@@ -43,6 +43,7 @@ function Checkbox({
   defaultChecked: boolean;
   hint?: string;
 }) {
+  const id = useId();
   return (
     <div className="grid gap-1">
       <label className="flex items-center gap-2 text-sm font-medium">
@@ -50,11 +51,16 @@ function Checkbox({
           type="checkbox"
           name={name}
           defaultChecked={defaultChecked}
+          aria-describedby={hint ? `${id}-hint` : undefined}
           className="size-4 accent-primary"
         />
         {label}
       </label>
-      {hint ? <p className="pl-6 text-sm text-muted-foreground">{hint}</p> : null}
+      {hint ? (
+        <p id={`${id}-hint`} className="pl-6 text-sm text-muted-foreground">
+          {hint}
+        </p>
+      ) : null}
     </div>
   );
 }
