@@ -16,11 +16,12 @@ import type { PromoteInput, PromotionResult } from "@packyard/contract";
 import type { SigningKey } from "@packyard/formats/openpgp/index.ts";
 import type { Kysely, Transaction } from "kysely";
 import { recordAudit } from "../audit/record.ts";
+import { auditActorOf } from "../audit/request.ts";
 import type { Database } from "../db/schema.ts";
 import { limitsEnabled } from "../domain/account-plan.ts";
 import { type Actor, assertProjectAccess, assertUploadAllowed } from "../domain/authorization.ts";
 import { deleteOrphanBytes, placeBlob } from "../domain/blobs.ts";
-import { emitProjectEvent } from "../domain/changes.ts";
+import { emitActivity, emitProjectEvent } from "../domain/changes.ts";
 import { DomainError, isUniqueViolation } from "../domain/errors.ts";
 import { newReleaseId, newRowId, nowIso } from "../domain/ids.ts";
 import { recordPackageIndexChange } from "../domain/package-index-changes.ts";
@@ -29,7 +30,6 @@ import { findRelease, type ReleaseRow, requireRelease } from "../domain/releases
 import { accountHoldings, type LimitsSetting } from "../domain/usage.ts";
 import { type AptTarget, debRecord, parseAptTarget, parseDeb } from "../publishing/apt/ingest.ts";
 import { signStagedRpm, yumRecord } from "../publishing/yum/ingest.ts";
-import { auditActorOf } from "../retention/audit-actor.ts";
 import type { BlobStore, StagedBlob } from "../storage/blob-store.ts";
 
 type Db = Kysely<Database>;
@@ -224,6 +224,8 @@ interface CopiedFile {
   deb?: ReturnType<typeof debRecord>;
   yum?: ReturnType<typeof yumRecord>;
   signedBy?: string;
+  /** The copy's release_file id, once recorded. */
+  fileId?: string;
 }
 
 async function copyToProject(
@@ -311,6 +313,7 @@ async function copyToProject(
         if (copy.staged) await placeBlob(tx, copy.staged, createdAt);
         else await holdBlob(tx, copy.digests.sha256);
         const fileId = newRowId();
+        copy.fileId = fileId;
         await tx
           .insertInto("release_file")
           .values({
@@ -347,6 +350,10 @@ async function copyToProject(
     }
     throw error;
   }
+  // For webhooks (decision 032): to the target project, a copy is a new release with its files.
+  await emitActivity(db, { type: "release.created", projectId: target.id, releaseId });
+  for (const copy of copied)
+    await emitActivity(db, { type: "file.uploaded", projectId: target.id, releaseId, fileId: copy.fileId! });
   return {
     project: target.slug,
     version: release.version,

@@ -10,13 +10,13 @@ import type {
 } from "@packyard/contract";
 import type { Kysely } from "kysely";
 import { recordAudit } from "../audit/record.ts";
+import { auditActorOf } from "../audit/request.ts";
 import type { Database } from "../db/schema.ts";
 import type { Actor } from "../domain/authorization.ts";
 import type { ProjectRow } from "../domain/projects.ts";
 import { deleteRelease, listReleaseRows, type ReleaseRow } from "../domain/releases.ts";
 import type { JobDefinition, JobQueue } from "../jobs/queue.ts";
 import type { Logger } from "../logger.ts";
-import { auditActorOf } from "./audit-actor.ts";
 import { planRetention } from "./policy.ts";
 import { getRetentionSettings, recordRetentionRun, saveRetentionSettings } from "./settings.ts";
 
