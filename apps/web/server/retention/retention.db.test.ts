@@ -157,7 +157,10 @@ describe.runIf(hasTools)(`retention rules (${databaseKind})`, () => {
     expect(bad.body.error.details.keepReleases).toMatch(/from 1/);
     // Off: the dry runs and the uploads deleted nothing.
     expect(await versions()).toEqual(["4.0.0", "3.0.0", "2.0.0", "1.0.0"]);
-    // One entry for the one change made (the refused one made none), by the key that made it.
+    // Saving the same rules again changes nothing.
+    expect((await api("/api/v1/projects/ret/retention", "PUT", { keepReleases: 2 })).status).toBe(200);
+    // One entry for the one change made (the refused one and the same again made none), by the
+    // key that made it.
     const changes = await audit("retention.settings_changed");
     expect(changes).toEqual([
       { actor_kind: "key", actor_key_id: expect.any(String), target: "off", project_slug: "ret" },

@@ -94,8 +94,8 @@ export async function applyRetention(deps: RetentionDeps, projectId: string): Pr
 }
 
 /**
- * Saves a change of the rules made by `actor` (API or dashboard), records it in the audit log,
- * and queues a run when the rules are on.
+ * Saves a change of the rules made by `actor` (API or dashboard), records it in the audit log
+ * when something changed, and queues a run when the rules are on.
  */
 export async function updateRetention(
   deps: { db: Db; jobs: Pick<JobQueue, "send"> },
@@ -104,17 +104,21 @@ export async function updateRetention(
   input: UpdateRetentionInput,
   address: string | null,
 ): Promise<RetentionSettings> {
-  const { settings } = await saveRetentionSettings(deps.db, project.id, input);
+  const { settings, before } = await saveRetentionSettings(deps.db, project.id, input);
   const { lastRun: _lastRun, ...rules } = settings;
-  await recordAudit(deps.db, {
-    ownerId: project.owner_id,
-    projectId: project.id,
-    actor: auditActorOf(actor),
-    action: "retention.settings_changed",
-    target: settings.enabled ? `keep ${settings.keepReleases}` : "off",
-    details: { rules },
-    address,
-  });
+  const { lastRun: _lastRunBefore, ...previous } = before;
+  // A save that changes nothing records nothing (docs/audit.md).
+  const changed = (Object.keys(rules) as (keyof typeof rules)[]).filter((k) => rules[k] !== previous[k]);
+  if (changed.length > 0)
+    await recordAudit(deps.db, {
+      ownerId: project.owner_id,
+      projectId: project.id,
+      actor: auditActorOf(actor),
+      action: "retention.settings_changed",
+      target: settings.enabled ? `keep ${settings.keepReleases}` : "off",
+      details: { changed, rules },
+      address,
+    });
   if (settings.enabled) await queueRetention(deps.db, deps.jobs, project.id);
   return settings;
 }

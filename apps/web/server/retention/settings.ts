@@ -37,12 +37,12 @@ export async function getRetentionSettings(db: Db, projectId: string): Promise<R
   );
 }
 
-/** Saves the fields given; returns the settings after the change and whether they were on before. */
+/** Saves the fields given; returns the settings before and after the change. */
 export async function saveRetentionSettings(
   db: Db,
   projectId: string,
   input: UpdateRetentionInput,
-): Promise<{ settings: RetentionSettings; wasEnabled: boolean }> {
+): Promise<{ settings: RetentionSettings; before: RetentionSettings }> {
   const before = await getRetentionSettings(db, projectId);
   const rules: RetentionRules = {
     enabled: input.enabled ?? before.enabled,
@@ -64,7 +64,7 @@ export async function saveRetentionSettings(
     .values({ project_id: projectId, ...columns })
     .onConflict((oc) => oc.column("project_id").doUpdateSet(columns))
     .execute();
-  return { settings: { ...rules, lastRun: before.lastRun }, wasEnabled: before.enabled };
+  return { settings: { ...rules, lastRun: before.lastRun }, before };
 }
 
 /** Notes a run that deleted releases (shown in the settings). */
