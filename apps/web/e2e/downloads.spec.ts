@@ -84,8 +84,12 @@ test("the Downloads page charts the project's downloads with the API's numbers; 
   await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
   await shots(page, "project");
 
-  await page.getByRole("link", { name: "Downloads" }).click();
+  // The project's tabs lead there, and mark the page they show.
+  const tabs = page.getByRole("navigation", { name: "Project" });
+  await expect(tabs.getByRole("link", { name: "Overview" })).toHaveAttribute("aria-current", "page");
+  await tabs.getByRole("link", { name: "Downloads" }).click();
   await expect(page).toHaveURL(/\/projects\/meter\/downloads$/);
+  await expect(tabs.getByRole("link", { name: "Downloads" })).toHaveAttribute("aria-current", "page");
   await expect(page.getByRole("heading", { level: 1, name: "Downloads" })).toBeVisible();
   await expect(page.getByTestId("stat-downloads")).toContainText("6");
   // The chart is drawn in the browser, after hydration.

@@ -8,15 +8,16 @@ import { Tabs, TabsContent, TabsList, TabsTrigger } from "./ui/tabs.tsx";
 
 function Snippet({ value, label }: { value: string; label: string }) {
   return (
-    <div className="relative min-w-0">
+    // The copy button sits beside the listing, not over it, so a long line scrolls under nothing.
+    <div className="flex min-w-0 items-start rounded-md border border-border bg-muted">
       <pre
         // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling listing must be reachable by keyboard
         tabIndex={0}
-        className="overflow-x-auto rounded-md border border-border bg-muted p-3 pr-10 text-xs leading-relaxed"
+        className="min-w-0 flex-1 overflow-x-auto rounded-md p-3 text-xs leading-relaxed"
       >
         <code>{value}</code>
       </pre>
-      <CopyButton value={value} label={label} className="absolute right-1.5 top-1.5" />
+      <CopyButton value={value} label={label} className="m-1.5 shrink-0" />
     </div>
   );
 }

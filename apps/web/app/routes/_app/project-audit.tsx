@@ -3,6 +3,7 @@
 // from which address — filtered by the query string (components/audit/audit-log.tsx).
 import { AuditLog } from "../../components/audit/audit-log.tsx";
 import { Breadcrumbs } from "../../components/dashboard/breadcrumbs.tsx";
+import { ProjectTabs } from "../../components/dashboard/project-tabs.tsx";
 import { PageHeader } from "../../components/page-header.tsx";
 import { auditView } from "../../lib/audit.server.ts";
 import { ownProjectOr404, sessionActor } from "../../lib/dashboard.server.ts";
@@ -39,6 +40,7 @@ export default function ProjectAudit({ loaderData }: Route.ComponentProps) {
           { label: "Audit log" },
         ]}
       />
+      <ProjectTabs slug={project.slug} />
       <PageHeader title="Audit log" description={`Who changed what in ${project.name}, newest first.`} />
       <AuditLog view={view} kind="project" />
     </>

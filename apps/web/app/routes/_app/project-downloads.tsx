@@ -8,6 +8,7 @@ import { Link } from "react-router";
 import { Breadcrumbs } from "../../components/dashboard/breadcrumbs.tsx";
 import { DownloadsChart, shortDay } from "../../components/dashboard/downloads-chart.tsx";
 import { DownloadsTable } from "../../components/dashboard/downloads-table.tsx";
+import { ProjectTabs } from "../../components/dashboard/project-tabs.tsx";
 import { StatGrid } from "../../components/dashboard/stats.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "../../components/ui/tabs.tsx";
@@ -60,6 +61,7 @@ export default function ProjectDownloads({ loaderData }: Route.ComponentProps) {
           { label: "Downloads" },
         ]}
       />
+      <ProjectTabs slug={project.slug} />
       <header className="mb-6 flex flex-col gap-4 sm:flex-row sm:items-end sm:justify-between">
         <div className="min-w-0">
           <h1 className="text-2xl font-bold tracking-tight">Downloads</h1>

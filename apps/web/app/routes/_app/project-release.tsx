@@ -14,6 +14,7 @@ import {
   releaseDetailsForm,
   yankForm,
 } from "../../components/dashboard/forms.ts";
+import { ProjectTabs } from "../../components/dashboard/project-tabs.tsx";
 import { PROMOTE_FETCHER, PromoteDialog } from "../../components/dashboard/promote-dialog.tsx";
 import {
   ReleaseDetailsForm,
@@ -174,6 +175,7 @@ export default function ProjectRelease({ loaderData }: Route.ComponentProps) {
           { label: release.version },
         ]}
       />
+      <ProjectTabs slug={project.slug} />
       <header className="mb-6 flex flex-col gap-4 lg:flex-row lg:items-start lg:justify-between">
         <div className="min-w-0">
           <div className="flex flex-wrap items-center gap-x-3 gap-y-2">

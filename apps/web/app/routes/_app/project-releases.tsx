@@ -7,6 +7,7 @@ import { YankedBadge } from "../../components/dashboard/badges.tsx";
 import { Breadcrumbs } from "../../components/dashboard/breadcrumbs.tsx";
 import { FormattedDate } from "../../components/dashboard/formatted-date.tsx";
 import { buttonForm, newReleaseForm } from "../../components/dashboard/forms.ts";
+import { ProjectTabs } from "../../components/dashboard/project-tabs.tsx";
 import { NewReleaseButton, NewReleaseDialog } from "../../components/dashboard/release-dialogs.tsx";
 import { EmptyState } from "../../components/empty-state.tsx";
 import { PageHeader } from "../../components/page-header.tsx";
@@ -116,6 +117,7 @@ export default function ProjectReleases({ loaderData }: Route.ComponentProps) {
           { label: "Releases" },
         ]}
       />
+      <ProjectTabs slug={project.slug} />
       <PageHeader
         title="Releases"
         description={

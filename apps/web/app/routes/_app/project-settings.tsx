@@ -23,6 +23,7 @@ import { getRetentionSettings } from "../../../server/retention/settings.ts";
 import { Breadcrumbs } from "../../components/dashboard/breadcrumbs.tsx";
 import { FormattedDate } from "../../components/dashboard/formatted-date.tsx";
 import { FormAlert } from "../../components/dashboard/project-dialogs.tsx";
+import { ProjectTabs } from "../../components/dashboard/project-tabs.tsx";
 import { RetentionSettingsCard } from "../../components/dashboard/retention-settings.tsx";
 import { PageHeader } from "../../components/page-header.tsx";
 import { Button } from "../../components/ui/button.tsx";
@@ -169,6 +170,7 @@ export default function ProjectSettings({ loaderData, actionData }: Route.Compon
           { label: "Settings" },
         ]}
       />
+      <ProjectTabs slug={slug} />
       <PageHeader
         title="Repository settings"
         description="How this project's APT and YUM repositories are signed, and what apt is told about them."

@@ -14,6 +14,7 @@ import type { ChangeContext } from "../../../server/webhooks/service.ts";
 import { NewSecret } from "../../components/api-keys/new-secret.tsx";
 import { Breadcrumbs } from "../../components/dashboard/breadcrumbs.tsx";
 import { FormAlert, SubmitButton } from "../../components/dashboard/project-dialogs.tsx";
+import { ProjectTabs } from "../../components/dashboard/project-tabs.tsx";
 import { useFetcherOutcome } from "../../components/dashboard/use-fetcher-outcome.ts";
 import { EmptyState } from "../../components/empty-state.tsx";
 import { PageHeader } from "../../components/page-header.tsx";
@@ -167,6 +168,7 @@ export default function ProjectWebhooks({ loaderData }: Route.ComponentProps) {
           { label: "Webhooks" },
         ]}
       />
+      <ProjectTabs slug={slug} />
       <PageHeader
         title="Webhooks"
         description="Packyard POSTs a signed JSON message to your URLs when releases, files, repositories or keys of this project change."

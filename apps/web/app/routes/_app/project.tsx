@@ -2,7 +2,6 @@
 // with the Edit project and Delete project dialogs.
 import {
   ArrowRight,
-  BarChart3,
   Calendar,
   Code,
   Download,
@@ -19,6 +18,7 @@ import { Breadcrumbs } from "../../components/dashboard/breadcrumbs.tsx";
 import { FormattedDate } from "../../components/dashboard/formatted-date.tsx";
 import { buttonForm, deleteProjectForm, editProjectForm } from "../../components/dashboard/forms.ts";
 import { DeleteProjectDialog, EditProjectDialog } from "../../components/dashboard/project-dialogs.tsx";
+import { ProjectTabs } from "../../components/dashboard/project-tabs.tsx";
 import { ReadmeBadges } from "../../components/dashboard/readme-badges.tsx";
 import { StatGrid } from "../../components/dashboard/stats.tsx";
 import { useFlashToast } from "../../components/dashboard/use-flash-toast.ts";
@@ -151,6 +151,7 @@ export default function ProjectHome({ loaderData }: Route.ComponentProps) {
   return (
     <>
       <Breadcrumbs items={[{ label: "Projects", to: "/projects" }, { label: project.name }]} />
+      <ProjectTabs slug={project.slug} />
       <header className="mb-8 flex flex-col gap-4 lg:flex-row lg:items-start lg:justify-between">
         <div className="min-w-0 lg:flex-1">
           <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
@@ -192,21 +193,6 @@ export default function ProjectHome({ loaderData }: Route.ComponentProps) {
               </a>
             </Button>
           ) : null}
-          <Button asChild variant="outline">
-            <Link to={`/projects/${project.slug}/downloads`}>
-              <BarChart3 aria-hidden="true" />
-              Downloads
-            </Link>
-          </Button>
-          <Button asChild variant="outline">
-            <Link to={`/projects/${project.slug}/settings`}>Repository settings</Link>
-          </Button>
-          <Button asChild variant="outline">
-            <Link to={`/projects/${project.slug}/webhooks`}>Webhooks</Link>
-          </Button>
-          <Button asChild variant="outline">
-            <Link to={`/projects/${project.slug}/audit`}>Audit log</Link>
-          </Button>
           <EditProjectDialog project={project} />
           <DeleteProjectDialog project={project} />
         </div>
