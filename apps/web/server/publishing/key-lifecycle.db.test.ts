@@ -18,18 +18,13 @@ import { type AptRoot, aptRoot } from "../../test/apt-client.ts";
 import { dnfRoot } from "../../test/dnf-client.ts";
 import { databaseKind, readOutbox } from "../../test/harness.ts";
 import { type LiveServer, publisher, startLiveServer } from "../../test/live-server.ts";
+import { DAY, movingClock } from "../../test/moving-clock.ts";
 import { removeTempDirs } from "../../test/temp-dirs.ts";
 import { keyLifecyclePass } from "./key-lifecycle-job.ts";
 
 const hasTools = requireTools(["apt-get", "gpgv", "dnf", "rpmbuild", "gpg"]);
-const DAY = 24 * 60 * 60 * 1000;
-
-/** The server's clock: real time moved by `offset` (the test sets it). */
-let offset = 0;
-const clock = () => new Date(Date.now() + offset);
-const moveTo = (daysFromToday: number) => {
-  offset = daysFromToday * DAY;
-};
+/** The server's clock: real time moved by the days the test sets. */
+const { clock, moveTo } = movingClock();
 
 let server: LiveServer;
 let pub: Awaited<ReturnType<typeof publisher>>;

@@ -15,13 +15,11 @@ import { aptRoot } from "../../test/apt-client.ts";
 import { dnfRoot } from "../../test/dnf-client.ts";
 import { databaseKind } from "../../test/harness.ts";
 import { type LiveServer, publisher, startLiveServer } from "../../test/live-server.ts";
+import { movingClock } from "../../test/moving-clock.ts";
 import { removeTempDirs } from "../../test/temp-dirs.ts";
 
 const hasTools = requireTools(["apt-get", "dpkg", "gpgv", "rpmbuild", "dnf"]);
-const DAY = 24 * 60 * 60 * 1000;
-
-let offset = 0;
-const clock = () => new Date(Date.now() + offset);
+const { clock, moveTo } = movingClock();
 
 let server: LiveServer;
 let pub: Awaited<ReturnType<typeof publisher>>;
@@ -144,9 +142,9 @@ describe.runIf(hasTools)(`retention rules (${databaseKind})`, () => {
     expect(names(notCounted.remove)).toEqual(["1.0.0"]);
     // Nothing younger than a day goes; two days on, it does.
     expect((await dryRun({ minAgeDays: 1 })).remove).toEqual([]);
-    offset = 2 * DAY;
+    moveTo(2);
     expect(names((await dryRun({ minAgeDays: 1 })).remove)).toEqual(["2.0.0", "1.0.0"]);
-    offset = 0;
+    moveTo(0);
     // A bad rule is refused by field.
     const bad = await api<{ error: { code: string; details: Record<string, string> } }>(
       "/api/v1/projects/ret/retention",

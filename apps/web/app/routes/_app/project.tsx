@@ -214,7 +214,7 @@ export default function ProjectHome({ loaderData }: Route.ComponentProps) {
           },
           {
             label: "Last updated",
-            value: <FormattedDate iso={project.updatedAt} className="text-lg sm:text-xl" />,
+            value: <FormattedDate iso={project.updatedAt} className="text-base sm:text-xl" />,
             icon: Calendar,
           },
         ]}

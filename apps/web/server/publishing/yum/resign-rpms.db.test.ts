@@ -16,19 +16,14 @@ import { runCommand } from "../../../test/apt-client.ts";
 import { dnfRoot } from "../../../test/dnf-client.ts";
 import { databaseKind } from "../../../test/harness.ts";
 import { type LiveServer, publisher, startLiveServer } from "../../../test/live-server.ts";
+import { movingClock } from "../../../test/moving-clock.ts";
 import { makeTempDir, removeTempDirs } from "../../../test/temp-dirs.ts";
 import { collectUnreferencedBlobs } from "../../domain/blobs.ts";
 import { keyLifecyclePass } from "../key-lifecycle-job.ts";
 import { queueRpmResign, RESIGN_BATCH, resignProjectRpms } from "./resign-rpms.ts";
 
 const hasTools = requireTools(["rpmbuild", "rpmkeys", "dnf", "gpg", "sha256sum"]);
-const DAY = 24 * 60 * 60 * 1000;
-
-let offset = 0;
-const clock = () => new Date(Date.now() + offset);
-const moveTo = (daysFromToday: number) => {
-  offset = daysFromToday * DAY;
-};
+const { clock, moveTo } = movingClock();
 
 let server: LiveServer;
 let pub: Awaited<ReturnType<typeof publisher>>;
