@@ -64,7 +64,10 @@ describe.concurrent("usage errors exit 2 before anything is sent", () => {
       "error: Wrong number of arguments; usage: packyard push OWNER/PROJECT VERSION FILE… (USAGE)",
     ],
     [["frobnicate"], 'error: Unknown command "frobnicate"; run packyard --help (USAGE)'],
-    [["releases"], "error: packyard releases needs a subcommand: list, show, yank, unyank, delete, promote (USAGE)"],
+    [
+      ["releases"],
+      "error: packyard releases needs a subcommand: list, show, yank, unyank, delete, promote (USAGE)",
+    ],
     [
       ["releases", "explode", "widget"],
       'error: Unknown command "releases explode"; choose list, show, yank, unyank, delete, promote (USAGE)',
