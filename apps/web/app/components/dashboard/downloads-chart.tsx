@@ -26,7 +26,12 @@ export function shortDay(day: string): string {
 export function DownloadsChart({ rows, label }: { rows: StatsRow[]; label: string }) {
   const hydrated = useHydrated();
   return (
-    <div className="h-64 w-full sm:h-72" role="img" aria-label={label} data-testid="downloads-chart">
+    <div
+      className="h-64 w-full min-w-0 overflow-hidden sm:h-72"
+      role="img"
+      aria-label={label}
+      data-testid="downloads-chart"
+    >
       {hydrated ? (
         <ResponsiveContainer width="100%" height="100%">
           <AreaChart data={rows} margin={{ top: 8, right: 8, bottom: 0, left: -16 }}>
