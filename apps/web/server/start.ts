@@ -1,7 +1,12 @@
 // Starts Packyard: config → services → HTTP server. Used by main.ts and by tests that need a
 // real listening server. Stopping closes the listener, lets in-flight requests finish, then
 // closes the database.
-import type { Server as HttpServer } from "node:http";
+import {
+  createServer as createHttpServer,
+  type Server as HttpServer,
+  type RequestListener,
+  type ServerOptions,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -10,6 +15,7 @@ import type { ServerBuild } from "react-router";
 import type { Config } from "./config.ts";
 import type { Clock } from "./domain/usernames.ts";
 import { createApp } from "./http/app.ts";
+import { withFastDownloads } from "./http/fast-dl.ts";
 import { type Maintenance, startMaintenance } from "./maintenance.ts";
 import { createServices, type Services } from "./services.ts";
 
@@ -44,8 +50,16 @@ export async function startServer(
   const services = await createServices(config, options.clock ? { clock: options.clock } : {});
   const app = createApp({ services, build, clientDir: join(buildDir, "client") });
   const server = await new Promise<HttpServer>((resolveServer, reject) => {
-    const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () =>
-      resolveServer(s as HttpServer),
+    const s = serve(
+      {
+        fetch: app.fetch,
+        hostname: config.host,
+        port: config.port,
+        // Anonymous downloads the serving cache can answer skip the app (http/fast-dl.ts).
+        createServer: ((options: ServerOptions, listener: RequestListener) =>
+          createHttpServer(options, withFastDownloads(services, listener))) as typeof createHttpServer,
+      },
+      () => resolveServer(s as HttpServer),
     );
     s.once("error", reject);
   });

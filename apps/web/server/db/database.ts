@@ -7,6 +7,14 @@ import { NodeSqliteDialect } from "@better-auth/kysely-adapter/node-sqlite-diale
 import { type Dialect, Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import type { Config } from "../config.ts";
+import { type ChangeListener, listenForChanges } from "../serving/change-listener.ts";
+import {
+  ContentCache,
+  registerServingCaches,
+  ServeCache,
+  type ServingCaches,
+} from "../serving/serve-cache.ts";
+import { watchWrites } from "../serving/write-watch.ts";
 import type { Database } from "./schema.ts";
 
 export interface DatabaseHandle {
@@ -14,6 +22,8 @@ export interface DatabaseHandle {
   db: Kysely<Database>;
   /** The dialect better-auth is given, so both share one connection or pool. */
   dialect: Dialect;
+  /** What /dl answers from, dropped on every change (serving/serve-cache.ts). */
+  caches: ServingCaches;
   close(): Promise<void>;
 }
 
@@ -26,14 +36,24 @@ export function openDatabase(
     // An idle connection dropped by the server (restart, failover) must not crash the process;
     // the pool replaces it on the next query.
     pool.on("error", onIdleError);
-    const dialect = new PostgresDialect({ pool });
+    const caches = newCaches();
+    const dialect = watchWrites(new PostgresDialect({ pool }), () => caches.rows.invalidate());
     const db = new Kysely<Database>({ dialect });
+    registerServingCaches(db, caches);
+    // Other processes' changes arrive by LISTEN; until it is active nothing is cached.
+    const listener: ChangeListener = listenForChanges(database.url, caches.rows, onIdleError);
+    const sweep = sweepContent(caches);
     return {
       kind: "postgres",
       db,
       dialect,
-      // Kysely's destroy() ends the pool it was given.
-      close: () => db.destroy(),
+      caches,
+      close: async () => {
+        clearInterval(sweep);
+        await listener.close();
+        // Kysely's destroy() ends the pool it was given.
+        await db.destroy();
+      },
     };
   }
   if (database.path !== ":memory:") mkdirSync(dirname(database.path), { recursive: true });
@@ -42,18 +62,51 @@ export function openDatabase(
   sqlite.exec("PRAGMA synchronous = NORMAL");
   sqlite.exec("PRAGMA foreign_keys = ON");
   sqlite.exec("PRAGMA busy_timeout = 5000");
-  const dialect = new NodeSqliteDialect({ database: sqlite });
+  const caches = newCaches();
+  // Another process's commit (the command-line tools) changes data_version: the cache is
+  // dropped before it answers anything (serving/serve-cache.ts).
+  const dataVersion = sqlite.prepare("PRAGMA data_version");
+  let seenVersion: unknown;
+  // Once per turn of the event loop: the requests a turn answers share one check.
+  let checked = false;
+  const uncheck = () => {
+    checked = false;
+  };
+  caches.rows.validate = () => {
+    if (checked || !sqlite.isOpen) return;
+    checked = true;
+    setImmediate(uncheck);
+    const version = (dataVersion.get() as { data_version: number } | undefined)?.data_version;
+    if (version !== seenVersion) {
+      seenVersion = version;
+      caches.rows.invalidate();
+    }
+  };
+  const dialect = watchWrites(new NodeSqliteDialect({ database: sqlite }), () => caches.rows.invalidate());
   const db = new Kysely<Database>({ dialect });
+  registerServingCaches(db, caches);
+  const sweep = sweepContent(caches);
   let closed = false;
   return {
     kind: "sqlite",
     db,
     dialect,
+    caches,
     close: async () => {
       if (closed) return;
       closed = true;
+      clearInterval(sweep);
       await db.destroy();
       if (sqlite.isOpen) sqlite.close();
     },
   };
+}
+
+function newCaches(): ServingCaches {
+  return { rows: new ServeCache(), content: new ContentCache() };
+}
+
+/** Index bytes nobody asked for within a minute are let go, so an idle server is small again. */
+function sweepContent(caches: ServingCaches): NodeJS.Timeout {
+  return setInterval(() => caches.content.sweep(), 15_000).unref();
 }

@@ -55,6 +55,21 @@ export async function requireOwnProject(db: Db, actor: Actor, slug: string, need
  * with the old name and apt does not send them to the redirect's target. To anyone else the
  * old name of a private project answers like any other, so nothing tells it exists.
  */
+/** The project `slug` of the user whose current name is `username` (any case), if any. */
+export function findProjectByCurrentName(
+  db: Db,
+  username: string,
+  slug: string,
+): Promise<ProjectRow | undefined> {
+  return db
+    .selectFrom("project")
+    .innerJoin("user", "user.id", "project.owner_id")
+    .selectAll("project")
+    .where(sql<string>`lower(username)`, "=", usernameKey(username))
+    .where("project.slug", "=", slug)
+    .executeTakeFirst();
+}
+
 export async function findVisibleProject(
   db: Db,
   username: string,
@@ -63,13 +78,7 @@ export async function findVisibleProject(
   options: { clock?: Clock; privateAtOldName?: boolean } = {},
 ): Promise<ProjectRow> {
   // The common case in one query: the name is someone's current name.
-  const current = await db
-    .selectFrom("project")
-    .innerJoin("user", "user.id", "project.owner_id")
-    .selectAll("project")
-    .where(sql<string>`lower(username)`, "=", usernameKey(username))
-    .where("project.slug", "=", slug)
-    .executeTakeFirst();
+  const current = await findProjectByCurrentName(db, username, slug);
   if (current) {
     if (!canViewProject(current, viewer)) throw notFound("Project not found");
     return current;

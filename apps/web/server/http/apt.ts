@@ -1,20 +1,26 @@
 // What apt fetches from a project's repository: /dl/{u}/{p}/deb/dists/… (current indexes and
 // by-hash files of every still-served generation), /dl/{u}/{p}/deb/pool/… (the packages), and
 // /dl/{u}/{p}/setup.deb.sh. The project's public keys are served by signing-keys.ts.
-import { createGunzip } from "node:zlib";
+import { createGunzip, gunzipSync } from "node:zlib";
 import { type Context, Hono } from "hono";
 import { notFound } from "../domain/errors.ts";
-import { usernameOf } from "../domain/projects.ts";
-import { findPoolFile } from "../publishing/apt/apt-builder.ts";
 import { renderDebSetupScript } from "../publishing/apt/setup-script.ts";
 import type { IndexFileRef } from "../publishing/publisher.ts";
 import type { Services } from "../services.ts";
+import {
+  cachedCurrentFile,
+  cachedFileByHash,
+  cachedPoolFile,
+  cachedUsernameOf,
+  indexBytes,
+} from "../serving/lookups.ts";
+import { servingCachesOf } from "../serving/serve-cache.ts";
 import { cacheControl } from "./cache-control.ts";
 import { ownerBytesMeter } from "./downloads.ts";
-import { type DeliveryMeter, pullStream, streamBlob } from "./stream-blob.ts";
+import { bytesResponse, type DeliveryMeter, pullStream, streamBlob } from "./stream-blob.ts";
 import { usernameAwareErrors, visibleProject } from "./visible-project.ts";
 
-function contentTypeOf(path: string): string {
+export function contentTypeOf(path: string): string {
   if (path.endsWith(".gz")) return "application/gzip";
   if (path.endsWith(".xz")) return "application/x-xz";
   if (path.endsWith(".deb")) return "application/vnd.debian.binary-package";
@@ -36,12 +42,27 @@ export function createAptRoutes(services: Services) {
   };
 
   // An uncompressed Packages file is not stored: it is the decompressed .gz of its generation.
+  // Index files are small and named by their sha256: answered from memory (serving/lookups.ts).
+  const bytesOf = async (file: IndexFileRef): Promise<Buffer | undefined> => {
+    const { content } = servingCachesOf(db);
+    const cached = content.get(file.sha256);
+    if (cached || file.size > content.maxEntryBytes) return cached;
+    if (await repos.store.exists(file.sha256)) return indexBytes(db, repos.store, file.sha256, file.size);
+    const gz = await repos.fileInGeneration(file.generationId, `${file.path}.gz`);
+    const compressed = gz && (await indexBytes(db, repos.store, gz.sha256, gz.size));
+    if (!compressed) return undefined;
+    const bytes = gunzipSync(compressed);
+    content.set(file.sha256, bytes);
+    return bytes;
+  };
   const serveIndexFile = async (
     file: IndexFileRef,
     headers: Record<string, string>,
     method: string,
     meter: DeliveryMeter | undefined,
   ) => {
+    const bytes = await bytesOf(file);
+    if (bytes) return bytesResponse(bytes, headers, method, meter);
     if (await repos.store.exists(file.sha256))
       return streamBlob(repos.store, file.sha256, file.size, headers, method, { meter });
     const gz = await repos.fileInGeneration(file.generationId, `${file.path}.gz`);
@@ -62,7 +83,7 @@ export function createAptRoutes(services: Services) {
     const script = renderDebSetupScript({
       baseUrl: services.config.baseUrl,
       // The owner's name as written now, whatever the case of the one asked for.
-      owner: await usernameOf(db, project.owner_id),
+      owner: await cachedUsernameOf(db, project.owner_id),
       slug: project.slug,
       private: project.visibility === "private",
     });
@@ -83,7 +104,7 @@ export function createAptRoutes(services: Services) {
     const meter = () => ownerBytesMeter(services, c, project.owner_id);
 
     if (rest.startsWith("pool/")) {
-      const file = await findPoolFile(db, project.id, rest);
+      const file = await cachedPoolFile(db, project.id, rest);
       if (!file) throw notFound("Package not found");
       return streamBlob(
         blobs,
@@ -116,7 +137,7 @@ export function createAptRoutes(services: Services) {
         "SHA256" | "SHA512",
         string,
       ];
-      const file = await repos.fileByHash(project.id, "apt", suite, directory, algorithm, hex);
+      const file = await cachedFileByHash(db, repos, project.id, "apt", suite, directory, algorithm, hex);
       if (!file) throw notFound("Index file not found");
       return serveIndexFile(
         file,
@@ -128,7 +149,7 @@ export function createAptRoutes(services: Services) {
         meter(),
       );
     }
-    const file = await repos.currentFile(project.id, "apt", suite, path);
+    const file = await cachedCurrentFile(db, repos, project.id, "apt", suite, path);
     if (!file) throw notFound("Index file not found");
     return serveIndexFile(
       file,

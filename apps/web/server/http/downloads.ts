@@ -11,9 +11,9 @@ import { classifyClient } from "@packyard/contract/stats.ts";
 import { type Context, Hono } from "hono";
 import type { Served, ServedFile } from "../domain/downloads.ts";
 import { notFound } from "../domain/errors.ts";
-import { listFileRows, requireRelease } from "../domain/releases.ts";
 import { countServed } from "../domain/usage.ts";
 import type { Services } from "../services.ts";
+import { cachedRelease } from "../serving/lookups.ts";
 import { apiErrorResponse } from "./api-errors.ts";
 import { cacheControl as cacheControlOf } from "./cache-control.ts";
 import { renderSha256Sums, sha256SumsEtag, signSha256Sums } from "./checksums.ts";
@@ -41,8 +41,24 @@ export function parseRange(
   return { start, end };
 }
 
+/** The headers of a release file's answer (here and in fast-dl.ts). */
+export function releaseFileHeaders(
+  file: { content_type: string; sha256: string; created_at: string; filename: string },
+  cacheControl: string,
+): Record<string, string> {
+  return {
+    "content-type": file.content_type,
+    etag: `"${file.sha256}"`,
+    "last-modified": new Date(file.created_at).toUTCString(),
+    "accept-ranges": "bytes",
+    "cache-control": cacheControl,
+    "content-disposition": `attachment; filename*=UTF-8''${encodeURIComponent(file.filename)}`,
+    "x-checksum-sha256": file.sha256,
+  };
+}
+
 /** What counting a served response needs (usage.ts). */
-function accountingOf(services: Services) {
+export function accountingOf(services: Services) {
   const { database, mailer, config, logger, clock } = services;
   return { db: database.db, mailer, config, logger, clock };
 }
@@ -95,8 +111,7 @@ export function createDownloads(services: Services) {
   dl.on(["GET", "HEAD"], "/:username/:slug/releases/:version/:filename", async (c) => {
     const project = await visibleProject(services, c);
     const requested = c.req.param("version");
-    const release = await requireRelease(db, project.id, requested);
-    const files = await listFileRows(db, release.id);
+    const { release, files } = await cachedRelease(db, project.id, requested);
     const filename = normalizeFilename(c.req.param("filename"));
     const isLatest = requested === "latest";
     // Public files of a fixed version never change; "latest" moves, private files are personal.
@@ -136,15 +151,7 @@ export function createDownloads(services: Services) {
     if (!file) throw notFound("File not found");
     const size = Number(file.size);
     const etag = `"${file.sha256}"`;
-    const headers: Record<string, string> = {
-      "content-type": file.content_type,
-      etag,
-      "last-modified": new Date(file.created_at).toUTCString(),
-      "accept-ranges": "bytes",
-      "cache-control": cacheControl,
-      "content-disposition": `attachment; filename*=UTF-8''${encodeURIComponent(file.filename)}`,
-      "x-checksum-sha256": file.sha256,
-    };
+    const headers = releaseFileHeaders(file, cacheControl);
 
     if (matchesEtag(c.req.header("if-none-match"), etag)) return c.body(null, 304, headers);
 
@@ -248,7 +255,7 @@ async function presignedRedirect(
 }
 
 /** Whether an If-None-Match header names this ETag (weak or strong), or is "*". */
-function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
+export function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
   if (!ifNoneMatch) return false;
   return (
     ifNoneMatch.trim() === "*" || ifNoneMatch.split(",").some((t) => t.trim().replace(/^W\//, "") === etag)

@@ -63,8 +63,7 @@ export interface RequestLogOptions {
 export function requestLog(options: RequestLogOptions): MiddlewareHandler<NonceEnv> {
   return async (c, next) => {
     const started = performance.now();
-    const given = options.trustProxy ? c.req.header("x-request-id") : undefined;
-    const reqId = given && REQUEST_ID.test(given) ? given : randomUUID();
+    const reqId = requestIdOf(c.req.header("x-request-id"), options.trustProxy);
     await withLogContext({ reqId }, next);
     c.res.headers.set("X-Request-Id", reqId);
 
@@ -73,32 +72,69 @@ export function requestLog(options: RequestLogOptions): MiddlewareHandler<NonceE
     // The catch-all handlers ("/*") are static files and React Router's pages.
     if (route === "/*") route = c.get("staticFile") ? "static" : options.pageRoute(c.req.path);
     const status = c.res.status;
-    const report = (bytes: number, complete: boolean) => {
-      const seconds = (performance.now() - started) / 1000;
-      const dl = route.startsWith("/dl/");
-      const metrics = options.metrics();
-      metrics?.request({ method: METHODS.has(method) ? method : "OTHER", route, status }, seconds);
-      if (dl && bytes > 0) metrics?.downloaded(bytes);
-      const line = {
+    const report = (bytes: number, complete: boolean) =>
+      recordRequest(options, {
+        started,
         reqId,
         method,
         route,
-        ...(dl ? { path: c.req.path } : {}),
+        path: c.req.path,
         status,
-        durationMs: Math.round(seconds * 10_000) / 10,
-        bytes,
         client: clientAddress(c, options.trustProxy),
-        ...(complete ? {} : { aborted: true }),
-      };
-      if (QUIET_ROUTES.has(route)) options.logger().debug("request", line);
-      else options.logger().info("request", line);
-    };
+        bytes,
+        complete,
+      });
 
     const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
     if (outgoing) meterConnection(outgoing, method, report);
     else if (method === "HEAD" || !c.res.body) report(0, true);
     else c.res = meterBody(c.res, report);
   };
+}
+
+/** What one finished request was, for its log line and metrics. */
+export interface RequestRecord {
+  /** performance.now() when it arrived. */
+  started: number;
+  reqId: string;
+  method: string;
+  route: string;
+  path: string;
+  status: number;
+  client: string;
+  bytes: number;
+  complete: boolean;
+}
+
+/** The request's metrics and its log line (the module comment shows one). */
+export function recordRequest(
+  options: Pick<RequestLogOptions, "logger" | "metrics">,
+  { started, reqId, method, route, path, status, client, bytes, complete }: RequestRecord,
+): void {
+  const seconds = (performance.now() - started) / 1000;
+  const dl = route.startsWith("/dl/");
+  const metrics = options.metrics();
+  metrics?.request({ method: METHODS.has(method) ? method : "OTHER", route, status }, seconds);
+  if (dl && bytes > 0) metrics?.downloaded(bytes);
+  const line = {
+    reqId,
+    method,
+    route,
+    ...(dl ? { path } : {}),
+    status,
+    durationMs: Math.round(seconds * 10_000) / 10,
+    bytes,
+    client,
+    ...(complete ? {} : { aborted: true }),
+  };
+  if (QUIET_ROUTES.has(route)) options.logger().debug("request", line);
+  else options.logger().info("request", line);
+}
+
+/** The request id: the proxy's X-Request-Id when trusted and well-formed, else a new UUID. */
+export function requestIdOf(given: string | undefined, trustProxy: boolean): string {
+  const candidate = trustProxy ? given : undefined;
+  return candidate && REQUEST_ID.test(candidate) ? candidate : randomUUID();
 }
 
 /**
@@ -117,7 +153,7 @@ function routeName(c: Context): string {
  * Counts the body bytes written to a Node response and reports once it is over: `finish` (all
  * of it handed to the operating system) or `close` first (the connection ended before that).
  */
-function meterConnection(
+export function meterConnection(
   outgoing: ServerResponse,
   method: string,
   report: (bytes: number, complete: boolean) => void,

@@ -52,21 +52,29 @@ export function contentSecurityPolicy(nonce: string, allow: CspAllowances = {}):
   ].join("; ");
 }
 
+/** The security headers every answer carries besides its Content-Security-Policy. */
+export function fixedSecurityHeaders(https: boolean): Record<string, string> {
+  return {
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "strict-origin-when-cross-origin",
+    "X-Frame-Options": "DENY",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
+    ...(https ? { "Strict-Transport-Security": "max-age=31536000; includeSubDomains" } : {}),
+  };
+}
+
 export function securityHeaders(options: {
   https: boolean;
   allow?: CspAllowances;
 }): MiddlewareHandler<NonceEnv> {
+  const fixed = fixedSecurityHeaders(options.https);
   return async (c, next) => {
     const nonce = randomBytes(16).toString("base64");
     c.set("nonce", nonce);
     await next();
     const h = c.res.headers;
     h.set("Content-Security-Policy", contentSecurityPolicy(nonce, options.allow));
-    h.set("X-Content-Type-Options", "nosniff");
-    h.set("Referrer-Policy", "strict-origin-when-cross-origin");
-    h.set("X-Frame-Options", "DENY");
-    h.set("Cross-Origin-Opener-Policy", "same-origin");
-    h.set("Permissions-Policy", "camera=(), microphone=(), geolocation=()");
-    if (options.https) h.set("Strict-Transport-Security", "max-age=31536000; includeSubDomains");
+    for (const [name, value] of Object.entries(fixed)) h.set(name, value);
   };
 }

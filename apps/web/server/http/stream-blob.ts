@@ -64,7 +64,15 @@ export function deliveryMeter(
   /** The body's length: a connection closed after all of it left this process is complete too. */
   length?: number,
 ): DeliveryMeter {
-  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  return connectionMeter((c.env as { outgoing?: ServerResponse } | undefined)?.outgoing, report, length);
+}
+
+/** deliveryMeter on a Node response (undefined: in memory). */
+export function connectionMeter(
+  outgoing: ServerResponse | undefined,
+  report: (sent: number, complete: boolean) => void,
+  length?: number,
+): DeliveryMeter {
   let sent = 0;
   let ended = false;
   let reported = false;
@@ -117,4 +125,19 @@ export async function streamBlob(
   if (method === "HEAD") return new Response(null, { status, headers: all });
   const source = await store.open(sha256, options.range);
   return new Response(pullStream(source, undefined, options.meter), { status, headers: all });
+}
+
+/** Bytes held in memory as a response body, metered as handed to the connection in one write. */
+export function bytesResponse(
+  bytes: Uint8Array,
+  headers: Record<string, string>,
+  method: string,
+  meter: DeliveryMeter | undefined,
+  status = 200,
+): Response {
+  const all = { ...headers, "content-length": String(bytes.byteLength) };
+  if (method === "HEAD") return new Response(null, { status, headers: all });
+  meter?.chunk(bytes.byteLength);
+  meter?.end();
+  return new Response(bytes as Uint8Array<ArrayBuffer>, { status, headers: all });
 }

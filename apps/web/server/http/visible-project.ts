@@ -4,13 +4,27 @@
 // 301 to the same URL with the owner's current name (docs/decisions/014-username-changes.md),
 // except a private /dl repository the caller may see, which is served at the old name.
 import type { Context } from "hono";
+import { notFound } from "../domain/errors.ts";
 import { findVisibleProject, type ProjectRow } from "../domain/projects.ts";
 import { UsernameMovedError } from "../domain/usernames.ts";
 import type { Services } from "../services.ts";
+import { cachedProjectByName } from "../serving/lookups.ts";
 import { resolveActor } from "./actor.ts";
 import { toApiErrorResponse } from "./api-errors.ts";
 
 export async function visibleProject(services: Services, c: Context): Promise<ProjectRow> {
+  // Nobody signed in and no key (apt, dnf, curl on a public repository): the project as cached,
+  // when the name is its owner's current one. Anything else takes the full path below.
+  const headers = c.req.raw.headers;
+  if (!headers.has("authorization") && !headers.has("cookie")) {
+    const project = await cachedProjectByName(
+      services.database.db,
+      c.req.param("username")!,
+      c.req.param("slug")!,
+    );
+    if (project?.visibility === "public") return project;
+    if (project) throw notFound("Project not found");
+  }
   const viewer = await resolveActor(services, c.req.raw.headers);
   return findVisibleProject(services.database.db, c.req.param("username")!, c.req.param("slug")!, viewer, {
     // apt looks up its auth.conf.d credentials again for a redirect's target, and they name the

@@ -4,13 +4,12 @@
 // /dl/{u}/{p}/setup.rpm.sh.
 import { type Context, Hono } from "hono";
 import { notFound } from "../domain/errors.ts";
-import { usernameOf } from "../domain/projects.ts";
 import { renderRepoFile, renderRpmSetupScript } from "../publishing/yum/setup-script.ts";
-import { findYumPackageFile } from "../publishing/yum/yum-builder.ts";
 import type { Services } from "../services.ts";
+import { cachedCurrentFile, cachedUsernameOf, cachedYumPackageFile, indexBytes } from "../serving/lookups.ts";
 import { cacheControl } from "./cache-control.ts";
 import { ownerBytesMeter } from "./downloads.ts";
-import { streamBlob } from "./stream-blob.ts";
+import { bytesResponse, streamBlob } from "./stream-blob.ts";
 import { usernameAwareErrors, visibleProject } from "./visible-project.ts";
 import { EntryPins, type PinStore, requesterOf, SharedEntryPins } from "./yum-entry-pins.ts";
 
@@ -38,7 +37,7 @@ export function createYumRoutes(services: Services) {
     const script = renderRpmSetupScript({
       baseUrl: config.baseUrl,
       // The owner's name as written now, whatever the case of the one asked for.
-      owner: await usernameOf(db, project.owner_id),
+      owner: await cachedUsernameOf(db, project.owner_id),
       slug: project.slug,
       private: project.visibility === "private",
     });
@@ -67,7 +66,7 @@ export function createYumRoutes(services: Services) {
     if (path === `${project.slug}.repo`) {
       const text = renderRepoFile({
         baseUrl: config.baseUrl,
-        owner: await usernameOf(db, project.owner_id),
+        owner: await cachedUsernameOf(db, project.owner_id),
         slug: project.slug,
         group,
       });
@@ -76,7 +75,7 @@ export function createYumRoutes(services: Services) {
       });
     }
     if (path.startsWith("packages/")) {
-      const file = await findYumPackageFile(db, project.id, group, path);
+      const file = await cachedYumPackageFile(db, project.id, group, path);
       if (!file) throw notFound("Package not found");
       return streamBlob(
         blobs,
@@ -114,25 +113,23 @@ export function createYumRoutes(services: Services) {
         entityTags(ifNoneMatch).some((tag) => tag === "*" || tag.replace(/^W\//, "") === repomd.sha256)
       )
         return new Response(null, { status: 304, headers });
+      const bytes = await indexBytes(db, repos.store, repomd.sha256, repomd.size);
+      if (bytes) return bytesResponse(bytes, headers, c.req.method, meter());
       return streamBlob(repos.store, repomd.sha256, repomd.size, headers, c.req.method, { meter: meter() });
     }
     if (path === SIGNATURE) return signature(c, project.owner_id, project.id, group, shared);
     if (path.startsWith("repodata/")) {
       // Every other repodata file is named by its checksum, so any still-served generation may
       // answer for it.
-      const file = await repos.currentFile(project.id, "yum", group, path);
+      const file = await cachedCurrentFile(db, repos, project.id, "yum", group, path);
       if (!file) throw notFound("Repository file not found");
-      return streamBlob(
-        repos.store,
-        file.sha256,
-        file.size,
-        {
-          "content-type": path.endsWith(".gz") ? "application/gzip" : "application/xml",
-          "cache-control": cacheControl({ kind: "immutable", shared }),
-        },
-        c.req.method,
-        { meter: meter() },
-      );
+      const headers = {
+        "content-type": path.endsWith(".gz") ? "application/gzip" : "application/xml",
+        "cache-control": cacheControl({ kind: "immutable", shared }),
+      };
+      const bytes = await indexBytes(db, repos.store, file.sha256, file.size);
+      if (bytes) return bytesResponse(bytes, headers, c.req.method, meter());
+      return streamBlob(repos.store, file.sha256, file.size, headers, c.req.method, { meter: meter() });
     }
     throw notFound();
   });

@@ -74,6 +74,8 @@ export interface BlobStore {
    * (BlobMissingError) before any response is started.
    */
   open(sha256: string, range?: { start: number; end: number }): Promise<Readable>;
+  /** Where a blob lies on the local disk, for stores that keep files (the /dl fast path). */
+  localPath?(sha256: string): string;
   delete(sha256: string): Promise<void>;
   /** Size and last write of a stored blob, or undefined when it is not stored. */
   stat(sha256: string): Promise<{ size: number; modifiedAt: number } | undefined>;
@@ -260,6 +262,7 @@ export function createLocalBlobStore(root: string): BlobStore {
       return createReadStream(pathOf(sha256), range ? { start: range.start, end: range.end } : {});
     },
 
+    localPath: (sha256) => pathOf(sha256),
     async open(sha256, range) {
       let handle: FileHandle;
       try {

@@ -2,9 +2,25 @@
 // ships; a change to the schema is a new entry. Runs after better-auth's own migrations, so
 // better-auth's tables (user, session, account, verification) exist here.
 import type { Kysely } from "kysely";
-import { sql } from "kysely";
+import { PostgresAdapter, sql } from "kysely";
 import type { Migration } from "kysely/migration";
 import { gcMarkAndSweep } from "./0015-gc-mark-and-sweep.ts";
+
+/** The tables whose changes may change what /dl answers (migration 0025). */
+const SERVED_TABLES = [
+  "user",
+  "project",
+  "release",
+  "release_file",
+  "blob",
+  "deb_package",
+  "yum_package",
+  "repo_generation",
+  "repo_index_file",
+  "signing_key",
+  "username_history",
+  "released_username",
+];
 
 export const migrations: Record<string, Migration> = {
   "0001_username_unique": {
@@ -627,6 +643,37 @@ export const migrations: Record<string, Migration> = {
         .addColumn("last_run_at", "varchar(30)")
         .addColumn("last_run_removed", "text")
         .execute();
+    },
+  },
+  "0025_serving_change_notifications": {
+    async up(db: Kysely<unknown>) {
+      // PostgreSQL only: every change to a table that /dl answers from notifies the
+      // packyard_changes channel at commit, so every server process drops its serving cache
+      // (serving/change-listener.ts, decision 039). SQLite has one server process, which sees its
+      // own writes, and its data_version shows another process's commits.
+      if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+      await sql`
+        create or replace function packyard_notify_change() returns trigger language plpgsql as $$
+        begin
+          perform pg_notify('packyard_changes', TG_TABLE_NAME);
+          return null;
+        end $$`.execute(db);
+      for (const table of SERVED_TABLES) {
+        const name = sql.raw(`"${table}"`);
+        const trigger = sql.raw(`"packyard_changed_${table}"`);
+        const events =
+          table === "release_file"
+            ? "insert or delete or truncate"
+            : "insert or update or delete or truncate";
+        await sql`create trigger ${trigger} after ${sql.raw(events)} on ${name} for each statement execute function packyard_notify_change()`.execute(
+          db,
+        );
+      }
+      // Download counts are added to release_file rows all day; they change nothing served.
+      await sql`
+        create trigger "packyard_changed_release_file_row" after update on "release_file" for each row
+        when ((to_jsonb(old) - 'download_count') is distinct from (to_jsonb(new) - 'download_count'))
+        execute function packyard_notify_change()`.execute(db);
     },
   },
 };

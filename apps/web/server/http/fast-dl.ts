@@ -1,0 +1,360 @@
+// The fast path of /dl: an anonymous GET or HEAD of a public project's release file, APT index
+// or pool file, or YUM repodata or package, answered straight on Node's request and response
+// when everything it needs is already in the serving cache (serving/serve-cache.ts) — no
+// framework, no web streams, no database. Anything else (a cache miss, a key or a session,
+// a query string, an escaped URL, an error, S3 storage, ranges it cannot satisfy, repomd.xml
+// and its signature, SHA256SUMS) goes to the Hono app unchanged, which also fills the cache.
+//
+// The answer is the one the Hono routes give (downloads.ts, apt.ts, yum.ts share its headers
+// and rules), with the same request log line, metrics and download counting; only the
+// Content-Security-Policy is the fixed `default-src 'none'` a file needs, since no page is
+// rendered here. Why it exists: docs/decisions/039-serving-cache.md.
+import { createReadStream, open } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { normalizeFilename } from "@packyard/contract";
+import { classifyClient } from "@packyard/contract/stats.ts";
+import type { ServedFile } from "../domain/downloads.ts";
+import { countServed } from "../domain/usage.ts";
+import type { IndexFileRef } from "../publishing/publisher.ts";
+import type { Services } from "../services.ts";
+import { type CachedRelease, keys } from "../serving/lookups.ts";
+import { servingCachesOf } from "../serving/serve-cache.ts";
+import { contentTypeOf } from "./apt.ts";
+import { cacheControl } from "./cache-control.ts";
+import { accountingOf, matchesEtag, parseRange, releaseFileHeaders } from "./downloads.ts";
+import { meterConnection, recordRequest, requestIdOf } from "./request-log.ts";
+import { fixedSecurityHeaders } from "./security-headers.ts";
+import { connectionMeter } from "./stream-blob.ts";
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+type ProjectRow = { id: string; owner_id: string; slug: string; visibility: string };
+
+/** Reads of a file streamed to a client: large, so a 1 MiB file is one read. */
+const READ_BYTES = 1024 * 1024;
+
+const RELEASE_ROUTE = "/dl/:username/:slug/releases/:version/:filename";
+const DEB_ROUTE = "/dl/:username/:slug/deb/*";
+const RPM_ROUTE = "/dl/:username/:slug/rpm/*";
+
+/** A file on the local disk to stream, or bytes in memory. */
+type Body =
+  | { kind: "file"; path: string; size: number; start: number; end: number }
+  | { kind: "bytes"; bytes: Buffer };
+
+interface Answer {
+  route: string;
+  status: number;
+  headers: Record<string, string>;
+  body?: Body;
+  /** Counted in the owner's bytes (and the file's downloads, when `file` is given). */
+  count: { ownerId: string; file?: ServedFile; lastByte?: boolean; distribution?: string };
+}
+
+/**
+ * Wraps the app's request listener: requests the fast path can answer are answered here, every
+ * other one is passed on untouched.
+ */
+export function withFastDownloads(services: Services, next: Listener): Listener {
+  const { config } = services;
+  const db = services.database.db;
+  const caches = servingCachesOf(db);
+  const accounting = accountingOf(services);
+  const fixed = {
+    ...fixedSecurityHeaders(config.baseUrl.startsWith("https://")),
+    "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
+  };
+  const logOptions = { logger: () => services.logger, metrics: () => services.metrics };
+  const presigned = Boolean(config.s3?.presignedDownloads);
+  const localPath = services.blobs.localPath?.bind(services.blobs);
+  const indexPath = services.repos.store.localPath?.bind(services.repos.store);
+
+  const peek = <T>(key: string) => caches.rows.peek<T>(key);
+
+  function project(username: string, slug: string): ProjectRow | undefined {
+    const row = peek<ProjectRow | undefined>(keys.project(username, slug));
+    return row?.visibility === "public" ? row : undefined;
+  }
+
+  function releaseFile(
+    req: IncomingMessage,
+    p: ProjectRow,
+    version: string,
+    name: string,
+  ): Answer | undefined {
+    if (!localPath || presigned) return undefined;
+    const filename = normalizeFilename(name);
+    if (filename === "SHA256SUMS" || filename === "SHA256SUMS.asc") return undefined;
+    const cached = peek<CachedRelease>(keys.release(p.id, version));
+    const file = cached?.files.find((f) => f.filename === filename);
+    if (!cached || !file) return undefined;
+    const size = Number(file.size);
+    if (size === 0) return undefined;
+    const headers = releaseFileHeaders(
+      file,
+      cacheControl({ kind: version === "latest" ? "latest" : "immutable", shared: true }),
+    );
+    const count = {
+      ownerId: p.owner_id,
+      file: { id: file.id, projectId: p.id, version: cached.release.version, filename: file.filename },
+    };
+    if (matchesEtag(req.headers["if-none-match"], headers.etag!)) {
+      return { route: RELEASE_ROUTE, status: 304, headers, count: { ownerId: p.owner_id } };
+    }
+    const ifRange = req.headers["if-range"];
+    const range = ifRange && ifRange !== headers.etag ? undefined : parseRange(req.headers.range, size);
+    if (range === null) return undefined; // 416: the app's error answer
+    const start = range?.start ?? 0;
+    const end = range?.end ?? size - 1;
+    headers["content-length"] = String(end - start + 1);
+    if (range) headers["content-range"] = `bytes ${start}-${end}/${size}`;
+    return {
+      route: RELEASE_ROUTE,
+      status: range ? 206 : 200,
+      headers,
+      body: { kind: "file", path: localPath(file.sha256), size, start, end },
+      count: { ...count, lastByte: end === size - 1 },
+    };
+  }
+
+  /** A stored package (pool/ or packages/): the whole file, an immutable answer. */
+  function packageFile(
+    p: ProjectRow,
+    route: string,
+    file: { id: string; sha256: string; size: number | string | bigint; version: string; filename: string },
+    contentType: string,
+    distribution: string | undefined,
+  ): Answer | undefined {
+    if (!localPath) return undefined;
+    const size = Number(file.size);
+    if (size === 0) return undefined;
+    return {
+      route,
+      status: 200,
+      headers: {
+        "content-type": contentType,
+        etag: `"${file.sha256}"`,
+        "cache-control": cacheControl({ kind: "immutable", shared: true }),
+        "content-length": String(size),
+      },
+      body: { kind: "file", path: localPath(file.sha256), size, start: 0, end: size - 1 },
+      count: {
+        ownerId: p.owner_id,
+        file: { id: file.id, projectId: p.id, version: file.version, filename: file.filename },
+        lastByte: true,
+        ...(distribution ? { distribution } : {}),
+      },
+    };
+  }
+
+  /** An index file whose bytes are in memory. */
+  function indexFile(
+    p: ProjectRow,
+    route: string,
+    ref: IndexFileRef | undefined,
+    headers: Record<string, string>,
+  ): Answer | undefined {
+    const bytes = ref && caches.content.get(ref.sha256);
+    if (!bytes || !indexPath) return undefined;
+    return {
+      route,
+      status: 200,
+      headers: { ...headers, "content-length": String(bytes.byteLength) },
+      body: { kind: "bytes", bytes },
+      count: { ownerId: p.owner_id },
+    };
+  }
+
+  function deb(p: ProjectRow, rest: string): Answer | undefined {
+    if (rest.startsWith("pool/")) {
+      const file = peek<Parameters<typeof packageFile>[2] & { suite: string }>(keys.pool(p.id, rest));
+      return file && packageFile(p, DEB_ROUTE, file, "application/vnd.debian.binary-package", file.suite);
+    }
+    const dists = /^dists\/([^/]+)\/(.+)$/.exec(rest);
+    if (!dists) return undefined;
+    const [, suite, path] = dists as unknown as [string, string, string];
+    const byHash = /^(.+)\/by-hash\/(SHA256|SHA512)\/([0-9a-f]+)$/.exec(path);
+    if (byHash) {
+      const [, directory, algorithm, hex] = byHash as unknown as [
+        string,
+        string,
+        "SHA256" | "SHA512",
+        string,
+      ];
+      const ref = peek<IndexFileRef>(keys.byHash([p.id, "apt", suite, directory, algorithm, hex]));
+      return indexFile(p, DEB_ROUTE, ref, {
+        "content-type": contentTypeOf(ref?.path ?? ""),
+        "cache-control": cacheControl({ kind: "immutable", shared: true }),
+      });
+    }
+    const ref = peek<IndexFileRef>(keys.index(p.id, "apt", suite, path));
+    return indexFile(p, DEB_ROUTE, ref, {
+      "content-type": contentTypeOf(path),
+      etag: `"${ref?.sha256}"`,
+      "cache-control": cacheControl({ kind: "entry", shared: true }),
+    });
+  }
+
+  function rpm(p: ProjectRow, rest: string): Answer | undefined {
+    const parts = rest.split("/");
+    const group =
+      parts[0] === "repodata" || parts[0] === "packages" || parts.length === 1 ? "" : parts.shift()!;
+    const path = parts.join("/");
+    if (path.startsWith("packages/")) {
+      const file = peek<Parameters<typeof packageFile>[2]>(keys.rpm(p.id, group, path));
+      return file && packageFile(p, RPM_ROUTE, file, "application/x-rpm", group || undefined);
+    }
+    // repomd.xml and its signature follow the requester (yum.ts): never here.
+    if (!path.startsWith("repodata/") || path.startsWith("repodata/repomd.xml")) return undefined;
+    return indexFile(p, RPM_ROUTE, peek<IndexFileRef>(keys.index(p.id, "yum", group, path)), {
+      "content-type": path.endsWith(".gz") ? "application/gzip" : "application/xml",
+      "cache-control": cacheControl({ kind: "immutable", shared: true }),
+    });
+  }
+
+  function answerFor(req: IncomingMessage, url: string): Answer | undefined {
+    const parts = url.split("/");
+    // ["", "dl", username, slug, kind, …]
+    if (
+      parts.length < 6 ||
+      parts.some((part, i) => i > 0 && (part === "" || part === ".." || part === "."))
+    ) {
+      return undefined;
+    }
+    const p = project(parts[2]!, parts[3]!);
+    if (!p) return undefined;
+    const kind = parts[4];
+    if (kind === "releases")
+      return parts.length === 7 ? releaseFile(req, p, parts[5]!, parts[6]!) : undefined;
+    const rest = parts.slice(5).join("/");
+    if (kind === "deb") return deb(p, rest);
+    if (kind === "rpm") return rpm(p, rest);
+    return undefined;
+  }
+
+  function send(
+    req: IncomingMessage,
+    res: ServerResponse,
+    answer: Answer,
+    started: number,
+    fd?: number,
+  ): void {
+    const method = req.method!;
+    const reqId = requestIdOf(header(req, "x-request-id"), config.trustProxy);
+    const client = clientOf(req, config.trustProxy);
+    meterConnection(res, method, (bytes, complete) =>
+      recordRequest(logOptions, {
+        started,
+        reqId,
+        method,
+        route: answer.route,
+        path: req.url!,
+        status: answer.status,
+        client,
+        bytes,
+        complete,
+      }),
+    );
+    res.writeHead(answer.status, { ...answer.headers, ...fixed, "X-Request-Id": reqId });
+    const body = answer.body;
+    if (method === "HEAD" || !body || answer.status === 304) {
+      res.end();
+      return;
+    }
+    const asked = classifyClient(req.headers["user-agent"]);
+    const distribution = asked.distribution ?? answer.count.distribution;
+    const { file, ownerId, lastByte } = answer.count;
+    const length = body.kind === "bytes" ? body.bytes.byteLength : body.end - body.start + 1;
+    const meter = connectionMeter(
+      res,
+      (sent, complete) =>
+        countServed(
+          accounting,
+          file
+            ? {
+                ownerId,
+                bytes: sent,
+                file,
+                download: complete && lastByte === true,
+                client: asked.client,
+                ...(distribution ? { distribution } : {}),
+              }
+            : { ownerId, bytes: sent },
+        ),
+      length,
+    );
+    if (body.kind === "bytes") {
+      meter.chunk(length);
+      meter.end();
+      res.end(body.bytes);
+      return;
+    }
+    const stream = createReadStream(body.path, {
+      ...(fd === undefined ? {} : { fd }),
+      start: body.start,
+      end: body.end,
+      highWaterMark: Math.min(READ_BYTES, length),
+    });
+    stream.on("data", (chunk) => meter.chunk(chunk.length));
+    stream.on("end", () => meter.end());
+    stream.on("error", () => {
+      meter.cancel();
+      res.destroy();
+    });
+    res.on("close", () => stream.destroy());
+    stream.pipe(res);
+  }
+
+  return (req, res) => {
+    const method = req.method;
+    const url = req.url ?? "";
+    if (
+      (method !== "GET" && method !== "HEAD") ||
+      !url.startsWith("/dl/") ||
+      url.includes("?") ||
+      url.includes("%") ||
+      req.headers.authorization !== undefined ||
+      req.headers.cookie !== undefined
+    ) {
+      next(req, res);
+      return;
+    }
+    const started = performance.now();
+    let answer: Answer | undefined;
+    try {
+      answer = answerFor(req, url);
+    } catch {
+      answer = undefined;
+    }
+    if (!answer) {
+      next(req, res);
+      return;
+    }
+    const body = answer.body;
+    if (body?.kind !== "file" || method === "HEAD" || answer.status === 304) {
+      send(req, res, answer, started);
+      return;
+    }
+    // The file must exist before the answer starts (a missing blob is the app's error answer).
+    open(body.path, "r", (error, fd) => {
+      if (error) {
+        next(req, res);
+        return;
+      }
+      send(req, res, answer, started, fd);
+    });
+  };
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** As clientAddress (request-log.ts): the trusted proxy's last X-Forwarded-For entry, else the peer. */
+function clientOf(req: IncomingMessage, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = header(req, "x-forwarded-for")?.split(",").at(-1)?.trim();
+    if (forwarded) return forwarded;
+  }
+  return req.socket.remoteAddress ?? "127.0.0.1";
+}

@@ -1,0 +1,141 @@
+// What /dl answers from, kept in memory between requests: the project a URL names, a release
+// and its files, the current index file of a repository, a package's pool file — each what the
+// database said since the last change that could alter it — and the bytes of index files, which
+// are named by their sha256 and so never change (docs/decisions/039-serving-cache.md).
+//
+// Dropped whole on every change: write-watch.ts calls `invalidate` when a statement that may
+// change served state runs in this process and again when its transaction commits; with
+// PostgreSQL, other processes' changes arrive by LISTEN (change-listener.ts), and while that
+// connection is down nothing is cached. A load that overlaps a change is not kept.
+
+/** Entries kept at most; past it the oldest go. */
+const MAX_ENTRIES = 20_000;
+
+export class ServeCache {
+  #epoch = 0;
+  #enabled = true;
+  #entries = new Map<string, unknown>();
+  invalidations = 0;
+  /** Runs before every lookup: may invalidate (SQLite: another process committed). */
+  validate: () => void = () => {};
+
+  /** Drops everything, and whatever is loading now. */
+  invalidate(): void {
+    this.#epoch++;
+    this.invalidations++;
+    if (this.#entries.size > 0) this.#entries.clear();
+  }
+
+  /** Off: every lookup loads (the change feed is down); on again after a reconnect. */
+  setEnabled(enabled: boolean): void {
+    this.#enabled = enabled;
+    this.invalidate();
+  }
+
+  get enabled(): boolean {
+    return this.#enabled;
+  }
+
+  /** The cached value, or undefined when there is none (a miss loads through get()). */
+  peek<T>(key: string): T | undefined {
+    this.validate();
+    return this.#entries.get(key) as T | undefined;
+  }
+
+  /** The cached value, or what `load` returns (kept unless a change happened meanwhile). */
+  async get<T>(key: string, load: () => Promise<T>): Promise<T> {
+    this.validate();
+    if (this.#entries.has(key)) return this.#entries.get(key) as T;
+    const epoch = this.#epoch;
+    const value = await load();
+    if (this.#enabled && epoch === this.#epoch) {
+      if (this.#entries.size >= MAX_ENTRIES) {
+        this.#entries.delete(this.#entries.keys().next().value as string);
+      }
+      this.#entries.set(key, value);
+    }
+    return value;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+}
+
+/**
+ * Bytes named by their sha256 (index files): immutable, so never invalidated; bounded by bytes,
+ * least recently used first out, and emptied of what nobody asked for in the last minute so an
+ * idle server gives the memory back.
+ */
+export class ContentCache {
+  #entries = new Map<string, { bytes: Buffer; used: number }>();
+  #bytes = 0;
+  readonly maxBytes: number;
+  readonly maxEntryBytes: number;
+  readonly idleMs: number;
+  constructor(maxBytes = 64 * 1024 * 1024, maxEntryBytes = 16 * 1024 * 1024, idleMs = 60_000) {
+    this.maxBytes = maxBytes;
+    this.maxEntryBytes = maxEntryBytes;
+    this.idleMs = idleMs;
+  }
+
+  get(sha256: string, now = performance.now()): Buffer | undefined {
+    const entry = this.#entries.get(sha256);
+    if (!entry) return undefined;
+    entry.used = now;
+    // Most recently used last.
+    this.#entries.delete(sha256);
+    this.#entries.set(sha256, entry);
+    return entry.bytes;
+  }
+
+  set(sha256: string, bytes: Buffer, now = performance.now()): void {
+    if (bytes.byteLength > this.maxEntryBytes || this.#entries.has(sha256)) return;
+    this.#entries.set(sha256, { bytes, used: now });
+    this.#bytes += bytes.byteLength;
+    for (const [key, entry] of this.#entries) {
+      if (this.#bytes <= this.maxBytes) break;
+      this.#entries.delete(key);
+      this.#bytes -= entry.bytes.byteLength;
+    }
+  }
+
+  /** Drops what was not used within idleMs. */
+  sweep(now = performance.now()): void {
+    for (const [key, entry] of this.#entries) {
+      if (now - entry.used < this.idleMs) continue;
+      this.#entries.delete(key);
+      this.#bytes -= entry.bytes.byteLength;
+    }
+  }
+
+  get bytes(): number {
+    return this.#bytes;
+  }
+}
+
+/** A database's caches, found by its Kysely instance (the route bundle and the server share it). */
+export interface ServingCaches {
+  rows: ServeCache;
+  content: ContentCache;
+}
+
+const slot = Symbol.for("packyard.serving-caches");
+const holder = globalThis as { [slot]?: WeakMap<object, ServingCaches> };
+if (!holder[slot]) holder[slot] = new WeakMap();
+const registry = holder[slot];
+
+export function registerServingCaches(db: object, caches: ServingCaches): void {
+  registry.set(db, caches);
+}
+
+/** The database's caches; a fresh, unregistered pair when it has none (a test's own Kysely). */
+export function servingCachesOf(db: object): ServingCaches {
+  let caches = registry.get(db);
+  if (!caches) {
+    caches = { rows: new ServeCache(), content: new ContentCache() };
+    caches.rows.setEnabled(false);
+    registry.set(db, caches);
+  }
+  return caches;
+}
