@@ -101,3 +101,20 @@ export function apiRouteFallback(app: Hono<never>): (c: Context) => Response {
     return apiErrorResponse("NOT_FOUND", `No API route ${c.req.method} ${c.req.path}`);
   };
 }
+
+/**
+ * Gives a JSON answer without a Content-Length its length (API answers are whole strings), so
+ * that compress() can tell a small one, not worth compressing, from a large one.
+ */
+export function jsonContentLength(): MiddlewareHandler {
+  return async (c, next) => {
+    await next();
+    const res = c.res;
+    if (!res.body || res.headers.has("content-length") || res.headers.has("content-encoding")) return;
+    if (!res.headers.get("content-type")?.includes("json")) return;
+    const body = await res.arrayBuffer();
+    const headers = new Headers(res.headers);
+    headers.set("content-length", String(body.byteLength));
+    c.res = new Response(body, { status: res.status, statusText: res.statusText, headers });
+  };
+}

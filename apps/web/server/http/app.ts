@@ -10,7 +10,7 @@ import { countUploadBytes, metricsHandler } from "../metrics.ts";
 import type { Services } from "../services.ts";
 import { DELETE_CALLBACK_PATH, readableDeletionLinkErrors } from "./account-deletion-link.ts";
 import { createApi } from "./api/index.ts";
-import { apiRouteFallback, jsonBodyLimit, sameOriginCookieWrites } from "./api-guards.ts";
+import { apiRouteFallback, jsonBodyLimit, jsonContentLength, sameOriginCookieWrites } from "./api-guards.ts";
 import { createAptRoutes } from "./apt.ts";
 import { createBadgeRoutes } from "./badges.ts";
 import { createCliRoutes } from "./cli.ts";
@@ -60,6 +60,10 @@ export function createApp({ services, build, clientDir }: AppOptions) {
   );
 
   app.use("/api/*", jsonBodyLimit());
+  // JSON answers are compressed when the client accepts it (gzip or deflate), except small ones:
+  // their length is set first, so compress() leaves those under its 1 KiB threshold alone.
+  app.use("/api/*", compress());
+  app.use("/api/*", jsonContentLength());
   app.use("/api/v1/*", sameOriginCookieWrites(config.baseUrl));
   app.use(DELETE_CALLBACK_PATH, readableDeletionLinkErrors());
   app.on(["GET", "POST"], "/api/auth/*", (c) => {

@@ -4,6 +4,7 @@
 // address. Requests go through a real port, as in production; one download also in memory.
 // SQLite, and PostgreSQL when configured.
 import { request as httpRequest } from "node:http";
+import { gunzipSync } from "node:zlib";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -74,6 +75,18 @@ describe("request log lines", () => {
     expect(res.headers["content-encoding"]).toBe("gzip");
     const line = await server.waitForRequestLine((l) => l.reqId === res.headers["x-request-id"]);
     expect(line).toMatchObject({ route: "/pricing", status: 200, bytes: res.body.byteLength });
+  });
+
+  it("JSON from the API is compressed for a client that accepts it; a download never is", async () => {
+    const api = await rawGet("/api/openapi.json", { "accept-encoding": "gzip" });
+    expect(api.headers["content-encoding"]).toBe("gzip");
+    expect(JSON.parse(gunzipSync(api.body).toString()).openapi).toMatch(/^3\./);
+    for (let i = 0; i < 2; i++) {
+      // The second is answered by the fast path (http/fast-dl.ts).
+      const file = await rawGet("/dl/alice/widget/releases/1.0.0/widget.bin", { "accept-encoding": "gzip" });
+      expect(file.headers["content-encoding"]).toBeUndefined();
+      expect(file.body.byteLength).toBe(Number(file.headers["content-length"]));
+    }
   });
 
   it("an API error: the API route's pattern and the error's status", async () => {
