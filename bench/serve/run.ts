@@ -7,13 +7,15 @@
 // right after it, and a minute later.
 //
 //   node bench/serve/run.ts [--seconds 5] [--samples 5] [--only 1m,100m,InRelease,Packages.gz]
+//                           [--no-idle-wait] [--cpu-prof (Packyard's profile into bench/serve/)]
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { linkSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
-import { freePort } from "../../apps/web/test/server-process.ts";
+import { freePort, PROCESS_TEST_SECRET } from "../../apps/web/test/server-process.ts";
 import { machineBusyMs, processCpuMs, rssKb, summarize } from "../lib/proc.ts";
+import { uploadFiles } from "./files.ts";
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string) => {
@@ -42,18 +44,42 @@ function firstLine(child: ChildProcess): Promise<string> {
   });
 }
 
-// Packyard, with its files.
+// Packyard as in production: its own process (server/main.ts, embedded defaults: SQLite and
+// blobs under its data directory, request log at info), the files uploaded through its API.
 log("starting Packyard and uploading the files");
-const packyard = spawn(process.execPath, [join(root, "bench/serve/server.ts"), join(work, "files")], {
-  stdio: ["pipe", "pipe", "ignore"],
-});
+const dataDir = join(work, "data");
+const port = await freePort();
+const url = `http://127.0.0.1:${port}`;
+const packyard = spawn(
+  process.execPath,
+  [
+    ...(args.includes("--cpu-prof") ? ["--cpu-prof", `--cpu-prof-dir=${join(root, "bench/serve")}`] : []),
+    "server/main.ts",
+  ],
+  {
+    cwd: join(root, "apps/web"),
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      BASE_URL: url,
+      DATA_DIR: dataDir,
+      SECRET: PROCESS_TEST_SECRET,
+      AUTH_RATE_LIMIT: "false",
+      PLAN_LIMITS: "off",
+      LOG_LEVEL: "info",
+    },
+    stdio: ["ignore", "ignore", "ignore"],
+  },
+);
 children.push(packyard);
-const state = JSON.parse(await firstLine(packyard)) as {
-  url: string;
-  pid: number;
-  files: Record<string, { url: string; path: string; size: number }>;
-};
-
+for (let i = 0; ; i++) {
+  if ((await fetch(`${url}/ok`).catch(() => undefined))?.ok) break;
+  if (i > 600 || packyard.exitCode !== null) throw new Error("Packyard did not start");
+  await new Promise((r) => setTimeout(r, 50));
+}
+const state = { url, pid: packyard.pid!, files: await uploadFiles(url, dataDir, join(work, "files")) };
 // nginx: the same URLs, hard links to the same files.
 const www = join(work, "www");
 for (const file of Object.values(state.files)) {
@@ -212,6 +238,6 @@ console.log(
     memory.minuteLater !== undefined ? `, a minute later ${memory.minuteLater.toFixed(0)} MiB` : ""
   }`,
 );
-packyard.stdin!.end();
-await new Promise((r) => setTimeout(r, 500));
+packyard.kill("SIGTERM");
+await new Promise((r) => packyard.once("exit", r));
 process.exit(0);

@@ -22,9 +22,8 @@ import { servingCachesOf } from "../serving/serve-cache.ts";
 import { contentTypeOf } from "./apt.ts";
 import { cacheControl } from "./cache-control.ts";
 import { accountingOf, matchesEtag, parseRange, releaseFileHeaders } from "./downloads.ts";
-import { meterConnection, recordRequest, requestIdOf } from "./request-log.ts";
+import { recordRequest, requestIdOf } from "./request-log.ts";
 import { fixedSecurityHeaders } from "./security-headers.ts";
-import { connectionMeter } from "./stream-blob.ts";
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 type ProjectRow = { id: string; owner_id: string; slug: string; visibility: string };
@@ -240,8 +239,16 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
   ): void {
     const method = req.method!;
     const reqId = requestIdOf(header(req, "x-request-id"), config.trustProxy);
-    const client = clientOf(req, config.trustProxy);
-    meterConnection(res, method, (bytes, complete) =>
+    const body = method === "HEAD" || answer.status === 304 ? undefined : answer.body;
+    const length = !body ? 0 : body.kind === "bytes" ? body.bytes.byteLength : body.end - body.start + 1;
+    // One pair of listeners does what request-log.ts and deliveryMeter (stream-blob.ts) do on
+    // the app's path: the log line and metrics, then the owner's bytes and the file's download.
+    let sent = 0;
+    let readToEnd = false;
+    let reported = false;
+    const over = (finished: boolean) => {
+      if (reported) return;
+      reported = true;
       recordRequest(logOptions, {
         started,
         reqId,
@@ -249,42 +256,39 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
         route: answer.route,
         path: req.url!,
         status: answer.status,
-        client,
-        bytes,
-        complete,
-      }),
-    );
+        client: clientOf(req, config.trustProxy),
+        bytes: sent,
+        complete: finished,
+      });
+      if (!body) return;
+      // Delivered: handed whole to the connection, or all of it left before the client hung up.
+      const delivered = finished ? readToEnd : sent >= length && res.writableLength === 0;
+      const { file, ownerId, lastByte } = answer.count;
+      if (!file) {
+        countServed(accounting, { ownerId, bytes: sent });
+        return;
+      }
+      const asked = classifyClient(req.headers["user-agent"]);
+      const distribution = asked.distribution ?? answer.count.distribution;
+      countServed(accounting, {
+        ownerId,
+        bytes: sent,
+        file,
+        download: delivered && lastByte === true,
+        client: asked.client,
+        ...(distribution ? { distribution } : {}),
+      });
+    };
+    res.once("finish", () => over(true));
+    res.once("close", () => over(false));
     res.writeHead(answer.status, { ...answer.headers, ...fixed, "X-Request-Id": reqId });
-    const body = answer.body;
-    if (method === "HEAD" || !body || answer.status === 304) {
+    if (!body) {
       res.end();
       return;
     }
-    const asked = classifyClient(req.headers["user-agent"]);
-    const distribution = asked.distribution ?? answer.count.distribution;
-    const { file, ownerId, lastByte } = answer.count;
-    const length = body.kind === "bytes" ? body.bytes.byteLength : body.end - body.start + 1;
-    const meter = connectionMeter(
-      res,
-      (sent, complete) =>
-        countServed(
-          accounting,
-          file
-            ? {
-                ownerId,
-                bytes: sent,
-                file,
-                download: complete && lastByte === true,
-                client: asked.client,
-                ...(distribution ? { distribution } : {}),
-              }
-            : { ownerId, bytes: sent },
-        ),
-      length,
-    );
     if (body.kind === "bytes") {
-      meter.chunk(length);
-      meter.end();
+      sent = length;
+      readToEnd = true;
       res.end(body.bytes);
       return;
     }
@@ -294,12 +298,13 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
       end: body.end,
       highWaterMark: Math.min(READ_BYTES, length),
     });
-    stream.on("data", (chunk) => meter.chunk(chunk.length));
-    stream.on("end", () => meter.end());
-    stream.on("error", () => {
-      meter.cancel();
-      res.destroy();
+    stream.on("data", (chunk) => {
+      sent += chunk.length;
     });
+    stream.on("end", () => {
+      readToEnd = true;
+    });
+    stream.on("error", () => res.destroy());
     res.on("close", () => stream.destroy());
     stream.pipe(res);
   }

@@ -153,7 +153,7 @@ function routeName(c: Context): string {
  * Counts the body bytes written to a Node response and reports once it is over: `finish` (all
  * of it handed to the operating system) or `close` first (the connection ended before that).
  */
-export function meterConnection(
+function meterConnection(
   outgoing: ServerResponse,
   method: string,
   report: (bytes: number, complete: boolean) => void,
