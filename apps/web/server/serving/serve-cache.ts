@@ -21,7 +21,6 @@ export class ServeCache {
 
   /** Drops everything, and whatever is loading now. */
   invalidate(): void {
-    if (process.env.DEBUG_CACHE && this.invalidations % 50 === 0) console.error("INVALIDATE", this.invalidations, new Error().stack?.split("\n").slice(2, 9).join(" | "));
     this.#epoch++;
     this.invalidations++;
     if (this.#entries.size > 0) this.#entries.clear();
