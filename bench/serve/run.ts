@@ -50,36 +50,51 @@ log("starting Packyard and uploading the files");
 const dataDir = join(work, "data");
 const port = await freePort();
 const url = `http://127.0.0.1:${port}`;
-const packyard = spawn(
-  process.execPath,
-  [
-    ...(args.includes("--cpu-prof") ? ["--cpu-prof", `--cpu-prof-dir=${join(root, "bench/serve")}`] : []),
-    "server/main.ts",
-  ],
-  {
-    cwd: join(root, "apps/web"),
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      BASE_URL: url,
-      DATA_DIR: dataDir,
-      SECRET: PROCESS_TEST_SECRET,
-      AUTH_RATE_LIMIT: "false",
-      PLAN_LIMITS: "off",
-      LOG_LEVEL: "info",
+/** Packyard on the data directory, once it is ready (/readyz). */
+async function startPackyard(profile: boolean): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    [...(profile ? ["--cpu-prof", `--cpu-prof-dir=${join(root, "bench/serve")}`] : []), "server/main.ts"],
+    {
+      cwd: join(root, "apps/web"),
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        BASE_URL: url,
+        DATA_DIR: dataDir,
+        SECRET: PROCESS_TEST_SECRET,
+        AUTH_RATE_LIMIT: "false",
+        PLAN_LIMITS: "off",
+        LOG_LEVEL: "info",
+      },
+      stdio: ["ignore", "ignore", "ignore"],
     },
-    stdio: ["ignore", "ignore", "ignore"],
-  },
-);
-children.push(packyard);
-for (let i = 0; ; i++) {
-  if ((await fetch(`${url}/ok`).catch(() => undefined))?.ok) break;
-  if (i > 600 || packyard.exitCode !== null) throw new Error("Packyard did not start");
-  await new Promise((r) => setTimeout(r, 50));
+  );
+  children.push(child);
+  for (let i = 0; ; i++) {
+    if ((await fetch(`${url}/readyz`).catch(() => undefined))?.ok) break;
+    if (i > 600 || child.exitCode !== null) throw new Error("Packyard did not start");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return child;
 }
-const state = { url, pid: packyard.pid!, files: await uploadFiles(url, dataDir, join(work, "files")) };
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once("exit", r));
+  child.kill("SIGTERM");
+  await exited;
+}
+
+// Set up by one server, served by a fresh one: its memory is a server's that only serves.
+const setup = await startPackyard(false);
+const files = await uploadFiles(url, dataDir, join(work, "files"));
+await stop(setup);
+const packyard = await startPackyard(args.includes("--cpu-prof"));
+await new Promise((r) => setTimeout(r, 5000));
+const state = { url, pid: packyard.pid!, files };
 // nginx: the same URLs, hard links to the same files.
 const www = join(work, "www");
 for (const file of Object.values(state.files)) {
@@ -185,6 +200,7 @@ const scenarios = [
 const memory: Record<string, number> = { idle: rssKb(state.pid) / 1024 };
 log(`Packyard idle RSS ${memory.idle!.toFixed(0)} MiB`);
 const table: string[] = [];
+const cpuLines: string[] = [];
 for (const scenario of scenarios) {
   const file = state.files[scenario.file]!;
   const results: Record<string, Result[]> = {};
@@ -206,7 +222,7 @@ for (const scenario of scenarios) {
       results[system.name] ??= [];
       results[system.name]!.push(result);
       log(
-        `${scenario.what} ${system.name}: ${result.rps.toFixed(0)} req/s, others ${result.others.toFixed(0)} %`,
+        `${scenario.what} ${system.name}: ${result.rps.toFixed(0)} req/s, ${(result.serverCpu * 1000).toFixed(0)} µs CPU/request, others ${result.others.toFixed(0)} %`,
       );
     }
   }
@@ -216,6 +232,8 @@ for (const scenario of scenarios) {
     const others = summarize(results[name]!.map((r) => r.others));
     return `${s.median.toFixed(0)} (${s.min.toFixed(0)}–${s.max.toFixed(0)}), others ${others.median.toFixed(0)} %`;
   };
+  const cpu = (name: string) => (summarize(results[name]!.map((r) => r.serverCpu)).median * 1000).toFixed(0);
+  cpuLines.push(`| ${scenario.what} | ${cpu("Packyard")} | ${cpu("nginx")} | ${cpu("bare Node")} |`);
   const p = median("Packyard").median;
   table.push(
     `| ${scenario.what} | ${fmt("Packyard")} | ${fmt("nginx")} | ${fmt("bare Node")} | ${(p / median("nginx").median).toFixed(2)} | ${(p / median("bare Node").median).toFixed(2)} |`,
@@ -233,11 +251,13 @@ console.log(
 );
 console.log("|---|---:|---:|---:|---:|---:|");
 for (const line of table) console.log(line);
+console.log("\n| server CPU per request, µs (median) | Packyard | nginx (all workers) | bare Node |");
+console.log("|---|---:|---:|---:|");
+for (const line of cpuLines) console.log(line);
 console.log(
   `\nPackyard RSS: idle ${memory.idle!.toFixed(0)} MiB, after the load ${memory.afterLoad.toFixed(0)} MiB${
     memory.minuteLater !== undefined ? `, a minute later ${memory.minuteLater.toFixed(0)} MiB` : ""
   }`,
 );
-packyard.kill("SIGTERM");
-await new Promise((r) => packyard.once("exit", r));
+await stop(packyard);
 process.exit(0);
