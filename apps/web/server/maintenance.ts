@@ -17,8 +17,11 @@
 // - Signing keys near their expiry get a successor, their owners are mailed, and repositories
 //   are re-signed when their signers change or Valid-Until nears (signing-key-lifecycle, hourly;
 //   publishing/key-lifecycle.ts, decision 027).
+// - Files uploaded without their sha512, sha1 and md5 (a crash before they were filled in)
+//   get them (with collect-garbage; domain/blob-digests.ts, decision 036).
 // - Audit-log entries older than a year are deleted (audit-retention, hourly; decision 031).
 import { defineAuditRetentionJob } from "./audit/retention.ts";
+import { fillMissingDigests } from "./domain/blob-digests.ts";
 import { collectOrphanBytes, collectUnreferencedBlobs } from "./domain/blobs.ts";
 import { contactUpkeep } from "./domain/contact.ts";
 import { SharedEntryPins } from "./http/yum-entry-pins.ts";
@@ -66,6 +69,13 @@ async function collectPass(deps: Deps): Promise<void> {
     if (total > 0) logger.info(`removed leftovers: ${JSON.stringify(removed)}`);
   } catch (error) {
     logger.error("collecting leftovers failed", error);
+  }
+  try {
+    // Digests an upload left for later and a crash kept from being filled (decision 036).
+    const filled = await fillMissingDigests(deps.database.db, deps.blobs);
+    if (filled > 0) logger.info(`filled the missing digests of ${filled} blob(s)`);
+  } catch (error) {
+    logger.error("filling missing digests failed", error);
   }
   try {
     await SharedEntryPins.removeExpired(deps.database.db);

@@ -16,6 +16,7 @@ import {
 } from "../storage/blob-store.ts";
 import { limitsEnabled } from "./account-plan.ts";
 import { assertUploadAllowed } from "./authorization.ts";
+import { fillDigestsSoon } from "./blob-digests.ts";
 import { deleteOrphanBytes, placeBlob } from "./blobs.ts";
 import { emitActivity, emitProjectEvent } from "./changes.ts";
 import { DomainError, isUniqueViolation, notFound } from "./errors.ts";
@@ -49,6 +50,12 @@ async function fileExists(db: Db, releaseId: string, filename: string) {
       .executeTakeFirst(),
   );
 }
+
+/**
+ * Files up to this size get all four digests while they are received; larger ones only sha256,
+ * the rest right after the upload (decision 036). A .deb always gets all four.
+ */
+export const EAGER_DIGEST_BYTES = 16 * 1024 * 1024;
 
 export interface UploadInput {
   project: ProjectRow;
@@ -101,9 +108,17 @@ export async function uploadFile(
   // its limits already), else once the staged size is known, before anything is recorded.
   await checkUploadLimits(db, input, input.declaredSize);
 
+  const { kind, contentType } = classifyFile(filename);
   let staged: Awaited<ReturnType<BlobStore["stage"]>>;
   try {
-    staged = await blobs.stage(input.body, { maxBytes: input.maxBytes });
+    staged = await blobs.stage(input.body, {
+      maxBytes: input.maxBytes,
+      // Received at the speed of one hash (decision 036): a .deb's Packages stanza lists all
+      // four digests; an .rpm's original is not stored (its signed copy is staged anew); any
+      // other file gets sha512, sha1 and md5 while received only when small, else just after.
+      digests: kind === "rpm" ? [] : undefined,
+      extraDigestsUpTo: kind === "deb" ? undefined : EAGER_DIGEST_BYTES,
+    });
   } catch (error) {
     if (error instanceof BlobTooLargeError) throw new DomainError("PAYLOAD_TOO_LARGE", error.message);
     if (error instanceof StorageFullError) throw new DomainError("INSUFFICIENT_STORAGE", error.message);
@@ -115,7 +130,6 @@ export async function uploadFile(
   let placing = false;
   try {
     if (input.declaredSize !== staged.size) await checkUploadLimits(db, input, staged.size);
-    const { kind, contentType } = classifyFile(filename);
     // Packages are read once, now, from the staged bytes; a bad one is refused before anything
     // is recorded or placed.
     let parsedDeb: ParsedDeb | undefined;
@@ -186,6 +200,8 @@ export async function uploadFile(
         .execute();
       if (deb || yum) await recordPackageIndexChange(tx, input.project.id, row.release_id);
     });
+    // Digests the upload left out are computed now, after the answer (domain/blob-digests.ts).
+    if (!row.sha512 || !row.sha1 || !row.md5) fillDigestsSoon(db, blobs, row.sha256);
     if (deb || yum) await emitProjectEvent(db, { type: "packages-changed", projectId: input.project.id });
     await emitActivity(db, {
       type: "file.uploaded",

@@ -88,7 +88,8 @@ export function toFileDto(row: ReleaseFileRow, version: string, urls: ReleaseUrl
     filename: row.filename,
     size: Number(row.size),
     sha256: row.sha256,
-    sha512: row.sha512,
+    // "" while it is computed, just after the upload of a large file (domain/blob-digests.ts).
+    sha512: row.sha512 || null,
     kind: row.kind as ReleaseFile["kind"],
     contentType: row.content_type,
     downloads: Number(row.download_count),

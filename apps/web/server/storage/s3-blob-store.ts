@@ -1,6 +1,6 @@
 // The BlobStore (blob-store.ts) on S3-compatible object storage, for running several servers
 // on one bucket. Nothing touches the local disk:
-// - stage() streams the body through the hashes into a multipart upload (lib-storage's Upload)
+// - stage() streams the body through the hashes (sha256 and those asked for) into a multipart upload (lib-storage's Upload)
 //   under <root>tmp/<uuid>.part, a part at a time, so memory holds a few parts, never the file;
 //   an error or an over-limit body aborts the upload and leaves nothing.
 // - commit() copies the temporary object to <root>sha256/<sha256> (kept when already there)
@@ -10,7 +10,7 @@
 // - presignGet() signs a GetObject URL (S3_PRESIGNED_DOWNLOADS) with the response's
 //   Content-Type and Content-Disposition in it; signing is local, no request is made.
 // Decision 021 records why.
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
 import {
   AbortMultipartUploadCommand,
@@ -34,6 +34,7 @@ import {
   isHex64,
   listAll,
 } from "./blob-store.ts";
+import { ALL_EXTRA_DIGESTS, createDigester } from "./digests.ts";
 
 export interface S3Settings {
   bucket: string;
@@ -166,14 +167,9 @@ export function createS3BlobStore(
   const empty = (range?: { start: number; end: number }) => range !== undefined && range.end < range.start;
 
   const store: BlobStore = {
-    async stage(body, { maxBytes }) {
+    async stage(body, { maxBytes, digests: wanted = ALL_EXTRA_DIGESTS, extraDigestsUpTo }) {
       const tmpKey = `${tmpPrefix}${randomUUID()}.part`;
-      const hashes = {
-        sha256: createHash("sha256"),
-        sha512: createHash("sha512"),
-        sha1: createHash("sha1"),
-        md5: createHash("md5"),
-      };
+      const digester = createDigester(wanted, { extraUpTo: extraDigestsUpTo });
       let size = 0;
       // The body's own failure (or the size limit), which is what the caller must see even when
       // aborting the multipart upload fails too.
@@ -184,7 +180,7 @@ export function createS3BlobStore(
             for await (const chunk of body) {
               size += chunk.byteLength;
               if (size > maxBytes) throw new BlobTooLargeError(maxBytes);
-              for (const h of Object.values(hashes)) h.update(chunk);
+              digester.update(chunk);
               yield chunk;
             }
           } catch (error) {
@@ -205,16 +201,11 @@ export function createS3BlobStore(
         await upload.done();
       } catch (error) {
         source.destroy();
+        digester.abort();
         await remove(tmpKey).catch(() => {});
         throw failure ?? error;
       }
-      const digests: BlobDigests = {
-        sha256: hashes.sha256.digest("hex"),
-        sha512: hashes.sha512.digest("hex"),
-        sha1: hashes.sha1.digest("hex"),
-        md5: hashes.md5.digest("hex"),
-        size,
-      };
+      const digests: BlobDigests = { ...(await digester.digest()), size };
       let settled = false;
       return {
         ...digests,

@@ -1,0 +1,67 @@
+// The digests of a blob, computed while its bytes stream past. sha256 names every blob and is
+// always computed; sha512, sha1 and md5 only when asked for (an APT Packages stanza lists all
+// four, nothing else needs more than sha256 while an upload is received — decision 036).
+import { createHash, type Hash } from "node:crypto";
+
+export type ExtraDigest = "sha512" | "sha1" | "md5";
+export const ALL_EXTRA_DIGESTS: readonly ExtraDigest[] = ["sha512", "sha1", "md5"];
+
+export interface HexDigests {
+  sha256: string;
+  /** "" when not asked for. */
+  sha512: string;
+  /** "" when not asked for. */
+  sha1: string;
+  /** "" when not asked for. */
+  md5: string;
+}
+
+export interface Digester {
+  update(chunk: Uint8Array): void;
+  digest(): Promise<HexDigests>;
+  /** Gives up (the body failed): nothing more is hashed. */
+  abort(): void;
+}
+
+/**
+ * Hashes on the calling thread. With `extraUpTo`, the extra digests are given up (left "") as
+ * soon as the body turns out longer than that: only sha256 is computed for the rest of it.
+ */
+export function createDigester(
+  extra: readonly ExtraDigest[],
+  options: { extraUpTo?: number } = {},
+): Digester {
+  let hashes: [keyof HexDigests, Hash][] = [
+    ["sha256", createHash("sha256")],
+    ...extra.map((name): [ExtraDigest, Hash] => [name, createHash(name)]),
+  ];
+  const limit = options.extraUpTo ?? Number.POSITIVE_INFINITY;
+  let size = 0;
+  return {
+    update(chunk) {
+      size += chunk.byteLength;
+      if (size > limit && hashes.length > 1) hashes = hashes.slice(0, 1);
+      for (const [, hash] of hashes) hash.update(chunk);
+    },
+    async digest() {
+      const hex: HexDigests = { sha256: "", sha512: "", sha1: "", md5: "" };
+      for (const [name, hash] of hashes) hex[name] = hash.digest("hex");
+      return hex;
+    },
+    abort() {},
+  };
+}
+
+/** The digests of a whole stream (a stored blob whose other digests are filled in later). */
+export async function digestStream(
+  source: AsyncIterable<Uint8Array>,
+  extra: readonly ExtraDigest[] = ALL_EXTRA_DIGESTS,
+): Promise<HexDigests & { size: number }> {
+  const digester = createDigester(extra);
+  let size = 0;
+  for await (const chunk of source) {
+    size += chunk.byteLength;
+    digester.update(chunk);
+  }
+  return { ...(await digester.digest()), size };
+}
