@@ -15,6 +15,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { countDirectBody } from "./http/upload-body.ts";
 import type { JobObserver } from "./jobs/queue.ts";
 
 /** What the publisher reports (publishing/publisher.ts). */
@@ -206,9 +207,12 @@ export function isLoopback(address: string): boolean {
  */
 export function countUploadBytes(metrics: () => Metrics | undefined): MiddlewareHandler {
   return async (c, next) => {
-    const body = c.req.raw.body;
     const m = metrics();
-    if (body && m && (c.req.method === "PUT" || c.req.method === "POST")) {
+    // Read straight from the socket by the upload route, and counted there (http/upload-body.ts).
+    const upload = c.req.method === "PUT" || c.req.method === "POST";
+    if (m && upload && countDirectBody(c.req.raw, c.env, (bytes) => m.uploaded(bytes))) return next();
+    const body = c.req.raw.body;
+    if (body && m && upload) {
       const reader = body.getReader();
       const counted = new ReadableStream<Uint8Array>(
         {

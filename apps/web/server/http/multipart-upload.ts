@@ -17,7 +17,12 @@ export interface MultipartFile {
 
 export async function receiveMultipart(
   request: Request,
-  options: { maxBytes: number; maxFiles: number },
+  options: {
+    maxBytes: number;
+    maxFiles: number;
+    /** The body as it arrives (http/upload-body.ts); default: the request's web stream. */
+    body?: AsyncIterable<Uint8Array>;
+  },
   onFile: (file: MultipartFile) => Promise<void>,
 ): Promise<void> {
   const contentType = request.headers.get("content-type") ?? "";
@@ -36,7 +41,7 @@ export async function receiveMultipart(
       `The upload is larger than the limit of ${options.maxBytes} bytes`,
     );
   }
-  const body = request.body;
+  const body = options.body ?? (request.body as AsyncIterable<Uint8Array> | null);
   if (!body) throw new DomainError("VALIDATION_FAILED", "The request has no body");
 
   let parser: Busboy.Busboy;
@@ -48,7 +53,7 @@ export async function receiveMultipart(
   } catch {
     throw new DomainError("VALIDATION_FAILED", "Malformed multipart body");
   }
-  const reader = body.getReader();
+  const reader = body[Symbol.asyncIterator]();
   let received = 0;
 
   await new Promise<void>((resolve, reject) => {
@@ -58,7 +63,7 @@ export async function receiveMultipart(
       if (settled) return;
       settled = true;
       // Stop reading: nothing more of this request is wanted.
-      reader.cancel().catch(() => {});
+      reader.return?.()?.catch(() => {});
       parser.destroy();
       // Answer once the part being stored has finished or failed, so the caller's undo sees
       // every file this request stored (a part still in flight would otherwise land after it).
@@ -98,7 +103,7 @@ export async function receiveMultipart(
     });
     (async () => {
       for (;;) {
-        const { done, value } = await reader.read();
+        const { done, value } = await reader.next();
         if (settled) return;
         if (done) break;
         received += value.byteLength;

@@ -14,6 +14,7 @@ import { parseAptTarget } from "../../publishing/apt/ingest.ts";
 import { parseYumGroup } from "../../publishing/yum/ingest.ts";
 import type { Services } from "../../services.ts";
 import { receiveMultipart } from "../multipart-upload.ts";
+import { uploadBody } from "../upload-body.ts";
 import {
   auditSource,
   callerAndProject,
@@ -161,14 +162,14 @@ export function fileRoutes(services: Services) {
   serve(api, uploadFileRoute, async (c) => {
     const { slug, version, filename } = c.req.valid("param");
     const { actor, project } = await callerAndProject(services, c, slug, "publish");
-    const body = c.req.raw.body;
+    const body = uploadBody(c.req.raw, c.env);
     if (!body) throw new DomainError("VALIDATION_FAILED", "The request has no body");
     const length = c.req.header("content-length");
     const { release, file, releaseCreated } = await uploadFile(db, blobs, {
       project,
       version,
       filename,
-      body: body as unknown as AsyncIterable<Uint8Array>,
+      body,
       declaredSize: length === undefined ? undefined : Number(length),
       maxBytes: config.maxUploadBytes,
       createRelease: true,
@@ -191,7 +192,8 @@ export function fileRoutes(services: Services) {
     const uploaded: string[] = [];
     const stored: ReleaseFileRow[] = [];
     try {
-      await receiveMultipart(c.req.raw, { maxBytes: config.maxUploadBytes, maxFiles: 100 }, async (part) => {
+      const options = { maxBytes: config.maxUploadBytes, maxFiles: 100, body: uploadBody(c.req.raw, c.env) };
+      await receiveMultipart(c.req.raw, options, async (part) => {
         // Form fields before the file parts may choose where packages go.
         const { file } = await uploadFile(db, blobs, {
           project,
