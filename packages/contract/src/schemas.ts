@@ -42,7 +42,10 @@ export const releaseFile = z.object({
   size: z.number().int().nonnegative(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
   /** Null for a moment after a large file is uploaded, while it is computed (decision 036). */
-  sha512: z.string().regex(/^[0-9a-f]{128}$/).nullable(),
+  sha512: z
+    .string()
+    .regex(/^[0-9a-f]{128}$/)
+    .nullable(),
   kind: fileKind,
   contentType: z.string(),
   downloads: z.number().int().nonnegative(),

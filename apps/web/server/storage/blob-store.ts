@@ -3,7 +3,7 @@
 // (s3-blob-store.ts). A write streams the body to a temporary place while hashing it in the
 // same pass (sha256 always; sha512, sha1 and md5 unless the caller says it needs fewer: an
 // upload computes only what its format's index lists, decision 036), enforcing a size limit,
-// with the writes batched into large ones (writev, no copies); commit() makes it visible
+// written through two reused 2 MiB buffers (large writes, flat memory); commit() makes it visible
 // under its sha256. Identical content is stored once. Nothing is visible under its final name
 // before commit(), so an aborted upload leaves nothing behind. The store knows nothing of the
 // database: who may place or remove a blob, and when, is decided by domain/blobs.ts.
@@ -153,19 +153,14 @@ export class StorageFullError extends Error {
   }
 }
 
-/** Upload bodies are written to disk in batches of about this many bytes. */
-const WRITE_BATCH_BYTES = 4 * 1024 * 1024;
+/** Upload bodies are written to disk in writes of this many bytes. */
+const WRITE_BUFFER_BYTES = 2 * 1024 * 1024;
 
-/** Writes every byte of `chunks` with writev, resuming after short writes. */
-async function writeAll(handle: FileHandle, chunks: Uint8Array[]): Promise<void> {
-  let pending = chunks;
-  while (pending.length > 0) {
-    const { bytesWritten } = await handle.writev(pending);
-    let skip = bytesWritten;
-    let i = 0;
-    while (i < pending.length && skip >= pending[i]!.byteLength) skip -= pending[i++]!.byteLength;
-    pending = pending.slice(i);
-    if (skip > 0) pending[0] = pending[0]!.subarray(skip);
+/** Writes every byte of `bytes`, resuming after short writes. */
+async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<void> {
+  for (let offset = 0; offset < bytes.byteLength; ) {
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.byteLength - offset);
+    offset += bytesWritten;
   }
 }
 
@@ -194,27 +189,37 @@ export function createLocalBlobStore(root: string): BlobStore {
       try {
         handle = await open(tmp, "wx", 0o640);
         const file = handle;
-        // Chunks are gathered into batches of WRITE_BATCH_BYTES written with one writev, the next
-        // batch filling while the previous one is written: two batches in memory at most.
-        let batch: Uint8Array[] = [];
-        let batchBytes = 0;
+        // Two write buffers, allocated once: the body is copied into one while the other is
+        // written. Large writes, and every chunk dies young (a chunk held until a batch is
+        // written would outlive a scavenge and wait for a full collection: RSS would grow).
+        const buffers = [
+          Buffer.allocUnsafeSlow(WRITE_BUFFER_BYTES),
+          Buffer.allocUnsafeSlow(WRITE_BUFFER_BYTES),
+        ];
+        let current = 0;
+        let filled = 0;
         let writing: Promise<void> = Promise.resolve();
         const flush = async () => {
-          const chunks = batch;
-          batch = [];
-          batchBytes = 0;
+          if (filled === 0) return;
+          // The other buffer is free once its write is done.
           await writing;
-          writing = writeAll(file, chunks);
+          writing = writeAll(file, buffers[current]!.subarray(0, filled));
           // A failed write is seen at the next flush or at the end; never unhandled meanwhile.
           writing.catch(() => {});
+          current ^= 1;
+          filled = 0;
         };
         for await (const chunk of body) {
           size += chunk.byteLength;
           if (size > maxBytes) throw new BlobTooLargeError(maxBytes);
           digester.update(chunk);
-          batch.push(chunk);
-          batchBytes += chunk.byteLength;
-          if (batchBytes >= WRITE_BATCH_BYTES) await flush();
+          for (let offset = 0; offset < chunk.byteLength; ) {
+            const n = Math.min(WRITE_BUFFER_BYTES - filled, chunk.byteLength - offset);
+            buffers[current]!.set(chunk.subarray(offset, offset + n), filled);
+            filled += n;
+            offset += n;
+            if (filled === WRITE_BUFFER_BYTES) await flush();
+          }
         }
         await flush();
         await writing;

@@ -54,7 +54,7 @@ export function createDigester(
 
 /** The digests of a whole stream (a stored blob whose other digests are filled in later). */
 export async function digestStream(
-  source: AsyncIterable<Uint8Array>,
+  source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
   extra: readonly ExtraDigest[] = ALL_EXTRA_DIGESTS,
 ): Promise<HexDigests & { size: number }> {
   const digester = createDigester(extra);
