@@ -75,6 +75,8 @@ export interface UploadInput {
   rpmSigningKey?: () => Promise<SigningKey>;
   /** Whether plan limits apply (PLAN_LIMITS): private projects over the plan, storage. */
   limits: LimitsSetting;
+  /** The body's chunks are nobody else's once read (StageOptions.releaseChunks). */
+  releaseChunks?: boolean;
 }
 
 /** PLAN_LIMIT unless the owner's plan has room for a file of `bytes` (undefined: not known yet). */
@@ -118,6 +120,7 @@ export async function uploadFile(
       // other file gets sha512, sha1 and md5 while received only when small, else just after.
       digests: kind === "rpm" ? [] : undefined,
       extraDigestsUpTo: kind === "deb" ? undefined : EAGER_DIGEST_BYTES,
+      releaseChunks: input.releaseChunks,
     });
   } catch (error) {
     if (error instanceof BlobTooLargeError) throw new DomainError("PAYLOAD_TOO_LARGE", error.message);

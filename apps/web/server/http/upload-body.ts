@@ -7,6 +7,15 @@
 // web stream is.
 import type { IncomingMessage } from "node:http";
 
+/** Bodies uploadBody() reads from the socket: chunks nobody else holds once read. */
+const fromSocket = new WeakSet<object>();
+
+/**
+ * Whether `body` came from the socket (uploadBody), so that its chunks may be released once
+ * the blob store has hashed and written them (StageOptions.releaseChunks).
+ */
+export const isSocketBody = (body: object): boolean => fromSocket.has(body);
+
 /** Byte counters (metrics.ts countUploadBytes) of requests whose body is read directly. */
 const counters = new WeakMap<IncomingMessage, (bytes: number) => void>();
 
@@ -40,7 +49,9 @@ export function uploadBody(request: Request, env: unknown): AsyncIterable<Uint8A
   const incoming = unreadIncoming(env);
   if (incoming && !request.bodyUsed) {
     const count = counters.get(incoming);
-    return count ? counted(incoming, count) : incoming;
+    const body = count ? counted(incoming, count) : incoming;
+    fromSocket.add(body);
+    return body;
   }
   return (request.body ?? undefined) as AsyncIterable<Uint8Array> | undefined;
 }

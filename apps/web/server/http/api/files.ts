@@ -14,7 +14,7 @@ import { parseAptTarget } from "../../publishing/apt/ingest.ts";
 import { parseYumGroup } from "../../publishing/yum/ingest.ts";
 import type { Services } from "../../services.ts";
 import { receiveMultipart } from "../multipart-upload.ts";
-import { uploadBody } from "../upload-body.ts";
+import { isSocketBody, uploadBody } from "../upload-body.ts";
 import {
   auditSource,
   callerAndProject,
@@ -177,6 +177,7 @@ export function fileRoutes(services: Services) {
       yumGroup: parseYumGroup(c.req.query("group")),
       rpmSigningKey: () => services.keys.newest(project),
       limits: config,
+      releaseChunks: isSocketBody(body),
     });
     await auditUploads(auditSource(services, c, actor), project, release.version, [file], releaseCreated);
     const dto = await describeProjectRelease(db, config.baseUrl, project, release);
