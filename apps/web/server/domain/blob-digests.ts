@@ -36,7 +36,8 @@ export async function fillDigests(db: Db, blobs: BlobStore, sha256: string): Pro
       .executeTakeFirst();
     // The file was deleted meanwhile: nothing to fill (its bytes may be gone too).
     if (!exists) return 0;
-    const computed = await digestStream(await blobs.open(sha256));
+    // The stored bytes' chunks are this read's own: freed as soon as hashed.
+    const computed = await digestStream(await blobs.open(sha256), undefined, { releaseChunks: true });
     if (computed.sha256 !== sha256) throw new Error(`blob ${sha256} reads back as ${computed.sha256}`);
     digests = { sha512: computed.sha512, sha1: computed.sha1, md5: computed.md5 };
   }

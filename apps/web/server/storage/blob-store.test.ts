@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { text } from "node:stream/consumers";
+import { buffer, text } from "node:stream/consumers";
 import { afterAll, describe, expect, it } from "vitest";
 import { makeTempDir, removeTempDirs } from "../../test/temp-dirs.ts";
 import { BlobTooLargeError, createLocalBlobStore } from "./blob-store.ts";
@@ -89,6 +89,32 @@ describe("local blob store", () => {
         .update(readFileSync(join(dir, "sha256", sha256.slice(0, 2), sha256.slice(2, 4), sha256)))
         .digest("hex"),
     ).toBe(sha256);
+  });
+
+  it("releases chunks it owns once written, when told they are nobody else's", async () => {
+    const store = createLocalBlobStore(root());
+    const chunks = [new Uint8Array(70_000).fill(1), new Uint8Array(5).fill(2)];
+    const shared = new Uint8Array(100).fill(3);
+    async function* body() {
+      yield* chunks;
+      yield shared.subarray(0, 50);
+    }
+    const staged = await store.stage(body(), { maxBytes: 100_000, releaseChunks: true });
+    const expected = createHash("sha256")
+      .update(new Uint8Array(70_000).fill(1))
+      .update(new Uint8Array(5).fill(2))
+      .update(new Uint8Array(50).fill(3))
+      .digest("hex");
+    expect(staged).toMatchObject({ size: 70_055, sha256: expected });
+    expect(
+      createHash("sha256")
+        .update(await buffer(staged.read()))
+        .digest("hex"),
+    ).toBe(expected);
+    // Whole buffers are freed; a view of part of a buffer is left alone.
+    expect(chunks.map((c) => c.byteLength)).toEqual([0, 0]);
+    expect(shared.byteLength).toBe(100);
+    await staged.discard();
   });
 
   it("discard throws the staged file away", async () => {

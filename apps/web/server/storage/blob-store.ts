@@ -13,7 +13,7 @@ import { createReadStream } from "node:fs";
 import { type FileHandle, mkdir, open, readdir, rename, rm, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
-import { ALL_EXTRA_DIGESTS, createDigester, type ExtraDigest } from "./digests.ts";
+import { ALL_EXTRA_DIGESTS, createDigester, type ExtraDigest, releaseChunk } from "./digests.ts";
 
 export interface BlobDigests {
   sha256: string;
@@ -162,23 +162,6 @@ export class StorageFullError extends Error {
 /** Upload bodies are written to disk in writes of this many bytes. */
 const WRITE_BUFFER_BYTES = 2 * 1024 * 1024;
 
-/**
- * Frees a chunk's memory now: detaches its ArrayBuffer (transfer to length 0) when the chunk is
- * the whole of it, so no other view can see the difference. A socket chunk's memory is otherwise
- * freed only at V8's next full collection, started after every ~64 MB of them: RSS would carry
- * that much garbage and the collections cost more CPU than hashing.
- */
-function release(chunk: Uint8Array): void {
-  const buffer = chunk.buffer;
-  if (
-    buffer instanceof ArrayBuffer &&
-    chunk.byteOffset === 0 &&
-    chunk.byteLength === buffer.byteLength &&
-    !buffer.detached
-  )
-    buffer.transfer(0);
-}
-
 /** Writes every byte of `bytes`, resuming after short writes. */
 async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<void> {
   for (let offset = 0; offset < bytes.byteLength; ) {
@@ -243,7 +226,7 @@ export function createLocalBlobStore(root: string): BlobStore {
             offset += n;
             if (filled === WRITE_BUFFER_BYTES) await flush();
           }
-          if (releaseChunks) release(chunk);
+          if (releaseChunks) releaseChunk(chunk);
         }
         await flush();
         await writing;
