@@ -87,6 +87,28 @@ describe("streamed uploads to a real server", () => {
     expect(server.peakRss() - before - growth).toBeLessThan(32 * MB);
   }, 120_000);
 
+  it("takes a multipart upload of two files read straight from the socket", async () => {
+    const a = new Uint8Array(3 * MB).map((_, i) => (i * 5) & 0xff);
+    const b = new TextEncoder().encode("second part\n");
+    // A release of its own (PUT creates it), so the other tests' listing is unchanged.
+    expect((await streamUpload("/api/v1/projects/big/releases/2.0.0/files/first.bin", 10)).status).toBe(201);
+    const form = new FormData();
+    form.append("file", new Blob([a]), "part-a.bin");
+    form.append("file", new Blob([b]), "part-b.txt");
+    const res = await fetch(`${server.url}/api/v1/projects/big/releases/2.0.0/files`, {
+      method: "POST",
+      headers: auth,
+      body: form,
+    });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const { files } = await res.json();
+    const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+    expect(files.map((f: { filename: string; sha256: string }) => [f.filename, f.sha256])).toEqual([
+      ["part-a.bin", sha(a)],
+      ["part-b.txt", sha(b)],
+    ]);
+  }, 60_000);
+
   it("leaves no file, row or blob when the connection drops midway", async () => {
     const blobsBefore = readdirSync(join(server.dataDir, "blobs"), { recursive: true }).length;
     const result = await streamUpload("/api/v1/projects/big/releases/1.0.0/files/cut.bin", 50 * MB, 10 * MB);
