@@ -3,8 +3,8 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { socialProviderList } from "@better-auth/core/social-providers";
 import { z } from "zod";
+import { socialProviderIds } from "./auth/social-provider-ids.ts";
 import type { S3Settings } from "./storage/s3-blob-store.ts";
 
 const boolean = z.enum(["true", "false", "1", "0"]).transform((value) => value === "true" || value === "1");
@@ -492,7 +492,7 @@ type ParsedEnv = z.output<typeof envSchema>;
 function readSocialProviders(env: Record<string, string | undefined>, e: ParsedEnv): SocialProviderConfig[] {
   const providers: SocialProviderConfig[] = [];
   const issues: { variable: string; message: string }[] = [];
-  for (const id of socialProviderList) {
+  for (const id of socialProviderIds) {
     const idVariable = providerVariable(id, "CLIENT_ID");
     const secretVariable = providerVariable(id, "CLIENT_SECRET");
     const clientId = env[idVariable];

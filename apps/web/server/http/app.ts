@@ -26,7 +26,8 @@ import { createYumRoutes } from "./yum.ts";
 
 export interface AppOptions {
   services: Services;
-  build: ServerBuild;
+  /** The React Router build, or how to load it: then the first page request loads it (start.ts). */
+  build: ServerBuild | (() => Promise<ServerBuild>);
   /** build/client, where Vite wrote the browser assets. */
   clientDir: string;
 }
@@ -34,19 +35,27 @@ export interface AppOptions {
 export function createApp({ services, build, clientDir }: AppOptions) {
   const { config, logger } = services;
   const app = new Hono<NonceEnv>();
-  const handleRequest = createRequestHandler(
-    build,
-    config.nodeEnv === "development" ? "development" : "production",
-  );
+  const mode = config.nodeEnv === "development" ? "development" : "production";
+  let pageRoute = (_pathname: string) => "*";
+  let pages: Promise<ReturnType<typeof createRequestHandler>> | undefined;
+  const pageHandler = () =>
+    (pages ??= (async () => {
+      const loaded = typeof build === "function" ? await build() : build;
+      pageRoute = pageRoutes(loaded);
+      return createRequestHandler(loaded, mode);
+    })().catch((error: unknown) => {
+      pages = undefined; // the next page request tries again
+      throw error;
+    }));
+  if (typeof build !== "function") pageRoute = pageRoutes(build);
 
   // Logs each request and records its metrics when its response is over (request-log.ts).
-  const pageRoute = pageRoutes(build);
   app.use(
     requestLog({
       logger: () => services.logger,
       metrics: () => services.metrics,
       trustProxy: config.trustProxy,
-      pageRoute,
+      pageRoute: (pathname) => pageRoute(pathname),
     }),
   );
   app.use(securityHeaders({ https: config.baseUrl.startsWith("https://"), allow: cspAllowances(config) }));
@@ -119,7 +128,7 @@ export function createApp({ services, build, clientDir }: AppOptions) {
       nonce: c.get("nonce"),
       clientAddress: clientAddress(c, config.trustProxy),
     });
-    return handleRequest(c.req.raw, context);
+    return (await pageHandler())(c.req.raw, context);
   });
 
   app.onError((error, c) => {

@@ -48,15 +48,18 @@ export async function checkReadiness(
   return { ok: database === "ok" && storage === "ok", checks: { database, storage } };
 }
 
+/** The warning a failed check logs: "not ready: database timeout, storage failed". */
+export function notReadyMessage(result: Readiness): string {
+  const failed = Object.entries(result.checks).filter(([, value]) => value !== "ok");
+  return `not ready: ${failed.map(([name, value]) => `${name} ${value}`).join(", ")}`;
+}
+
 /** The /readyz handler: 200 when every check passed, 503 naming the failing ones otherwise. */
 export function readinessHandler(services: Services, timeoutMs?: number) {
   return async (c: Context) => {
     const result = await checkReadiness(services, timeoutMs);
     c.header("Cache-Control", "no-store");
-    if (!result.ok) {
-      const failed = Object.entries(result.checks).filter(([, value]) => value !== "ok");
-      services.logger.warn(`not ready: ${failed.map(([name, value]) => `${name} ${value}`).join(", ")}`);
-    }
+    if (!result.ok) services.logger.warn(notReadyMessage(result));
     return c.json(result, result.ok ? 200 : 503);
   };
 }
