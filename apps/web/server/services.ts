@@ -2,6 +2,7 @@
 // better-auth, mail, the job queue and logging. Route loaders receive it through the router
 // context.
 
+import { join } from "node:path";
 import { recordAudit } from "./audit/record.ts";
 import { type Auth, authOptions, createAuth } from "./auth/auth.ts";
 import type { Config } from "./config.ts";
@@ -28,8 +29,8 @@ import { SigningKeyService } from "./publishing/signing-keys.ts";
 import { resignRpmsJob } from "./publishing/yum/resign-rpms.ts";
 import { createYumBuilder } from "./publishing/yum/yum-builder.ts";
 import { queueRetention, retentionJob } from "./retention/run.ts";
-import type { BlobStore } from "./storage/blob-store.ts";
-import { createStores } from "./storage/stores.ts";
+import { type BlobStore, createLocalBlobStore } from "./storage/blob-store.ts";
+import type { Stores } from "./storage/stores.ts";
 import { WebhookService } from "./webhooks/service.ts";
 
 export interface Services {
@@ -57,6 +58,20 @@ export interface Services {
   close(): Promise<void>;
 }
 
+/**
+ * storage/stores.ts, imported only when S3_* is set: it loads the AWS SDK, which an embedded
+ * server never needs (decision 037). Without S3, the same local stores it makes.
+ */
+async function openStores(config: Config): Promise<Stores> {
+  if (config.s3) return (await import("./storage/stores.ts")).createStores(config);
+  return {
+    blobs: createLocalBlobStore(config.blobDir),
+    indexes: createLocalBlobStore(join(config.dataDir, "indexes")),
+    description: "local disk",
+    close() {},
+  };
+}
+
 export async function createServices(
   config: Config,
   overrides: { logger?: Logger; mailer?: Mailer; errors?: ErrorReporter; clock?: Clock } = {},
@@ -69,7 +84,10 @@ export async function createServices(
     logger.warn(`idle database connection closed: ${error.message}`),
   );
   const metrics = createMetrics();
-  const jobs = createJobQueue(config, logger, metrics);
+  const jobs = await createJobQueue(config, logger, metrics).catch(async (error: unknown) => {
+    await database.close();
+    throw error;
+  });
   try {
     const mailTransport =
       overrides.mailer ??
@@ -77,7 +95,7 @@ export async function createServices(
     const mailer = queuedMailer(mailTransport, jobs, logger);
     // Leftovers of a crash are collected by the running server (maintenance.ts).
     // Blobs and index files: the local disk, or the S3 bucket when S3_* is set.
-    const stores = createStores(config);
+    const stores = await openStores(config);
     const { blobs } = stores;
     const options = authOptions({
       config,

@@ -8,11 +8,12 @@
 //
 // Plans, prices and limits come from the contract's plans.ts; only the Stripe price ids of each
 // paid plan and period come from the configuration (STRIPE_PRICE_*).
+import { createRequire } from "node:module";
 import { stripe as stripePlugin } from "@better-auth/stripe";
 import type { PlanId } from "@packyard/contract/plans.ts";
 import type { BetterAuthPlugin } from "better-auth";
 import { type Dialect, Kysely } from "kysely";
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import type { Config, StripeConfig } from "../config.ts";
 import type { BillingDatabase } from "../domain/account-plan.ts";
 import type { CspAllowances } from "../http/site-scripts.ts";
@@ -22,9 +23,13 @@ import { stripeWebhookEndpoint } from "./webhook.ts";
 export type PaidPlanId = Exclude<PlanId, "basic">;
 export const paidPlanIds: readonly PaidPlanId[] = ["starter", "pro"];
 
+const require = createRequire(import.meta.url);
+
 /** The Stripe SDK for the configured account (pointed at STRIPE_API_BASE in tests). */
 export function createStripeClient(config: StripeConfig): Stripe {
-  return new Stripe(config.secretKey, {
+  // Required here, when Stripe is configured: a server without it never loads the SDK (decision 037).
+  const StripeSdk = require("stripe") as typeof Stripe;
+  return new StripeSdk(config.secretKey, {
     ...(config.api ? { host: config.api.host, port: config.api.port, protocol: config.api.protocol } : {}),
     maxNetworkRetries: 2,
     timeout: 30_000,

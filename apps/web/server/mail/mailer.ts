@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import nodemailer from "nodemailer";
+import type { Transporter } from "nodemailer";
 import type { Logger } from "../logger.ts";
 
 export interface MailMessage {
@@ -20,24 +20,35 @@ export interface Mailer {
   send(message: MailMessage): Promise<void>;
 }
 
+/** Nodemailer's transport, made when the first message is sent: an idle server never loads it (decision 037). */
+function lazyTransport(
+  make: (mailer: typeof import("nodemailer")["default"]) => Transporter,
+): () => Promise<Transporter> {
+  let transport: Promise<Transporter> | undefined;
+  return () => (transport ??= import("nodemailer").then((module) => make(module.default)));
+}
+
 export function createMailer(options: {
   smtpUrl: string | undefined;
   from: string;
   outboxDir: string;
   logger: Logger;
 }): Mailer {
-  if (options.smtpUrl) {
-    const transport = nodemailer.createTransport(options.smtpUrl);
+  const { smtpUrl } = options;
+  if (smtpUrl) {
+    const transport = lazyTransport((nodemailer) => nodemailer.createTransport(smtpUrl));
     return {
       async send(message) {
-        await transport.sendMail({ from: options.from, ...message });
+        await (await transport()).sendMail({ from: options.from, ...message });
       },
     };
   }
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true });
+  const transport = lazyTransport((nodemailer) =>
+    nodemailer.createTransport({ streamTransport: true, buffer: true }),
+  );
   return {
     async send(message) {
-      const info = await transport.sendMail({ from: options.from, ...message });
+      const info = await (await transport()).sendMail({ from: options.from, ...message });
       await mkdir(options.outboxDir, { recursive: true });
       // Sortable by time, unique, and written whole before it becomes visible.
       const name = `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomUUID()}.eml`;
