@@ -101,7 +101,8 @@ export async function startServerProcess(env: Record<string, string> = {}): Prom
   for (let i = 0; i < 200; i++) {
     if (child.exitCode !== null) throw new Error(`server exited: ${output}`);
     try {
-      if ((await fetch(`${url}/ok`)).ok) break;
+      // /readyz, not /ok: /ok answers as soon as the process listens, before migrations ran.
+      if ((await fetch(`${url}/readyz`)).ok) break;
     } catch {
       // not yet listening
     }
