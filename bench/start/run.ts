@@ -16,7 +16,9 @@
 // until one is answered), for Packyard also to the first 200 from /readyz (polled after /ok),
 // the RSS of the process (nginx: master + workers) --idle-seconds after the first /ok with no
 // request in between, its CPU time until the first /ok, and the CPU the rest of the machine used
-// meanwhile, as a share of all cores ("others' CPU %").
+// meanwhile, as a share of all cores ("others' CPU %"). Then, for Packyard, what the lazy start
+// costs later: the first API request (GET /api/openapi.json loads the app), the first page
+// (GET / loads the React Router build) and the RSS after it.
 import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
@@ -59,6 +61,11 @@ interface StartSample {
   readyMs?: number;
   /** RSS (MiB) idle-seconds after the first /ok. */
   idleRssMiB: number;
+  /** Packyard: the first API request after the idle wait (it loads the app), then the first page (it loads the build). */
+  firstApiMs?: number;
+  firstPageMs?: number;
+  /** RSS (MiB) after that first page. */
+  pageRssMiB?: number;
   /** CPU time of the process (nginx: master + workers) until the first /ok. */
   cpuMs: number;
   /** CPU the rest of the machine used from spawn to the first /ok, as a share of all cores. */
@@ -92,6 +99,14 @@ function get(port: number, path: string): Promise<number> {
     req.on("error", () => done(0));
     req.end();
   });
+}
+
+/** Milliseconds for one GET that must answer 200. */
+async function timed(port: number, path: string): Promise<number> {
+  const started = performance.now();
+  const status = await get(port, path);
+  if (status !== 200) throw new Error(`${path}: ${status}`);
+  return performance.now() - started;
 }
 
 async function firstOk(port: number, path: string, child: ChildProcess, deadlineMs = 60_000): Promise<void> {
@@ -218,8 +233,21 @@ async function sample(start: (port: number) => Started, readiness: boolean): Pro
       readyMs = performance.now() - started;
     }
     await new Promise((r) => setTimeout(r, Math.max(0, idleMs - (performance.now() - okAt))));
-    const idleRssMiB = server.pids().reduce((sum, pid) => sum + rssKb(pid), 0) / 1024;
-    return { okMs, readyMs, idleRssMiB, cpuMs, othersCpuPct: (100 * others) / (okMs * cores) };
+    const rss = () => server.pids().reduce((sum, pid) => sum + rssKb(pid), 0) / 1024;
+    const idleRssMiB = rss();
+    const result: StartSample = {
+      okMs,
+      readyMs,
+      idleRssMiB,
+      cpuMs,
+      othersCpuPct: (100 * others) / (okMs * cores),
+    };
+    if (readiness) {
+      result.firstApiMs = await timed(port, "/api/openapi.json");
+      result.firstPageMs = await timed(port, "/");
+      result.pageRssMiB = rss();
+    }
+    return result;
   } finally {
     await server.stop();
   }
@@ -231,18 +259,27 @@ interface Row {
   okMs: Summary;
   readyMs?: Summary;
   idleRssMiB: Summary;
+  firstApiMs?: Summary;
+  firstPageMs?: Summary;
+  pageRssMiB?: Summary;
   cpuMs: Summary;
   othersCpuPct: Summary;
   samples: StartSample[];
 }
 
 function row(system: string, what: string, samples: StartSample[]): Row {
-  const ready = samples.flatMap((s) => (s.readyMs === undefined ? [] : [s.readyMs]));
+  const optional = (key: "readyMs" | "firstApiMs" | "firstPageMs" | "pageRssMiB") => {
+    const values = samples.flatMap((s) => (s[key] === undefined ? [] : [s[key]]));
+    return values.length ? { [key]: summarize(values) } : {};
+  };
   return {
     system,
     what,
     okMs: summarize(samples.map((s) => s.okMs)),
-    ...(ready.length ? { readyMs: summarize(ready) } : {}),
+    ...optional("readyMs"),
+    ...optional("firstApiMs"),
+    ...optional("firstPageMs"),
+    ...optional("pageRssMiB"),
     idleRssMiB: summarize(samples.map((s) => s.idleRssMiB)),
     cpuMs: summarize(samples.map((s) => s.cpuMs)),
     othersCpuPct: summarize(samples.map((s) => s.othersCpuPct)),
@@ -266,11 +303,11 @@ function markdown(results: {
   const lines = [
     `Run ${results.date} at commit ${results.commit}; ${results.machine.cpus} × ${results.machine.cpuModel}, Debian ${results.machine.os}; Node ${results.versions.node}, nginx ${results.versions.nginx}; ${results.runs} samples per row, interleaved; median (min–max).`,
     "",
-    `| system | start | spawn → first /ok, ms | spawn → first /readyz, ms | RSS ${results.idleSeconds} s after, MiB | CPU until /ok, ms | others' CPU % |`,
-    "|---|---|---:|---:|---:|---:|---:|",
+    `| system | start | spawn → first /ok, ms | spawn → first /readyz, ms | idle RSS ${results.idleSeconds} s after /ok, MiB | CPU until /ok, ms | others' CPU % | then: first API request, ms | first page, ms | RSS after it, MiB |`,
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...results.rows.map(
       (r) =>
-        `| ${r.system} | ${r.what} | ${cell(r.okMs)} | ${cell(r.readyMs)} | ${cell(r.idleRssMiB)} | ${cell(r.cpuMs)} | ${cell(r.othersCpuPct, 1)} |`,
+        `| ${r.system} | ${r.what} | ${cell(r.okMs)} | ${cell(r.readyMs)} | ${cell(r.idleRssMiB)} | ${cell(r.cpuMs)} | ${cell(r.othersCpuPct, 1)} | ${cell(r.firstApiMs)} | ${cell(r.firstPageMs)} | ${cell(r.pageRssMiB)} |`,
     ),
   ];
   return `${lines.join("\n")}\n`;
