@@ -131,6 +131,19 @@ function childrenOf(pid: number): number[] {
   }
 }
 
+/** A reading summed over processes; one that has just gone counts 0. */
+function sumOver(pids: number[], read: (pid: number) => number): number {
+  let sum = 0;
+  for (const pid of pids) {
+    try {
+      sum += read(pid);
+    } catch {
+      // exited between the listing and the reading
+    }
+  }
+  return sum;
+}
+
 const exited = (child: ChildProcess) =>
   child.exitCode !== null ? Promise.resolve() : new Promise<void>((r) => child.once("exit", () => r()));
 
@@ -223,7 +236,7 @@ async function sample(start: (port: number) => Started, readiness: boolean): Pro
   try {
     await firstOk(port, "/ok", server.child);
     const okMs = performance.now() - started;
-    const cpuMs = server.pids().reduce((sum, pid) => sum + processCpuMs(pid), 0);
+    const cpuMs = sumOver(server.pids(), processCpuMs);
     const driver = process.cpuUsage(mine);
     const others = Math.max(0, machineBusyMs() - machine - cpuMs - (driver.user + driver.system) / 1000);
     const okAt = performance.now();
@@ -233,7 +246,11 @@ async function sample(start: (port: number) => Started, readiness: boolean): Pro
       readyMs = performance.now() - started;
     }
     await new Promise((r) => setTimeout(r, Math.max(0, idleMs - (performance.now() - okAt))));
-    const rss = () => server.pids().reduce((sum, pid) => sum + rssKb(pid), 0) / 1024;
+    const rss = () => {
+      if (server.child.exitCode !== null || server.child.signalCode !== null)
+        throw new Error(`the server exited (${server.child.exitCode ?? server.child.signalCode}) while idle`);
+      return sumOver(server.pids(), rssKb) / 1024;
+    };
     const idleRssMiB = rss();
     const result: StartSample = {
       okMs,

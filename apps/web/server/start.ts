@@ -49,10 +49,13 @@ export interface RunningServer {
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
+/** Whether the request is a GET or HEAD of `path` (any query string). */
+const isGet = (req: IncomingMessage, path: string) =>
+  (req.method === "GET" || req.method === "HEAD") && req.url?.split("?", 1)[0] === path;
+
 /** Liveness while the app loads: the same body the app's own `/ok` route sends. */
 function answerLiveness(req: IncomingMessage, res: ServerResponse): boolean {
-  if (req.method !== "GET" && req.method !== "HEAD") return false;
-  if (req.url !== "/ok") return false;
+  if (!isGet(req, "/ok")) return false;
   const body = '{"ok":true}';
   res.writeHead(200, {
     "content-type": "application/json",
@@ -64,8 +67,7 @@ function answerLiveness(req: IncomingMessage, res: ServerResponse): boolean {
 
 /** `/readyz` before the app is loaded: the same checks and answer as its route (http/readiness.ts). */
 function answerReadiness(services: Services, req: IncomingMessage, res: ServerResponse): boolean {
-  if (req.method !== "GET" && req.method !== "HEAD") return false;
-  if (req.url !== "/readyz") return false;
+  if (!isGet(req, "/readyz")) return false;
   import("./http/readiness.ts")
     .then(({ checkReadiness, notReadyMessage }) =>
       checkReadiness(services).then((result) => {
@@ -114,7 +116,7 @@ function closeServer(server: HttpServer): Promise<void> {
 }
 
 /**
- * What start-up imports, heaviest first, one at a time (decision 037): evaluating a module graph
+ * What start-up imports, one part at a time (decision 037): evaluating a module graph
  * holds the event loop, so between them the loop turns and `/ok` is answered. The last entry
  * imports everything the services need (services.ts); the ones before it only split that work.
  */
