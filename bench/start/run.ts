@@ -225,8 +225,29 @@ http {
   };
 }
 
-/** Spawn → first /ok (→ first /readyz), then idle: RSS after idleMs; then stops the process. */
+/** Servers that something else on this shared machine stopped mid-sample (the sample was taken again). */
+let interrupted = 0;
+
+/**
+ * A sample, taken again (up to twice) when the server was stopped from outside while idle — a
+ * signal it did not get from here: other sessions' clean-ups on this machine.
+ */
 async function sample(start: (port: number) => Started, readiness: boolean): Promise<StartSample> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await sampleOnce(start, readiness);
+    } catch (error) {
+      if (!(error instanceof StoppedFromOutside) || attempt === 2) throw error;
+      interrupted++;
+      log(`  ${error.message}: taking the sample again`);
+    }
+  }
+}
+
+class StoppedFromOutside extends Error {}
+
+/** Spawn → first /ok (→ first /readyz), then idle: RSS after idleMs; then stops the process. */
+async function sampleOnce(start: (port: number) => Started, readiness: boolean): Promise<StartSample> {
   await waitForQuiet(quietWaitMs);
   const port = await freePort();
   const machine = machineBusyMs();
@@ -248,7 +269,9 @@ async function sample(start: (port: number) => Started, readiness: boolean): Pro
     await new Promise((r) => setTimeout(r, Math.max(0, idleMs - (performance.now() - okAt))));
     const rss = () => {
       if (server.child.exitCode !== null || server.child.signalCode !== null)
-        throw new Error(`the server exited (${server.child.exitCode ?? server.child.signalCode}) while idle`);
+        throw new StoppedFromOutside(
+          `the server exited (${server.child.exitCode ?? server.child.signalCode}) while idle`,
+        );
       return sumOver(server.pids(), rssKb) / 1024;
     };
     const idleRssMiB = rss();
@@ -315,10 +338,11 @@ function markdown(results: {
   idleSeconds: number;
   machine: ReturnType<typeof machineInfo>;
   versions: Record<string, string>;
+  interrupted: number;
   rows: Row[];
 }): string {
   const lines = [
-    `Run ${results.date} at commit ${results.commit}; ${results.machine.cpus} × ${results.machine.cpuModel}, Debian ${results.machine.os}; Node ${results.versions.node}, nginx ${results.versions.nginx}; ${results.runs} samples per row, interleaved; median (min–max).`,
+    `Run ${results.date} at commit ${results.commit}; ${results.machine.cpus} × ${results.machine.cpuModel}, Debian ${results.machine.os}; Node ${results.versions.node}, nginx ${results.versions.nginx}; ${results.runs} samples per row, interleaved; median (min–max); ${results.interrupted} sample(s) taken again after something else stopped the server.`,
     "",
     `| system | start | spawn → first /ok, ms | spawn → first /readyz, ms | idle RSS ${results.idleSeconds} s after /ok, MiB | CPU until /ok, ms | others' CPU % | then: first API request, ms | first page, ms | RSS after it, MiB |`,
     "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
@@ -390,6 +414,7 @@ async function main() {
     idleSeconds: idleMs / 1000,
     machine: machineInfo(),
     versions: { node: process.version, nginx: toolVersion(["nginx", "-v"], /nginx\/(\S+)/) },
+    interrupted,
     rows: [
       row("Packyard", "fresh data directory, warm compile cache", samples.fresh!),
       row(
