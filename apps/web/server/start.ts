@@ -7,12 +7,7 @@
 // behind it; any other request — `/readyz` included — waits until they are, then is handled as
 // usual. The React Router build is loaded by the first page request, not at start.
 import { existsSync } from "node:fs";
-import {
-  createServer,
-  type Server as HttpServer,
-  type IncomingMessage,
-  type ServerResponse,
-} from "node:http";
+import type { Server as HttpServer, IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -88,9 +83,15 @@ function answerReadiness(services: Services, req: IncomingMessage, res: ServerRe
   return true;
 }
 
+/**
+ * node:http as CommonJS sees it: `import … from "node:http"` evaluates every export, and some
+ * of them load undici and node:http2 (about 100 ms and 13 MB before the socket listens).
+ */
+const http = process.getBuiltinModule("node:http");
+
 function listen(config: Config, listener: Listener): Promise<HttpServer> {
   return new Promise<HttpServer>((resolveServer, reject) => {
-    const server = createServer(listener);
+    const server = http.createServer(listener);
     server.once("error", reject);
     server.listen(config.port, config.host, () => {
       server.off("error", reject);
