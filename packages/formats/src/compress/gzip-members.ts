@@ -5,6 +5,7 @@
 // members").
 import { createHash } from "node:crypto";
 import { gzipSync } from "node:zlib";
+import type { KeyedChunk, ResumableDigests } from "./resumable-digests.ts";
 
 /**
  * A block whose text is rendered only when its key is not cached: the key must identify the text
@@ -35,6 +36,18 @@ export interface GzipDocument {
   sha256: string;
   /** With `sha512: true`. */
   sha512?: string;
+  /** sha256 and sha512 of the .gz file itself, with `digests.gzip`. */
+  gzipDigests?: { sha256: string; sha512: string };
+}
+
+/**
+ * Where a build resumes hashing from the previous build's midstates (resumable-digests.ts):
+ * `open` for the uncompressed document (sha256, then sha512 when asked for), `gzip` for the .gz
+ * (sha256, sha512). Kept by the caller between builds of the same document.
+ */
+export interface GzipDocumentDigests {
+  open: ResumableDigests;
+  gzip?: ResumableDigests;
 }
 
 const EMPTY_MEMBER = gzipSync(Buffer.alloc(0));
@@ -46,32 +59,49 @@ const EMPTY_MEMBER = gzipSync(Buffer.alloc(0));
  */
 export function gzipBlocks(
   blocks: readonly TextBlock[],
-  options: { previous?: GzipMemberCache; next?: GzipMemberCache; sha512?: boolean; level?: number } = {},
+  options: {
+    previous?: GzipMemberCache;
+    next?: GzipMemberCache;
+    sha512?: boolean;
+    level?: number;
+    digests?: GzipDocumentDigests;
+  } = {},
 ): GzipDocument {
-  const sha256 = createHash("sha256");
-  const sha512 = options.sha512 ? createHash("sha512") : undefined;
-  const members: Uint8Array[] = [];
+  const open: KeyedChunk[] = [];
+  const members: KeyedChunk[] = [];
   let size = 0;
   for (const block of blocks) {
     const key = typeof block === "string" ? block : block.key;
     let cached = options.previous?.get(key);
     if (!cached) {
-      const open = Buffer.from(typeof block === "string" ? block : block.text(), "utf8");
-      cached = { open, member: gzipSync(open, { level: options.level ?? 6 }) };
+      const text = Buffer.from(typeof block === "string" ? block : block.text(), "utf8");
+      cached = { open: text, member: gzipSync(text, { level: options.level ?? 6 }) };
     }
     if (cached.open.length === 0) continue;
     options.next?.set(key, cached);
     size += cached.open.length;
-    sha256.update(cached.open);
-    sha512?.update(cached.open);
-    members.push(cached.member);
+    open.push({ key, bytes: cached.open });
+    members.push({ key, bytes: cached.member });
   }
-  return {
-    gzip: members.length === 0 ? Buffer.from(EMPTY_MEMBER) : Buffer.concat(members),
-    size,
-    sha256: sha256.digest("hex"),
-    sha512: sha512?.digest("hex"),
-  };
+  let sha256: string;
+  let sha512: string | undefined;
+  if (options.digests) {
+    [sha256, sha512] = options.digests.open.digest(open) as [string, string | undefined];
+  } else {
+    const hashes = [createHash("sha256"), ...(options.sha512 ? [createHash("sha512")] : [])];
+    for (const chunk of open) for (const hash of hashes) hash.update(chunk.bytes);
+    [sha256, sha512] = hashes.map((hash) => hash.digest("hex")) as [string, string | undefined];
+  }
+  const gzip = members.length === 0 ? Buffer.from(EMPTY_MEMBER) : Buffer.concat(members.map((m) => m.bytes));
+  let gzipDigests: GzipDocument["gzipDigests"];
+  if (options.digests?.gzip) {
+    const [gz256, gz512] = options.digests.gzip.digest(
+      members.length === 0 ? [] : members,
+      members.length === 0 ? gzip : undefined,
+    );
+    gzipDigests = { sha256: gz256!, sha512: gz512! };
+  }
+  return { gzip, size, sha256, sha512: options.sha512 ? sha512 : undefined, gzipDigests };
 }
 
 /** FNV-1a, 32 bits: a cheap, stable hash of a name. */

@@ -8,7 +8,13 @@ import { DAY_MS, DEFAULT_SUITE } from "../../domain/repository-settings.ts";
 import { type MemoryBudget, stringBytes } from "../memory-budget.ts";
 import { type PackageLoader, PackageSets, type ReleasedPackage } from "../package-sets.ts";
 import type { FormatBuilder } from "../publisher.ts";
-import { buildSuite, type GzipBlockCache, type SuitePackage } from "./build-index.ts";
+import {
+  buildSuite,
+  type GzipBlockCache,
+  type IndexDigests,
+  indexDigestsBytes,
+  type SuitePackage,
+} from "./build-index.ts";
 import { detectXzEncoder, type XzBlockCache, type XzEncoder, xzBlockCacheBytes } from "./xz-blocks.ts";
 
 export interface DebRow extends ReleasedPackage, SuitePackage {
@@ -86,6 +92,8 @@ export function createAptBuilder(
         const gzipCache = budget.get<Map<string, GzipBlockCache>>(cacheKey) ?? new Map();
         const xzCacheKey = `blocks/apt-xz/${project.id}/${suite}`;
         const xzCache = budget.get<Map<string, XzBlockCache>>(xzCacheKey) ?? new Map();
+        const digestsKey = `digests/apt/${project.id}/${suite}`;
+        const midstates = budget.get<Map<string, IndexDigests>>(digestsKey) ?? new Map();
         const { files, digests, listed } = await buildSuite({
           // The project's settings (decision 027); its default Label is fixed once the owner's
           // username changed: apt refuses a changed Label (decision 014).
@@ -101,6 +109,7 @@ export function createAptBuilder(
           gzipCache,
           xz: xzEncoder(),
           xzCache,
+          digests: midstates,
         });
         let bytes = 0;
         for (const cache of gzipCache.values()) bytes += gzipMemberCacheBytes(cache);
@@ -108,6 +117,9 @@ export function createAptBuilder(
         let xzBytes = 0;
         for (const cache of xzCache.values()) xzBytes += xzBlockCacheBytes(cache);
         if (xzCache.size > 0) budget.set(xzCacheKey, xzCache, xzBytes);
+        let digestBytes = 0;
+        for (const kept of midstates.values()) digestBytes += indexDigestsBytes(kept);
+        budget.set(digestsKey, midstates, digestBytes);
         built.push({ name: suite, files, digests, listed });
       }
       return built;

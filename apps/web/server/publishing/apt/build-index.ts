@@ -1,15 +1,11 @@
 // Assembles one suite of a project's APT repository from stored stanzas — never by re-reading
 // packages: Packages, Packages.gz and Packages.xz per component and architecture, Release with
 // SHA256 and SHA512 lists, InRelease and Release.gpg signed by every active key.
-import {
-  describeIndexFile,
-  packagesIndexBlocks,
-  type ReleaseFileEntry,
-  renderRelease,
-} from "@packyard/formats/apt/index.ts";
+import { packagesIndexBlocks, type ReleaseFileEntry, renderRelease } from "@packyard/formats/apt/index.ts";
 import { type GzipMemberCache, gzipBlocks } from "@packyard/formats/compress/gzip-members.ts";
+import { ResumableDigests } from "@packyard/formats/compress/resumable-digests.ts";
 import { type SigningKey, signCleartext, signDetachedArmored } from "@packyard/formats/openpgp/index.ts";
-import { type XzBlockCache, type XzEncoder, xzBlocks } from "./xz-blocks.ts";
+import { type XzBlockCache, type XzEncoder, xzDocument } from "./xz-blocks.ts";
 
 export interface SuitePackage {
   /** The stored file's id, when known: its stanza never changes, so blocks are keyed by it. */
@@ -31,6 +27,29 @@ const BASE_ARCHITECTURES = ["amd64", "arm64"];
  * of gzip members, one per block: a publish that adds one package recompresses one block.
  */
 export type GzipBlockCache = GzipMemberCache;
+
+/**
+ * The hashes' midstates of an index's Packages, Packages.gz and Packages.xz from its previous
+ * build: the next build re-hashes each from its first changed block only.
+ */
+export interface IndexDigests {
+  open: ResumableDigests;
+  gzip: ResumableDigests;
+  xz: ResumableDigests;
+}
+
+export function newIndexDigests(): IndexDigests {
+  return {
+    open: new ResumableDigests(["sha256", "sha512"]),
+    gzip: new ResumableDigests(["sha256", "sha512"]),
+    xz: new ResumableDigests(["sha256", "sha512"]),
+  };
+}
+
+/** Roughly the memory IndexDigests keep. */
+export function indexDigestsBytes(digests: IndexDigests): number {
+  return digests.open.bytes() + digests.gzip.bytes() + digests.xz.bytes();
+}
 
 export interface BuiltSuite {
   /** Path relative to dists/<suite>/ → bytes. Includes Release, InRelease and Release.gpg. */
@@ -62,6 +81,8 @@ export async function buildSuite(options: {
   xz: XzEncoder | null;
   /** Compressed xz blocks from the previous build of this suite, per index path; updated in place. */
   xzCache?: Map<string, XzBlockCache>;
+  /** Hash midstates from the previous build of this suite, per index path; updated in place. */
+  digests?: Map<string, IndexDigests>;
   /** Where a Packages.xz that could not be made is reported (console.warn by default). */
   warn?: (message: string) => void;
 }): Promise<BuiltSuite> {
@@ -98,21 +119,42 @@ export async function buildSuite(options: {
   }
   // Packages.xz: the same blocks, compressed (only those not cached) while the next index's
   // gzip members are made; one xz process per index that changed.
-  const xzFiles: Promise<[string, Buffer] | null>[] = [];
+  const xzFiles: Promise<(ReleaseFileEntry & { xz: Buffer }) | null>[] = [];
   for (const component of components) {
     for (const architecture of architectures) {
       const blocks = packagesIndexBlocks(byIndex.get(`${component}/${architecture}`)!);
       const base = `${component}/binary-${architecture}/Packages`;
+      // Midstates are used only with the blocks they hashed: a cache dropped (or never made)
+      // drops them too.
+      let digests = options.digests?.get(base);
+      if (!digests) {
+        digests = newIndexDigests();
+        options.digests?.set(base, digests);
+      }
+      if (!options.gzipCache?.has(base)) {
+        digests.open = new ResumableDigests(["sha256", "sha512"]);
+        digests.gzip = new ResumableDigests(["sha256", "sha512"]);
+      }
+      if (!options.xzCache?.has(base)) digests.xz = new ResumableDigests(["sha256", "sha512"]);
       if (options.xz) {
         const next: XzBlockCache = new Map();
         const previous = options.xzCache?.get(base);
         options.xzCache?.set(base, next);
+        const xzDigests = digests.xz;
         xzFiles.push(
-          xzBlocks(blocks, { encoder: options.xz, previous, next }).then(
-            (xz): [string, Buffer] => [`${base}.xz`, xz],
+          xzDocument(blocks, { encoder: options.xz, previous, next, digests: xzDigests }).then(
+            ({ xz, sha256, sha512 }) => ({
+              path: `${base}.xz`,
+              size: xz.length,
+              sha256: sha256!,
+              sha512: sha512!,
+              xz,
+            }),
             (error: unknown) => {
               // Packages.gz still serves every client: a failed xz costs the .xz, not the publish.
               options.xzCache?.delete(base);
+              // Its midstates name blocks this build did not hash: start afresh next time.
+              digests.xz = new ResumableDigests(["sha256", "sha512"]);
               (options.warn ?? console.warn)(`${base}.xz left out: ${String(error)}`);
               return null;
             },
@@ -120,19 +162,29 @@ export async function buildSuite(options: {
         );
       }
       const next: GzipBlockCache = new Map();
-      const document = gzipBlocks(blocks, { previous: options.gzipCache?.get(base), next, sha512: true });
+      const document = gzipBlocks(blocks, {
+        previous: options.gzipCache?.get(base),
+        next,
+        sha512: true,
+        digests,
+      });
       options.gzipCache?.set(base, next);
       const plain = { path: base, size: document.size, sha256: document.sha256, sha512: document.sha512! };
       listed.push(plain);
-      described.push(plain, describeIndexFile(`${base}.gz`, document.gzip));
+      described.push(plain, {
+        path: `${base}.gz`,
+        size: document.gzip.length,
+        sha256: document.gzipDigests!.sha256,
+        sha512: document.gzipDigests!.sha512,
+      });
       files.set(`${base}.gz`, document.gzip);
     }
   }
   for (const made of await Promise.all(xzFiles)) {
     if (!made) continue;
-    const [path, xz] = made;
-    described.push(describeIndexFile(path, xz));
-    files.set(path, xz);
+    const { xz, ...entry } = made;
+    described.push(entry);
+    files.set(entry.path, xz);
   }
   const release = renderRelease({
     origin: options.origin,

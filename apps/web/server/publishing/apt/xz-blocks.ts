@@ -10,6 +10,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { crc32 } from "node:zlib";
 import type { TextBlock } from "@packyard/formats/compress/gzip-members.ts";
+import type { KeyedChunk, ResumableDigests } from "@packyard/formats/compress/resumable-digests.ts";
 
 /** A compressed xz block (with its padding) and the sizes the stream's index records for it. */
 export interface CachedXzBlock {
@@ -87,8 +88,8 @@ export function splitXzStream(xz: Buffer): CachedXzBlock[] {
   return blocks;
 }
 
-/** One .xz stream holding `blocks` in order. */
-export function assembleXzStream(blocks: readonly CachedXzBlock[]): Buffer {
+/** The .xz stream's bytes before its blocks (header) and after them (index, footer). */
+function streamFrame(blocks: readonly CachedXzBlock[]): { header: Buffer; trailer: Buffer } {
   const header = Buffer.concat([MAGIC, FLAGS, u32le(crc32(FLAGS))]);
   const index: number[] = [0x00];
   writeVarint(blocks.length, index);
@@ -101,7 +102,13 @@ export function assembleXzStream(blocks: readonly CachedXzBlock[]): Buffer {
   const indexField = Buffer.concat([indexBytes, u32le(crc32(indexBytes))]);
   const backward = Buffer.concat([u32le(indexField.length / 4 - 1), FLAGS]);
   const footer = Buffer.concat([u32le(crc32(backward)), backward, Buffer.from("YZ", "latin1")]);
-  return Buffer.concat([header, ...blocks.map((b) => b.block), indexField, footer]);
+  return { header, trailer: Buffer.concat([indexField, footer]) };
+}
+
+/** One .xz stream holding `blocks` in order. */
+export function assembleXzStream(blocks: readonly CachedXzBlock[]): Buffer {
+  const { header, trailer } = streamFrame(blocks);
+  return Buffer.concat([header, ...blocks.map((b) => b.block), trailer]);
 }
 
 /**
@@ -112,12 +119,25 @@ export async function xzBlocks(
   blocks: readonly TextBlock[],
   options: { encoder: XzEncoder; previous?: XzBlockCache; next?: XzBlockCache },
 ): Promise<Buffer> {
+  return (await xzDocument(blocks, options)).xz;
+}
+
+/**
+ * xzBlocks, and with `digests` (sha256, sha512; kept between builds of the same file) the
+ * stream's digests, re-hashed from the first changed block only.
+ */
+export async function xzDocument(
+  blocks: readonly TextBlock[],
+  options: { encoder: XzEncoder; previous?: XzBlockCache; next?: XzBlockCache; digests?: ResumableDigests },
+): Promise<{ xz: Buffer; sha256?: string; sha512?: string }> {
   const found: (CachedXzBlock | undefined)[] = [];
+  const keys: string[] = [];
   const missing: { index: number; key: string; open: Buffer }[] = [];
   for (const block of blocks) {
     const key = typeof block === "string" ? block : block.key;
     const cached = options.previous?.get(key);
     found.push(cached);
+    keys.push(key);
     if (cached) {
       options.next?.set(key, cached);
     } else {
@@ -137,7 +157,22 @@ export async function xzBlocks(
       options.next?.set(m.key, block);
     });
   }
-  return assembleXzStream(found.filter((b): b is CachedXzBlock => b !== undefined));
+  const used: CachedXzBlock[] = [];
+  const chunks: KeyedChunk[] = [];
+  found.forEach((block, i) => {
+    if (!block) return;
+    used.push(block);
+    chunks.push({ key: keys[i]!, bytes: block.block });
+  });
+  const { header, trailer } = streamFrame(used);
+  const xz = Buffer.concat([header, ...used.map((b) => b.block), trailer]);
+  if (!options.digests) return { xz };
+  // The header never changes: it is the first chunk, under a key no block has.
+  const [sha256, sha512] = options.digests.digest(
+    [{ key: "\u0000xz-header", bytes: header }, ...chunks],
+    trailer,
+  );
+  return { xz, sha256, sha512 };
 }
 
 /** Compresses with xz(1): every text its own block, through --block-list. */
