@@ -48,3 +48,30 @@ export function chunkSums(values: readonly number[], size: number): number[] {
     sums.push(values.slice(i, i + step).reduce((a, b) => a + b, 0));
   return sums;
 }
+
+/** A system's step in an interleaved comparison; `after` runs untimed after each of its samples. */
+export interface InterleavedStep {
+  step: (i: number) => Promise<Sample> | Sample;
+  after?: (i: number) => Promise<void>;
+}
+
+/**
+ * Interleaved samples (issue 16): sample i of every system, then sample i + 1 of every system
+ * (A, B, A, B, …), so the shared machine's load falls on all alike; each after waiting (up to
+ * quietWaitMs) for a quiet machine, with the others' CPU accounted.
+ */
+export async function interleave(
+  count: number,
+  quietWaitMs: number,
+  systems: readonly InterleavedStep[],
+): Promise<Sample[][]> {
+  const samples: Sample[][] = systems.map(() => []);
+  for (let i = 0; i < count; i++) {
+    for (const [s, system] of systems.entries()) {
+      await waitForQuiet(quietWaitMs);
+      samples[s]!.push(await accounted(() => system.step(i)));
+      await system.after?.(i);
+    }
+  }
+  return samples;
+}

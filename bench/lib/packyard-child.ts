@@ -17,7 +17,8 @@
 // serve: starts the server on the seeded <dataDir> and answers the driver over IPC:
 //   {cmd:"publish"}  → runs the repository publisher's publish(projectId) — a full build from the
 //                      stored package rows — and reports its time and this process's peak RSS
-//   {cmd:"settle"}   → full GC, then resets VmHWM so the next step's peak is its own
+//   {cmd:"settle"}   → resets VmHWM so the next step's peak is its own (no forced GC: a
+//                      running server's samples carry the garbage they make, issue 16)
 //   {cmd:"instrument"} → wraps a few service methods with timers (profile runs only)
 //   {cmd:"timings"}  → returns and clears what the wrappers recorded
 //   {cmd:"cpuprofile-start"} / {cmd:"cpuprofile-stop", file} → V8 CPU profile of this process
@@ -57,7 +58,6 @@ function publisherOf(server: LiveServer): Publisher {
     throw new Error("no repository publisher in services (expected services.apt or services.repos)");
   return found;
 }
-const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 
 /** What the driver may set for the server (bench/scale: PostgreSQL and S3); unset, it runs embedded. */
 const passedOn = (name: string) =>
@@ -221,13 +221,11 @@ async function serve(stateFile: string) {
     try {
       switch (message.cmd) {
         case "settle": {
-          gc();
           resetPeakRss("self");
           send({ ok: true, rssKb: rssKb("self") });
           break;
         }
         case "publish": {
-          gc();
           resetPeakRss("self");
           const before = rssKb("self");
           const cpu = process.cpuUsage();

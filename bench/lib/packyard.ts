@@ -170,7 +170,7 @@ export class PackyardServer {
   ): Promise<Sample> {
     const bytes = readFileSync(file.path);
     const before = probe.fingerprint(await this.#entry(probe));
-    // A full GC and a fresh high-water mark first (left out while CPU-profiling).
+    // A fresh high-water mark first (left out while CPU-profiling); no forced GC.
     const settled = options.settle === false ? { rssKb: 0 } : await this.call("settle");
     const serverCpu = processCpuMs(this.pid);
     const clientCpu = process.cpuUsage();

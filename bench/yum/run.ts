@@ -1,18 +1,26 @@
-// YUM publishing benchmark: Packyard against createrepo_c (full, and --update), at 1,000 and
-// 10,000 small .rpm packages, in one run. See README.md beside this file for what every number
-// means.
+// YUM publishing benchmark: Packyard against createrepo_c (full, and --update), at 1,000,
+// 10,000 and 50,000 small .rpm packages, in one run. See README.md beside this file for what
+// every number means. Every comparison interleaves the systems' samples (Packyard,
+// createrepo_c, Packyard, …); Packyard's (b) is shown beside its floor (bench/lib/floor.ts).
 //
 //   export PATH=$PWD/node_modules/.bin:$PATH
-//   node bench/yum/run.ts [--sizes 1000,10000] [--runs 7] [--dir /tmp/packyard-bench-yum]
+//   node bench/yum/run.ts [--sizes 1000,10000,50000] [--runs 7] [--dir /tmp/packyard-bench-yum]
 //                         [--rpm-cache /tmp/packyard-bench-rpms] [--quiet-wait 2] [--no-profile]
 //                         [--keep] [--out bench/yum/results/latest.json]
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { PublishFloor } from "../lib/floor.ts";
 import { makeGpgKey, stopGpgAgent } from "../lib/gpg.ts";
-import { measure as measure_, type Row, row } from "../lib/measure.ts";
+import {
+  type InterleavedStep,
+  interleave as interleave_,
+  measure as measure_,
+  type Row,
+  row,
+} from "../lib/measure.ts";
 import { PackyardServer, seedPackyard } from "../lib/packyard.ts";
-import type { Sample } from "../lib/proc.ts";
+import { type Sample, summarize } from "../lib/proc.ts";
 import { type ReportInput, renderMarkdown } from "../lib/report.ts";
 import {
   checkPackyardPrerequisites,
@@ -23,12 +31,12 @@ import {
   toolVersion as version,
 } from "../lib/run-info.ts";
 import { Createrepo } from "./lib/createrepo.ts";
-import { yumEntry } from "./lib/packyard.ts";
+import { yumEntry, yumFloorInput } from "./lib/packyard.ts";
 import { benchRpms, newRpms } from "./lib/rpms.ts";
 
 const { values: args } = parseArgs({
   options: {
-    sizes: { type: "string", default: "1000,10000" },
+    sizes: { type: "string", default: "1000,10000,50000" },
     runs: { type: "string", default: "7" },
     dir: { type: "string", default: "/tmp/packyard-bench-yum" },
     "rpm-cache": { type: "string", default: "/tmp/packyard-bench-rpms" },
@@ -49,6 +57,15 @@ const scratch = join(dir, "scratch");
 const log = logger();
 const measure = (count: number, step: (i: number) => Promise<Sample> | Sample) =>
   measure_(count, quietWaitMs, step);
+const interleave = (count: number, systems: readonly InterleavedStep[]) =>
+  interleave_(count, quietWaitMs, systems);
+
+interface Ratio {
+  what: string;
+  value: number;
+  target: string;
+  met: boolean;
+}
 
 function preflight() {
   const missing = missingTools(["createrepo_c", "rpmbuild", "rpmsign", "gpg", "gpgconf"]);
@@ -63,7 +80,7 @@ async function main() {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(scratch, { recursive: true });
   const results: ReportInput & {
-    sizes: Record<number, { rows: Row[]; setupSeconds: Record<string, number> }>;
+    sizes: Record<number, { rows: Row[]; setupSeconds: Record<string, number>; ratios: Ratio[] }>;
   } = {
     date: new Date().toISOString(),
     commit: commitOf(args.commit),
@@ -89,46 +106,106 @@ async function main() {
   log("gpg: making an RSA-3072 signing key for createrepo_c's repomd.xml.asc and rpmsign");
   const gpg = makeGpgKey(dir);
 
+  const floor = await PublishFloor.create();
   try {
     for (const size of sizes) {
       const rpms = allRpms.slice(0, size);
       const rows: Row[] = [];
       const setupSeconds: Record<string, number> = {};
-      results.sizes[size] = { rows, setupSeconds };
+      const ratios: Ratio[] = [];
+      results.sizes[size] = { rows, setupSeconds, ratios };
+      const median = (samples: readonly Sample[]) => summarize(samples.map((x) => x.ms)).median;
 
-      // ---- Packyard ----
+      // ---- set-up, not compared ----
       const dataDir = join(dir, `packyard-${size}`);
       log(`[${size}] Packyard: seeding ${size} packages through uploadFile (each .rpm signed)`);
       const seeded = seedPackyard(dataDir, rpms, scratch);
       setupSeconds["Packyard seed (uploadFile × N, .rpm signed)"] = seeded.seedMs / 1000;
       setupSeconds["Packyard first publish"] = seeded.firstPublishMs / 1000;
+      log(`[${size}] createrepo_c: set-up (hard links, first build)`);
+      const cr = new Createrepo(join(dir, `createrepo-${size}`), gpg, scratch);
+      setupSeconds["createrepo_c first build (hard links + createrepo_c + gpg)"] = cr.setup(rpms) / 1000;
+      cr.check("createrepo_c set-up", size);
+
       const server = await PackyardServer.start(dataDir, scratch);
       try {
         log(
-          `[${size}] Packyard: (a) full build × ${runs}, idle RSS ${(server.idleRssKb / 1024).toFixed(0)} MiB`,
+          `[${size}] (a) full build × ${runs}, interleaved; Packyard idle RSS ${(server.idleRssKb / 1024).toFixed(0)} MiB`,
         );
         const first = await server.fullBuild();
         setupSeconds["Packyard first build in the serving process (not in the table)"] = first.ms / 1000;
+        const [builds, full, update] = await interleave(runs, [
+          { step: () => server.fullBuild() },
+          { step: () => cr.full() },
+          { step: () => cr.update() },
+        ]);
+        cr.check("createrepo_c (a)", size);
         rows.push(
           row(
             "a",
             "Packyard",
             "publish(projectId), repeated in the running server: stored yum_package rows → signed repodata",
-            await measure(runs, () => server.fullBuild()),
+            builds!,
           ),
+          row("a", "createrepo_c", "full run over the N .rpm files + gpg --detach-sign repomd.xml", full!),
+          row("a", "createrepo_c", "--update, nothing new + gpg --detach-sign repomd.xml", update!),
         );
 
-        log(`[${size}] Packyard: (b) PUT → new repomd.xml × ${runs}`);
+        log(`[${size}] (b) one more package × ${runs}, interleaved`);
         await server.warmUp(yumEntry);
         // One unrecorded upload first, so the route's code is warm like a running server's.
         await server.addOne(fresh[runs]!, "2.0.warmup", yumEntry);
+        const floors: Sample[] = [];
+        const [adds, crAdds, crSignedAdds] = await interleave(runs, [
+          {
+            step: (i) => server.addOne(fresh[i]!, `2.0.${i}`, yumEntry),
+            // Untimed: the floor of the publish just measured, on the files it served.
+            after: async () => {
+              floors.push(await floor.measure(await yumFloorInput(server)));
+            },
+          },
+          { step: (i) => cr.addOne(fresh[i]!, { signRpm: false }) },
+          { step: (i) => cr.addOne(fresh[runs + i]!, { signRpm: true }) },
+        ]);
+        cr.check(
+          "createrepo_c (b)",
+          size + 2 * runs,
+          fresh.slice(0, 2 * runs).map((r) => r.name),
+        );
         rows.push(
+          row("b", "Packyard", "HTTP PUT of the .rpm (signed on upload) → new repomd.xml served", adds!),
           row(
             "b",
-            "Packyard",
-            "HTTP PUT of the .rpm (signed on upload) → new repomd.xml served",
-            await measure(runs, (i) => server.addOne(fresh[i]!, `2.0.${i}`, yumEntry)),
+            "floor",
+            "hash (SHA256) the three new .xml.gz and their XML, and repomd.xml; sign repomd.xml.asc",
+            floors,
           ),
+          row(
+            "b",
+            "createrepo_c",
+            "cp of the .rpm + createrepo_c --update + gpg --detach-sign repomd.xml",
+            crAdds!,
+          ),
+          row(
+            "b",
+            "createrepo_c",
+            "the same + rpmsign --addsign of the .rpm (what Packyard's upload does)",
+            crSignedAdds!,
+          ),
+        );
+        ratios.push(
+          {
+            what: "(b) Packyard ÷ its floor",
+            value: median(adds!) / median(floors),
+            target: "≤ 1.5",
+            met: median(adds!) / median(floors) <= 1.5,
+          },
+          {
+            what: "(b) createrepo_c --update (+ rpmsign) ÷ Packyard",
+            value: median(crSignedAdds!) / median(adds!),
+            target: "(none; APT's is ≥ 5)",
+            met: true,
+          },
         );
 
         if (profiling && size === largest) {
@@ -146,61 +223,28 @@ async function main() {
       } finally {
         await server.stop();
       }
-      log(`[${size}] Packyard: (a) first build in a fresh server process × ${runs}`);
+      log(
+        `[${size}] (a) first build in a fresh server process × ${runs}, interleaved with createrepo_c --update`,
+      );
+      const [cold, coldPeer] = await interleave(runs, [
+        { step: () => PackyardServer.coldBuild(dataDir, scratch) },
+        { step: () => cr.update() },
+      ]);
       rows.push(
         row(
           "a",
           "Packyard",
           "publish(projectId), the first in a fresh server process (no in-memory caches, cold JIT)",
-          await measure(runs, () => PackyardServer.coldBuild(dataDir, scratch)),
+          cold!,
         ),
+        row("a", "createrepo_c", "--update, nothing new + gpg, beside the fresh-process build", coldPeer!),
       );
-
-      // ---- createrepo_c ----
-      log(`[${size}] createrepo_c: set-up (hard links, first build)`);
-      const cr = new Createrepo(join(dir, `createrepo-${size}`), gpg, scratch);
-      setupSeconds["createrepo_c first build (hard links + createrepo_c + gpg)"] = cr.setup(rpms) / 1000;
-      cr.check("createrepo_c set-up", size);
-      log(`[${size}] createrepo_c: (a) full × ${runs}, --update × ${runs}`);
-      const full: Sample[] = [];
-      const update: Sample[] = [];
-      for (let i = 0; i < runs; i++) {
-        full.push(...(await measure(1, () => cr.full())));
-        update.push(...(await measure(1, () => cr.update())));
-      }
-      cr.check("createrepo_c (a)", size);
-      rows.push(
-        row("a", "createrepo_c", "full run over the N .rpm files + gpg --detach-sign repomd.xml", full),
-      );
-      rows.push(row("a", "createrepo_c", "--update, nothing new + gpg --detach-sign repomd.xml", update));
-
-      log(`[${size}] createrepo_c: (b) cp + --update × ${runs}, rpmsign + cp + --update × ${runs}`);
-      rows.push(
-        row(
-          "b",
-          "createrepo_c",
-          "cp of the .rpm + createrepo_c --update + gpg --detach-sign repomd.xml",
-          await measure(runs, (i) => cr.addOne(fresh[i]!, { signRpm: false })),
-        ),
-      );
-      cr.check(
-        "createrepo_c (b)",
-        size + runs,
-        fresh.slice(0, runs).map((r) => r.name),
-      );
-      rows.push(
-        row(
-          "b",
-          "createrepo_c",
-          "the same + rpmsign --addsign of the .rpm (what Packyard's upload does)",
-          await measure(runs, (i) => cr.addOne(fresh[runs + i]!, { signRpm: true })),
-        ),
-      );
-      cr.check(
-        "createrepo_c (b, rpmsign)",
-        size + 2 * runs,
-        fresh.slice(runs, 2 * runs).map((r) => r.name),
-      );
+      ratios.push({
+        what: "(a) first build in a fresh process ÷ createrepo_c --update",
+        value: median(cold!) / median(coldPeer!),
+        target: "(none)",
+        met: true,
+      });
 
       if (!args.keep) {
         for (const name of [`packyard-${size}`, `createrepo-${size}`])
@@ -213,12 +257,25 @@ async function main() {
 
   mkdirSync(dirname(args.out), { recursive: true });
   writeFileSync(args.out, `${JSON.stringify(results, null, 2)}\n`);
-  const markdown = renderMarkdown(results, {
+  const markdown = `${renderMarkdown(results, {
     node: "Node",
     createrepo: "createrepo_c",
     rpm: "rpm",
     gpg: "gpg",
-  });
+  })}
+Ratios (medians of the interleaved samples above):
+
+| N | ratio | value | target | met |
+|---:|---|---:|---|---|
+${Object.entries(results.sizes)
+  .flatMap(([size, { ratios }]) =>
+    ratios.map(
+      (r) =>
+        `| ${Number(size).toLocaleString("en-US")} | ${r.what} | ${r.value.toFixed(2)} | ${r.target} | ${r.met ? "yes" : "no"} |`,
+    ),
+  )
+  .join("\n")}
+`;
   writeFileSync(args.out.replace(/\.json$/, ".md"), markdown);
   process.stdout.write(markdown);
   log(`done; results in ${args.out}`);

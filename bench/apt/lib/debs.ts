@@ -2,6 +2,7 @@
 // (ar + control.tar.gz + data.tar.gz holding one script), written once to disk so every tool
 // reads the very same bytes. N distinct package names, because reprepro keeps one version per
 // name and architecture in a distribution: each tool's repository really holds N packages.
+import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildTestDeb } from "../../../packages/formats/src/deb/test-deb-builder.ts";
@@ -56,6 +57,30 @@ export function writeNewDebs(dir: string, count: number, tag: string): BenchDeb[
   const debs: BenchDeb[] = [];
   for (let i = 1; i <= count; i++) {
     debs.push(writeDeb(dir, `bench-new-${tag}-${String(i).padStart(3, "0")}`, "2.0.0-1", 100_000 + i));
+  }
+  return debs;
+}
+
+/**
+ * (b) with a large package: `count` .deb files of about `mib` MiB each (distinct names, one
+ * incompressible data file), so the upload's speed shows in the publish time.
+ */
+export function writeBigDebs(dir: string, count: number, mib: number): BenchDeb[] {
+  mkdirSync(dir, { recursive: true });
+  const data = randomBytes(mib * 1024 * 1024);
+  const debs: BenchDeb[] = [];
+  for (let i = 1; i <= count; i++) {
+    const name = `bench-big-${String(i).padStart(3, "0")}`;
+    const bytes = buildTestDeb({
+      control: control(name, "1.0.0-1", 200_000 + i),
+      dataFiles: [{ name: `./usr/share/${name}/blob`, data }],
+      // Random bytes do not compress: stored as they are (data.tar.xz would take minutes).
+      dataCompression: "none",
+    });
+    const filename = `${name}_1.0.0-1_amd64.deb`;
+    const path = join(dir, filename);
+    writeFileSync(path, bytes);
+    debs.push({ name, version: "1.0.0-1", filename, path });
   }
   return debs;
 }

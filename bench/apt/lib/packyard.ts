@@ -1,6 +1,7 @@
 // The APT side of the end-to-end publish (b): poll dists/stable/InRelease until it names a new
 // main/binary-amd64/Packages, then fetch that Packages by hash and check it lists the package.
-import type { EntryProbe } from "../../lib/packyard.ts";
+import type { FloorInput } from "../../lib/floor.ts";
+import type { EntryProbe, PackyardServer } from "../../lib/packyard.ts";
 
 export const aptEntry: EntryProbe = {
   entry: "deb/dists/stable/InRelease",
@@ -20,4 +21,46 @@ export function packagesHash(inRelease: string): string {
   const match = /^ ([0-9a-f]{64}) +\d+ main\/binary-amd64\/Packages$/m.exec(inRelease);
   if (!match) throw new Error("InRelease lists no main/binary-amd64/Packages");
   return match[1]!;
+}
+
+/** The SHA256 of an index file listed in an InRelease (relative to dists/stable/), if listed. */
+function listedHash(inRelease: string, path: string): string | undefined {
+  const sha256 = inRelease.slice(inRelease.indexOf("\nSHA256:"));
+  const escaped = path.replace(/[.]/g, "\\.");
+  return new RegExp(`^ ([0-9a-f]{64}) +\\d+ ${escaped}$`, "m").exec(sha256)?.[1];
+}
+
+/**
+ * What the publish just measured produced anew, for its floor (bench/lib/floor.ts): the
+ * uncompressed Packages of main/binary-amd64, its .gz and .xz (fetched by hash, so all of one
+ * generation) and Release; each hashed with SHA256 and SHA512, as Release lists them.
+ */
+export async function aptFloorInput(server: PackyardServer): Promise<FloorInput> {
+  const get = async (path: string) => {
+    const res = await server.download(path);
+    if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
+    return new Uint8Array(await res.arrayBuffer());
+  };
+  const inRelease = await get("deb/dists/stable/InRelease").then((b) => Buffer.from(b).toString("utf8"));
+  const release = inRelease.slice(
+    inRelease.indexOf("\n\n") + 2,
+    inRelease.indexOf("\n-----BEGIN PGP SIGNATURE"),
+  );
+  const algorithms = ["sha256", "sha512"] as const;
+  const hashed: FloorInput["hashed"] = [];
+  for (const path of [
+    "main/binary-amd64/Packages",
+    "main/binary-amd64/Packages.gz",
+    "main/binary-amd64/Packages.xz",
+  ]) {
+    const hash = listedHash(inRelease, path);
+    if (!hash) continue;
+    hashed.push({
+      path,
+      bytes: await get(`deb/dists/stable/main/binary-amd64/by-hash/SHA256/${hash}`),
+      algorithms,
+    });
+  }
+  hashed.push({ path: "Release", bytes: Buffer.from(`${release}\n`), algorithms });
+  return { hashed, entry: `${release}\n`, signatures: "cleartext+detached" };
 }
