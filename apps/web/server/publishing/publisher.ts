@@ -39,6 +39,8 @@ export type RepositoryFormat = "apt" | "yum";
 
 export interface BuildContext {
   db: Db;
+  /** The index store: a builder may read the served generation's files back (APT's blocks). */
+  store?: BlobStore;
   /** apt: what its Release files say (domain/repository-settings.ts). */
   project: { id: string; name: string; slug: string; username: string; apt: AptReleaseSettings };
   keys: SigningKeyService;
@@ -230,6 +232,7 @@ export class RepositoryPublisher {
           .execute();
         const repositories = await builder.build({
           db: this.#db,
+          store: this.#store,
           project: {
             ...project,
             username: project.username ?? "",

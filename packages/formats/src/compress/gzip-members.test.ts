@@ -5,7 +5,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { type GzipMemberCache, gzipBlocks, type KeyedBlock, splitIntoBlocks } from "./gzip-members.ts";
+import {
+  type GzipMemberCache,
+  gzipBlocks,
+  type KeyedBlock,
+  splitGzipMembers,
+  splitIntoBlocks,
+} from "./gzip-members.ts";
 
 const names = Array.from({ length: 400 }, (_, i) => `pkg-${String(i).padStart(4, "0")}`);
 const text = (name: string) => `Package: ${name}\nVersion: 1.0 ✓\n\n`;
@@ -85,5 +91,16 @@ describe("splitIntoBlocks", () => {
   it("caps a block at four times the block size when no name starts one", () => {
     const blocks = splitIntoBlocks(names, { name: () => "same", id: (n) => n }, 8);
     expect(Math.max(...blocks.map((b) => b.items.length))).toBeLessThanOrEqual(32);
+  });
+});
+
+describe("splitGzipMembers", () => {
+  it("gives back gzipBlocks' members and the bytes each holds", () => {
+    const blocks = ["Package: a\n", "\nPackage: b\n", "\nPackage: c\n".repeat(500)];
+    const { gzip } = gzipBlocks(blocks);
+    const members = splitGzipMembers(gzip);
+    expect(members.map((m) => m.open.toString("utf8"))).toEqual(blocks);
+    expect(Buffer.concat(members.map((m) => m.member))).toEqual(gzip);
+    expect(() => splitGzipMembers(gzip.subarray(0, gzip.length - 3))).toThrow(/truncated/);
   });
 });

@@ -4,7 +4,7 @@
 // consecutive members as one stream (RFC 1952 §2.2: "a gzip file consists of a series of
 // members").
 import { createHash } from "node:crypto";
-import { gzipSync } from "node:zlib";
+import { gzipSync, inflateRawSync } from "node:zlib";
 import type { KeyedChunk, ResumableDigests } from "./resumable-digests.ts";
 
 /**
@@ -102,6 +102,36 @@ export function gzipBlocks(
     gzipDigests = { sha256: gz256!, sha512: gz512! };
   }
   return { gzip, size, sha256, sha512: options.sha512 ? sha512 : undefined, gzipDigests };
+}
+
+/**
+ * The members of a .gz file that gzipBlocks made (each with the 10-byte header gzipSync writes,
+ * no optional fields), with the bytes each holds: a fresh process takes the blocks of the
+ * published file back instead of compressing them again. Throws on any other layout.
+ */
+export function splitGzipMembers(gzip: Uint8Array): { open: Buffer; member: Uint8Array }[] {
+  const bytes = Buffer.from(gzip.buffer, gzip.byteOffset, gzip.byteLength);
+  const members: { open: Buffer; member: Uint8Array }[] = [];
+  let offset = 0;
+  while (offset < bytes.length) {
+    if (
+      bytes[offset] !== 0x1f ||
+      bytes[offset + 1] !== 0x8b ||
+      bytes[offset + 2] !== 8 ||
+      bytes[offset + 3] !== 0
+    )
+      throw new Error("gzip: not a member gzipBlocks wrote");
+    const inflated = inflateRawSync(bytes.subarray(offset + 10), { info: true }) as unknown as {
+      buffer: Buffer;
+      engine: { bytesWritten: number };
+    };
+    const end = offset + 10 + inflated.engine.bytesWritten + 8;
+    if (end > bytes.length || bytes.readUInt32LE(end - 4) !== inflated.buffer.length % 2 ** 32)
+      throw new Error("gzip: truncated member");
+    members.push({ open: inflated.buffer, member: bytes.subarray(offset, end) });
+    offset = end;
+  }
+  return members;
 }
 
 /** FNV-1a, 32 bits: a cheap, stable hash of a name. */

@@ -15,6 +15,7 @@ import {
   indexDigestsBytes,
   type SuitePackage,
 } from "./build-index.ts";
+import { restoreServedBlocks } from "./restore-blocks.ts";
 import { detectXzEncoder, type XzBlockCache, type XzEncoder, xzBlockCacheBytes } from "./xz-blocks.ts";
 
 export interface DebRow extends ReleasedPackage, SuitePackage {
@@ -74,7 +75,7 @@ export function createAptBuilder(
   });
   return {
     format: "apt",
-    async build({ db, project, signers, date, published }) {
+    async build({ db, store, project, signers, date, published }) {
       const rows = await packageSets.current(db, project.id);
       const bySuite = new Map<string, DebRow[]>();
       // A suite whose packages were all yanked or deleted is republished empty, not left stale.
@@ -89,11 +90,16 @@ export function createAptBuilder(
       const { apt } = project;
       for (const [suite, packages] of bySuite) {
         const cacheKey = `blocks/apt/${project.id}/${suite}`;
-        const gzipCache = budget.get<Map<string, GzipBlockCache>>(cacheKey) ?? new Map();
+        const kept = budget.get<Map<string, GzipBlockCache>>(cacheKey);
+        const gzipCache = kept ?? new Map();
         const xzCacheKey = `blocks/apt-xz/${project.id}/${suite}`;
         const xzCache = budget.get<Map<string, XzBlockCache>>(xzCacheKey) ?? new Map();
         const digestsKey = `digests/apt/${project.id}/${suite}`;
         const midstates = budget.get<Map<string, IndexDigests>>(digestsKey) ?? new Map();
+        // A fresh process (or a suite the budget dropped): the served files' blocks, not a
+        // compression of every block again.
+        const restored =
+          kept || !store ? undefined : await restoreServedBlocks(db, store, project.id, suite, console.warn);
         const { files, digests, listed } = await buildSuite({
           // The project's settings (decision 027); its default Label is fixed once the owner's
           // username changed: apt refuses a changed Label (decision 014).
@@ -110,6 +116,7 @@ export function createAptBuilder(
           xz: xzEncoder(),
           xzCache,
           digests: midstates,
+          restored,
         });
         let bytes = 0;
         for (const cache of gzipCache.values()) bytes += gzipMemberCacheBytes(cache);

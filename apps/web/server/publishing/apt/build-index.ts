@@ -5,6 +5,7 @@ import { packagesIndexBlocks, type ReleaseFileEntry, renderRelease } from "@pack
 import { type GzipMemberCache, gzipBlocks } from "@packyard/formats/compress/gzip-members.ts";
 import { ResumableDigests } from "@packyard/formats/compress/resumable-digests.ts";
 import { type SigningKey, signCleartext, signDetachedArmored } from "@packyard/formats/openpgp/index.ts";
+import type { RestoredBlocks } from "./restore-blocks.ts";
 import { type XzBlockCache, type XzEncoder, xzDocument } from "./xz-blocks.ts";
 
 export interface SuitePackage {
@@ -81,6 +82,8 @@ export async function buildSuite(options: {
   xz: XzEncoder | null;
   /** Compressed xz blocks from the previous build of this suite, per index path; updated in place. */
   xzCache?: Map<string, XzBlockCache>;
+  /** The served generation's blocks by text, for indexes with no cached blocks (restore-blocks.ts). */
+  restored?: RestoredBlocks;
   /** Hash midstates from the previous build of this suite, per index path; updated in place. */
   digests?: Map<string, IndexDigests>;
   /** Where a Packages.xz that could not be made is reported (console.warn by default). */
@@ -136,9 +139,25 @@ export async function buildSuite(options: {
         digests.gzip = new ResumableDigests(["sha256", "sha512"]);
       }
       if (!options.xzCache?.has(base)) digests.xz = new ResumableDigests(["sha256", "sha512"]);
+      let previousGzip = options.gzipCache?.get(base);
+      let previousXz = options.xzCache?.get(base);
+      const restored = options.restored?.get(base);
+      if (restored && (!previousGzip || !previousXz)) {
+        // No blocks kept from a previous build: those of the served files, matched by text.
+        const gzip: GzipBlockCache = new Map();
+        const xz: XzBlockCache = new Map();
+        for (const block of blocks) {
+          const found = restored.get(block.text());
+          if (!found) continue;
+          gzip.set(block.key, found.gzip);
+          if (found.xz) xz.set(block.key, found.xz);
+        }
+        previousGzip ??= gzip;
+        previousXz ??= xz;
+      }
       if (options.xz) {
         const next: XzBlockCache = new Map();
-        const previous = options.xzCache?.get(base);
+        const previous = previousXz;
         options.xzCache?.set(base, next);
         const xzDigests = digests.xz;
         xzFiles.push(
@@ -163,7 +182,7 @@ export async function buildSuite(options: {
       }
       const next: GzipBlockCache = new Map();
       const document = gzipBlocks(blocks, {
-        previous: options.gzipCache?.get(base),
+        previous: previousGzip,
         next,
         sha512: true,
         digests,
