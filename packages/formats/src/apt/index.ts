@@ -3,9 +3,11 @@ export { AptIndexError, type AptIndexErrorCode, aptIndexErrorCodes } from "./apt
 export {
   comparePackagesIndexEntries,
   type PackagesIndexEntry,
+  type PackagesIndexOrder,
   packagesIndexBlocks,
   renderPackagesIndex,
   renderPackagesIndexBlocks,
+  sortPackagesIndexEntries,
 } from "./packages-index.ts";
 export { type PoolFileFacts, renderPackagesStanza, repositoryOwnedFields } from "./packages-stanza.ts";
 export {

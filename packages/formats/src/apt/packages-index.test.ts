@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { AptIndexError } from "./apt-index-error.ts";
 import {
+  comparePackagesIndexEntries,
   type PackagesIndexEntry,
   packagesIndexBlocks,
   renderPackagesIndex,
   renderPackagesIndexBlocks,
+  sortPackagesIndexEntries,
 } from "./packages-index.ts";
 
 function entry(name: string, version: string, architecture: string): PackagesIndexEntry {
@@ -135,5 +137,31 @@ describe("renderPackagesIndexBlocks", () => {
         .join("")
         .match(/Package:/g),
     ).toHaveLength(1);
+  });
+});
+
+describe("sortPackagesIndexEntries", () => {
+  const full = (entries: readonly PackagesIndexEntry[]) => [...entries].sort(comparePackagesIndexEntries);
+
+  it("sorts from the previous order what was added, without what was removed, as a full sort would", () => {
+    const base = Array.from({ length: 40 }, (_, i) =>
+      entry(`pkg-${String((i * 7) % 40).padStart(2, "0")}`, `1.${i % 3}-1`, i % 5 ? "amd64" : "all"),
+    );
+    let order = sortPackagesIndexEntries(base);
+    expect(order.sorted).toEqual(full(base));
+    const steps: PackagesIndexEntry[][] = [
+      [entry("aaa", "1", "amd64"), ...base],
+      [...base, entry("zzz", "1", "amd64")],
+      [entry("pkg-10", "1.0~rc1-1", "amd64"), entry("pkg-10", "2.0-1", "amd64"), ...base.slice(5)],
+      base.slice(10),
+      base.slice(10),
+    ];
+    for (const entries of steps) {
+      const next = sortPackagesIndexEntries(entries, order);
+      expect(next.sorted).toEqual(full(entries));
+      // The same objects, so the next build can start from this one.
+      expect(next.sorted.every((e) => next.members.has(e))).toBe(true);
+      order = next;
+    }
   });
 });

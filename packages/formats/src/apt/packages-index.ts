@@ -47,6 +47,41 @@ export function renderPackagesIndex(entries: readonly PackagesIndexEntry[]): str
   return sorted.map((entry) => `${entry.stanza.replace(/\n*$/, "")}\n`).join("\n");
 }
 
+/** Entries in index order, and the same entries as a set: what the next sort starts from. */
+export interface PackagesIndexOrder<T extends PackagesIndexEntry = PackagesIndexEntry> {
+  sorted: T[];
+  members: Set<T>;
+}
+
+/**
+ * `entries` in index order (comparePackagesIndexEntries). Given the order of the previous build
+ * of the same index — entries being the same objects from build to build — only the entries
+ * added since are sorted and merged in: a publish that adds one package to 50,000 does not sort
+ * 50,000 again. The result is the full sort's: the order is total for the entries of one index
+ * (two entries comparing equal would be the same name, version and architecture, kept once).
+ */
+export function sortPackagesIndexEntries<T extends PackagesIndexEntry>(
+  entries: readonly T[],
+  previous?: PackagesIndexOrder<T>,
+): PackagesIndexOrder<T> {
+  const members = new Set(entries);
+  const added = previous ? entries.filter((entry) => !previous.members.has(entry)) : entries;
+  // Mostly new (or first build): one sort of everything costs less than merging.
+  if (!previous || added.length * 4 > entries.length)
+    return { sorted: [...entries].sort(comparePackagesIndexEntries), members };
+  const fresh = [...added].sort(comparePackagesIndexEntries);
+  const sorted: T[] = [];
+  let next = 0;
+  for (const entry of previous.sorted) {
+    if (!members.has(entry)) continue;
+    while (next < fresh.length && comparePackagesIndexEntries(fresh[next]!, entry) < 0)
+      sorted.push(fresh[next++]!);
+    sorted.push(entry);
+  }
+  while (next < fresh.length) sorted.push(fresh[next++]!);
+  return { sorted, members };
+}
+
 /**
  * The index of renderPackagesIndex split into blocks whose concatenation is the same text.
  * Blocks start where startsBlock says: boundaries follow names, so adding one package changes
@@ -54,10 +89,15 @@ export function renderPackagesIndex(entries: readonly PackagesIndexEntry[]): str
  * members, which gzip, zlib and apt read as one stream. Entries that dpkg considers the same
  * name/version/architecture keep only the first in index order, instead of failing the index.
  * A block's key is its entries' ids when they all have one (their stanzas never change), else
- * its text; its text is rendered only when asked for.
+ * its text; its text is rendered only when asked for. With `sorted`, entries are in index order
+ * already (sortPackagesIndexEntries).
  */
-export function packagesIndexBlocks(entries: readonly PackagesIndexEntry[], blockSize = 32): KeyedBlock[] {
-  const sorted = [...entries].sort(comparePackagesIndexEntries);
+export function packagesIndexBlocks(
+  entries: readonly PackagesIndexEntry[],
+  blockSize = 32,
+  options: { sorted?: boolean } = {},
+): KeyedBlock[] {
+  const sorted = options.sorted ? entries : [...entries].sort(comparePackagesIndexEntries);
   const groups: PackagesIndexEntry[][] = [];
   let current: PackagesIndexEntry[] = [];
   let previous: PackagesIndexEntry | undefined;

@@ -1,7 +1,13 @@
 // Assembles one suite of a project's APT repository from stored stanzas — never by re-reading
 // packages: Packages, Packages.gz and Packages.xz per component and architecture, Release with
 // SHA256 and SHA512 lists, InRelease and Release.gpg signed by every active key.
-import { packagesIndexBlocks, type ReleaseFileEntry, renderRelease } from "@packyard/formats/apt/index.ts";
+import {
+  type PackagesIndexOrder,
+  packagesIndexBlocks,
+  type ReleaseFileEntry,
+  renderRelease,
+  sortPackagesIndexEntries,
+} from "@packyard/formats/apt/index.ts";
 import { type GzipMemberCache, gzipBlocks } from "@packyard/formats/compress/gzip-members.ts";
 import { ResumableDigests } from "@packyard/formats/compress/resumable-digests.ts";
 import { type SigningKey, signCleartext, signDetachedArmored } from "@packyard/formats/openpgp/index.ts";
@@ -37,6 +43,8 @@ export interface IndexDigests {
   open: ResumableDigests;
   gzip: ResumableDigests;
   xz: ResumableDigests;
+  /** The index's entries in order: the next build sorts only what was added (the same row objects). */
+  order?: PackagesIndexOrder<SuitePackage>;
 }
 
 export function newIndexDigests(): IndexDigests {
@@ -49,7 +57,12 @@ export function newIndexDigests(): IndexDigests {
 
 /** Roughly the memory IndexDigests keep. */
 export function indexDigestsBytes(digests: IndexDigests): number {
-  return digests.open.bytes() + digests.gzip.bytes() + digests.xz.bytes();
+  return (
+    digests.open.bytes() +
+    digests.gzip.bytes() +
+    digests.xz.bytes() +
+    (digests.order?.sorted.length ?? 0) * 48
+  );
 }
 
 export interface BuiltSuite {
@@ -125,7 +138,6 @@ export async function buildSuite(options: {
   const xzFiles: Promise<(ReleaseFileEntry & { xz: Buffer }) | null>[] = [];
   for (const component of components) {
     for (const architecture of architectures) {
-      const blocks = packagesIndexBlocks(byIndex.get(`${component}/${architecture}`)!);
       const base = `${component}/binary-${architecture}/Packages`;
       // Midstates are used only with the blocks they hashed: a cache dropped (or never made)
       // drops them too.
@@ -134,6 +146,8 @@ export async function buildSuite(options: {
         digests = newIndexDigests();
         options.digests?.set(base, digests);
       }
+      digests.order = sortPackagesIndexEntries(byIndex.get(`${component}/${architecture}`)!, digests.order);
+      const blocks = packagesIndexBlocks(digests.order.sorted, 32, { sorted: true });
       if (!options.gzipCache?.has(base)) {
         digests.open = new ResumableDigests(["sha256", "sha512"]);
         digests.gzip = new ResumableDigests(["sha256", "sha512"]);
