@@ -67,22 +67,7 @@ export function gzipBlocks(
     digests?: GzipDocumentDigests;
   } = {},
 ): GzipDocument {
-  const open: KeyedChunk[] = [];
-  const members: KeyedChunk[] = [];
-  let size = 0;
-  for (const block of blocks) {
-    const key = typeof block === "string" ? block : block.key;
-    let cached = options.previous?.get(key);
-    if (!cached) {
-      const text = Buffer.from(typeof block === "string" ? block : block.text(), "utf8");
-      cached = { open: text, member: gzipSync(text, { level: options.level ?? 6 }) };
-    }
-    if (cached.open.length === 0) continue;
-    options.next?.set(key, cached);
-    size += cached.open.length;
-    open.push({ key, bytes: cached.open });
-    members.push({ key, bytes: cached.member });
-  }
+  const { gzip, size, open, members } = gzipMembers(blocks, options);
   let sha256: string;
   let sha512: string | undefined;
   if (options.digests) {
@@ -92,16 +77,59 @@ export function gzipBlocks(
     for (const chunk of open) for (const hash of hashes) hash.update(chunk.bytes);
     [sha256, sha512] = hashes.map((hash) => hash.digest("hex")) as [string, string | undefined];
   }
-  const gzip = members.length === 0 ? Buffer.from(EMPTY_MEMBER) : Buffer.concat(members.map((m) => m.bytes));
   let gzipDigests: GzipDocument["gzipDigests"];
   if (options.digests?.gzip) {
-    const [gz256, gz512] = options.digests.gzip.digest(
-      members.length === 0 ? [] : members,
-      members.length === 0 ? gzip : undefined,
-    );
+    const [gz256, gz512] = digestGzipMembers(options.digests.gzip, gzip, members);
     gzipDigests = { sha256: gz256!, sha512: gz512! };
   }
   return { gzip, size, sha256, sha512: options.sha512 ? sha512 : undefined, gzipDigests };
+}
+
+/** The .gz file's digests, resumed from its previous build's midstates. */
+export function digestGzipMembers(digests: ResumableDigests, gzip: Buffer, members: readonly KeyedChunk[]) {
+  // An empty document is the one empty member, under no key.
+  return members.length === 0 ? digests.digest([], gzip) : digests.digest(members);
+}
+
+/**
+ * gzipBlocks without the hashing: the .gz file, its size uncompressed, and the chunks (by block
+ * key) of the uncompressed document and of the .gz, for the caller to hash. With `shared`, the
+ * uncompressed bytes of new blocks are allocated on SharedArrayBuffers, which another thread can
+ * hash without a copy.
+ */
+export function gzipMembers(
+  blocks: readonly TextBlock[],
+  options: { previous?: GzipMemberCache; next?: GzipMemberCache; level?: number; shared?: boolean } = {},
+): { gzip: Buffer; size: number; open: KeyedChunk[]; members: KeyedChunk[] } {
+  const open: KeyedChunk[] = [];
+  const members: KeyedChunk[] = [];
+  let size = 0;
+  for (const block of blocks) {
+    const key = typeof block === "string" ? block : block.key;
+    let cached = options.previous?.get(key);
+    if (!cached) {
+      const text = options.shared
+        ? sharedBytes(typeof block === "string" ? block : block.text())
+        : Buffer.from(typeof block === "string" ? block : block.text(), "utf8");
+      cached = { open: text, member: gzipSync(text, { level: options.level ?? 6 }) };
+    }
+    if (cached.open.length === 0) continue;
+    options.next?.set(key, cached);
+    size += cached.open.length;
+    open.push({ key, bytes: cached.open });
+    members.push({ key, bytes: cached.member });
+  }
+  const gzip = members.length === 0 ? Buffer.from(EMPTY_MEMBER) : Buffer.concat(members.map((m) => m.bytes));
+  return { gzip, size, open, members };
+}
+
+/** A string's UTF-8 bytes on a SharedArrayBuffer (or a copy of bytes, given bytes). */
+export function sharedBytes(text: string | Uint8Array): Buffer {
+  const length = typeof text === "string" ? Buffer.byteLength(text, "utf8") : text.byteLength;
+  const bytes = Buffer.from(new SharedArrayBuffer(length));
+  if (typeof text === "string") bytes.write(text, "utf8");
+  else bytes.set(text);
+  return bytes;
 }
 
 /**

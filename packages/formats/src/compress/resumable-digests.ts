@@ -3,6 +3,10 @@
 // with the same chunks re-hashes only from the last checkpoint before the first changed chunk,
 // not from its first byte. A key must identify its chunk's bytes (for index blocks, the ids of
 // the immutable stanzas they hold).
+//
+// The hashing itself (MidstateHasher) needs no keys, only where to resume: a hasher in another
+// thread fed the same chunks keeps the same checkpoints, so one algorithm can be computed there
+// while the others are computed here (publishing/digest-thread.ts).
 import { createHash, type Hash } from "node:crypto";
 
 export type DigestAlgorithm = "sha256" | "sha512";
@@ -21,19 +25,83 @@ interface Checkpoint {
 }
 
 /** Bytes between checkpoints: ~256 KiB re-hashed at most beyond the changed chunk, ~0.3 ms. */
-const CHECKPOINT_BYTES = 256 * 1024;
+export const CHECKPOINT_BYTES = 256 * 1024;
+
+/** Hashes a sequence of chunks, keeping midstates at checkpoints to resume the next one from. */
+export class MidstateHasher {
+  readonly #algorithms: readonly DigestAlgorithm[];
+  readonly #every: number;
+  #checkpoints: Checkpoint[] = [];
+
+  constructor(algorithms: readonly DigestAlgorithm[], every = CHECKPOINT_BYTES) {
+    this.#algorithms = algorithms;
+    this.#every = every;
+  }
+
+  /** Where the next document resumes when its first `same` chunks are the previous one's. */
+  resumePoint(same: number): number {
+    let point = 0;
+    for (const checkpoint of this.#checkpoints) {
+      if (checkpoint.count > same) break;
+      point = checkpoint.count;
+    }
+    return point;
+  }
+
+  /**
+   * Hex digests of the previous document's first `from` chunks (a resume point) followed by
+   * `chunks` and `tail`. Throws when there is no checkpoint at `from`.
+   */
+  hash(from: number, chunks: readonly Uint8Array[], tail?: Uint8Array): { hex: string[]; hashed: number } {
+    let kept = 0;
+    while (kept < this.#checkpoints.length && this.#checkpoints[kept]!.count <= from) kept++;
+    const resumed = this.#checkpoints[kept - 1];
+    if (from > 0 && resumed?.count !== from) throw new Error(`no midstate after ${from} chunks`);
+    const next = this.#checkpoints.slice(0, kept);
+    const hashes = resumed
+      ? resumed.hashes.map((hash) => hash.copy())
+      : this.#algorithms.map((algorithm) => createHash(algorithm));
+    if (!resumed) next.push({ count: 0, hashes: hashes.map((hash) => hash.copy()) });
+    let hashed = 0;
+    let sinceCheckpoint = 0;
+    chunks.forEach((bytes, i) => {
+      for (const hash of hashes) hash.update(bytes);
+      hashed += bytes.byteLength;
+      sinceCheckpoint += bytes.byteLength;
+      if (sinceCheckpoint >= this.#every) {
+        next.push({ count: from + i + 1, hashes: hashes.map((hash) => hash.copy()) });
+        sinceCheckpoint = 0;
+      }
+    });
+    if (tail) {
+      for (const hash of hashes) hash.update(tail);
+      hashed += tail.byteLength;
+    }
+    this.#checkpoints = next;
+    return { hex: hashes.map((hash) => hash.digest("hex")), hashed };
+  }
+
+  /** Roughly the memory its checkpoints hold. */
+  bytes(): number {
+    return this.#checkpoints.length * this.#algorithms.length * 400;
+  }
+}
+
+/** A MidstateHasher somewhere else (another thread): the same calls, answered later. */
+export interface RemoteHasher {
+  hash(from: number, chunks: readonly Uint8Array[], tail?: Uint8Array): Promise<string[]>;
+}
 
 export class ResumableDigests {
   readonly #algorithms: readonly DigestAlgorithm[];
-  readonly #every: number;
+  readonly #hasher: MidstateHasher;
   #keys: string[] = [];
-  #checkpoints: Checkpoint[] = [];
   /** Bytes hashed by the last digest() (tests and benchmarks read it). */
   hashedBytes = 0;
 
   constructor(algorithms: readonly DigestAlgorithm[], options: { checkpointBytes?: number } = {}) {
     this.#algorithms = algorithms;
-    this.#every = options.checkpointBytes ?? CHECKPOINT_BYTES;
+    this.#hasher = new MidstateHasher(algorithms, options.checkpointBytes);
   }
 
   /**
@@ -42,46 +110,57 @@ export class ResumableDigests {
    * Remembers this document's chunks for the next call.
    */
   digest(chunks: readonly KeyedChunk[], tail?: Uint8Array): string[] {
+    const from = this.#resumePoint(chunks);
+    const { hex, hashed } = this.#hasher.hash(
+      from,
+      chunks.slice(from).map((chunk) => chunk.bytes),
+      tail,
+    );
+    this.#keys = chunks.map((chunk) => chunk.key);
+    this.hashedBytes = hashed;
+    return hex;
+  }
+
+  /**
+   * digest(), with `remote` computing further algorithms (its own MidstateHasher, fed every
+   * document this one is) at the same time in another thread: this instance's digests, then
+   * the remote's.
+   */
+  async digestWith(
+    remote: RemoteHasher,
+    chunks: readonly KeyedChunk[],
+    options: { tail?: Uint8Array; meanwhile?: () => void } = {},
+  ): Promise<string[]> {
+    const { tail } = options;
+    const from = this.#resumePoint(chunks);
+    const rest = chunks.slice(from).map((chunk) => chunk.bytes);
+    const far = remote.hash(from, rest, tail);
+    // Here while the other thread hashes; a failed remote fails this digest (callers start over).
+    far.catch(() => {});
+    options.meanwhile?.();
+    const { hex, hashed } = this.#hasher.hash(from, rest, tail);
+    this.#keys = chunks.map((chunk) => chunk.key);
+    this.hashedBytes = hashed;
+    return [...hex, ...(await far)];
+  }
+
+  #resumePoint(chunks: readonly KeyedChunk[]): number {
     let same = 0;
     const previous = this.#keys;
     const limit = Math.min(previous.length, chunks.length);
     while (same < limit && previous[same] === chunks[same]!.key) same++;
-    // The last checkpoint at or before the first changed chunk.
-    const checkpoints = this.#checkpoints;
-    let kept = 0;
-    while (kept < checkpoints.length && checkpoints[kept]!.count <= same) kept++;
-    const resumed = checkpoints[kept - 1];
-    const next = checkpoints.slice(0, kept);
-    const hashes = resumed
-      ? resumed.hashes.map((hash) => hash.copy())
-      : this.#algorithms.map((algorithm) => createHash(algorithm));
-    if (!resumed) next.push({ count: 0, hashes: hashes.map((hash) => hash.copy()) });
-    let hashed = 0;
-    let sinceCheckpoint = 0;
-    for (let i = resumed?.count ?? 0; i < chunks.length; i++) {
-      const { bytes } = chunks[i]!;
-      for (const hash of hashes) hash.update(bytes);
-      hashed += bytes.byteLength;
-      sinceCheckpoint += bytes.byteLength;
-      if (sinceCheckpoint >= this.#every) {
-        next.push({ count: i + 1, hashes: hashes.map((hash) => hash.copy()) });
-        sinceCheckpoint = 0;
-      }
-    }
-    if (tail) {
-      for (const hash of hashes) hash.update(tail);
-      hashed += tail.byteLength;
-    }
-    this.#keys = chunks.map((chunk) => chunk.key);
-    this.#checkpoints = next;
-    this.hashedBytes = hashed;
-    return hashes.map((hash) => hash.digest("hex"));
+    return this.#hasher.resumePoint(same);
+  }
+
+  /** The algorithms computed here. */
+  get algorithms(): readonly DigestAlgorithm[] {
+    return this.#algorithms;
   }
 
   /** Roughly the memory kept: the keys and the checkpoints' hash states. */
   bytes(): number {
     let bytes = 64;
     for (const key of this.#keys) bytes += key.length + 16;
-    return bytes + this.#checkpoints.length * this.#algorithms.length * 400;
+    return bytes + this.#hasher.bytes();
   }
 }

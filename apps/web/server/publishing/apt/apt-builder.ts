@@ -5,6 +5,7 @@ import { gzipMemberCacheBytes } from "@packyard/formats/compress/gzip-members.ts
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { DAY_MS, DEFAULT_SUITE } from "../../domain/repository-settings.ts";
+import { DigestThread } from "../digest-thread.ts";
 import { type MemoryBudget, stringBytes } from "../memory-budget.ts";
 import { type PackageLoader, PackageSets, type ReleasedPackage } from "../package-sets.ts";
 import type { FormatBuilder } from "../publisher.ts";
@@ -65,9 +66,13 @@ export function createAptBuilder(
   options: {
     /** Packages.xz's encoder; default: the system's xz, or no Packages.xz without it. */
     xz?: () => XzEncoder | null;
+    /** The second thread for hashing; null: hash on the main thread only. */
+    thread?: DigestThread | null;
   } = {},
 ): FormatBuilder {
   const xzEncoder = options.xz ?? (() => detectXzEncoder());
+  // SHA512 of the uncompressed indexes, computed beside the main thread's work.
+  const thread = options.thread === null ? undefined : (options.thread ?? new DigestThread());
   const packageSets = new PackageSets(loadDebs, {
     budget,
     name: "apt",
@@ -117,6 +122,7 @@ export function createAptBuilder(
           xzCache,
           digests: midstates,
           restored,
+          thread,
         });
         let bytes = 0;
         for (const cache of gzipCache.values()) bytes += gzipMemberCacheBytes(cache);

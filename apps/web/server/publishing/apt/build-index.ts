@@ -8,9 +8,18 @@ import {
   renderRelease,
   sortPackagesIndexEntries,
 } from "@packyard/formats/apt/index.ts";
-import { type GzipMemberCache, gzipBlocks } from "@packyard/formats/compress/gzip-members.ts";
-import { ResumableDigests } from "@packyard/formats/compress/resumable-digests.ts";
+import {
+  digestGzipMembers,
+  type GzipMemberCache,
+  gzipMembers,
+} from "@packyard/formats/compress/gzip-members.ts";
+import {
+  type KeyedChunk,
+  type RemoteHasher,
+  ResumableDigests,
+} from "@packyard/formats/compress/resumable-digests.ts";
 import { type SigningKey, signCleartext, signDetachedArmored } from "@packyard/formats/openpgp/index.ts";
+import type { DigestThread } from "../digest-thread.ts";
 import type { RestoredBlocks } from "./restore-blocks.ts";
 import { type XzBlockCache, type XzEncoder, xzDocument } from "./xz-blocks.ts";
 
@@ -36,23 +45,58 @@ const BASE_ARCHITECTURES = ["amd64", "arm64"];
 export type GzipBlockCache = GzipMemberCache;
 
 /**
- * The hashes' midstates of an index's Packages, Packages.gz and Packages.xz from its previous
- * build: the next build re-hashes each from its first changed block only.
+ * What a build of one index keeps for the next: the hashes' midstates of its Packages,
+ * Packages.gz and Packages.xz (the next build re-hashes each from its first changed block only)
+ * and its entries in order.
  */
 export interface IndexDigests {
+  /** Packages: SHA256 here, SHA512 in the digest thread when there is one (`remote`). */
   open: ResumableDigests;
+  remote?: RemoteHasher;
   gzip: ResumableDigests;
   xz: ResumableDigests;
   /** The index's entries in order: the next build sorts only what was added (the same row objects). */
   order?: PackagesIndexOrder<SuitePackage>;
 }
 
-export function newIndexDigests(): IndexDigests {
+function openDigests(thread: DigestThread | undefined): Pick<IndexDigests, "open" | "remote"> {
+  if (thread?.available) return { open: new ResumableDigests(["sha256"]), remote: thread.hasher(["sha512"]) };
+  return { open: new ResumableDigests(["sha256", "sha512"]), remote: undefined };
+}
+
+export function newIndexDigests(thread?: DigestThread): IndexDigests {
   return {
-    open: new ResumableDigests(["sha256", "sha512"]),
+    ...openDigests(thread),
     gzip: new ResumableDigests(["sha256", "sha512"]),
     xz: new ResumableDigests(["sha256", "sha512"]),
   };
+}
+
+/**
+ * SHA256 and SHA512 of an index's Packages; `meanwhile` runs (once) while the digest thread
+ * hashes. A failed thread costs its midstates: this build hashes here, from the start.
+ */
+async function digestOpen(
+  digests: IndexDigests,
+  chunks: readonly KeyedChunk[],
+  meanwhile: () => void,
+): Promise<[string, string]> {
+  let ran = false;
+  const once = () => {
+    if (!ran) meanwhile();
+    ran = true;
+  };
+  if (digests.remote) {
+    try {
+      const [sha256, sha512] = await digests.open.digestWith(digests.remote, chunks, { meanwhile: once });
+      return [sha256!, sha512!];
+    } catch {
+      Object.assign(digests, openDigests(undefined));
+    }
+  }
+  once();
+  const [sha256, sha512] = digests.open.digest(chunks);
+  return [sha256!, sha512!];
 }
 
 /** Roughly the memory IndexDigests keep. */
@@ -99,6 +143,8 @@ export async function buildSuite(options: {
   restored?: RestoredBlocks;
   /** Hash midstates from the previous build of this suite, per index path; updated in place. */
   digests?: Map<string, IndexDigests>;
+  /** Where SHA512 of the uncompressed indexes is computed, beside the main thread's work. */
+  thread?: DigestThread;
   /** Where a Packages.xz that could not be made is reported (console.warn by default). */
   warn?: (message: string) => void;
 }): Promise<BuiltSuite> {
@@ -143,13 +189,13 @@ export async function buildSuite(options: {
       // drops them too.
       let digests = options.digests?.get(base);
       if (!digests) {
-        digests = newIndexDigests();
+        digests = newIndexDigests(options.thread);
         options.digests?.set(base, digests);
       }
       digests.order = sortPackagesIndexEntries(byIndex.get(`${component}/${architecture}`)!, digests.order);
       const blocks = packagesIndexBlocks(digests.order.sorted, 32, { sorted: true });
       if (!options.gzipCache?.has(base)) {
-        digests.open = new ResumableDigests(["sha256", "sha512"]);
+        Object.assign(digests, openDigests(options.thread));
         digests.gzip = new ResumableDigests(["sha256", "sha512"]);
       }
       if (!options.xzCache?.has(base)) digests.xz = new ResumableDigests(["sha256", "sha512"]);
@@ -195,20 +241,23 @@ export async function buildSuite(options: {
         );
       }
       const next: GzipBlockCache = new Map();
-      const document = gzipBlocks(blocks, {
+      const document = gzipMembers(blocks, {
         previous: previousGzip,
         next,
-        sha512: true,
-        digests,
+        shared: digests.remote !== undefined,
       });
       options.gzipCache?.set(base, next);
-      const plain = { path: base, size: document.size, sha256: document.sha256, sha512: document.sha512! };
+      let gz: string[] = [];
+      const [sha256, sha512] = await digestOpen(digests, document.open, () => {
+        gz = digestGzipMembers(digests.gzip, document.gzip, document.members);
+      });
+      const plain = { path: base, size: document.size, sha256, sha512 };
       listed.push(plain);
       described.push(plain, {
         path: `${base}.gz`,
         size: document.gzip.length,
-        sha256: document.gzipDigests!.sha256,
-        sha512: document.gzipDigests!.sha512,
+        sha256: gz[0]!,
+        sha512: gz[1]!,
       });
       files.set(`${base}.gz`, document.gzip);
     }

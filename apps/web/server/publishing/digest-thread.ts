@@ -1,0 +1,85 @@
+// A second thread for the hashing a publish cannot avoid: Release lists SHA256 and SHA512 of the
+// whole uncompressed Packages, and when a package sorts near the start of a big index nearly all
+// of it is re-hashed. SHA-512 runs here (the slower of the two without CPU support), SHA-256
+// and the compressed files' digests on the main thread at the same time (issue 16).
+//
+// Each remote hasher is a MidstateHasher in the thread, fed the same chunks as its ResumableDigests
+// on the main thread, so both keep the same checkpoints. Chunks on SharedArrayBuffers (gzipMembers'
+// `shared`) reach the thread without a copy. The thread starts with the first publish that needs
+// it; if it fails, callers hash on the main thread instead.
+import { Worker } from "node:worker_threads";
+import type { DigestAlgorithm, RemoteHasher } from "@packyard/formats/compress/resumable-digests.ts";
+
+type Reply = { call: number; hex?: string[]; error?: string };
+
+export class DigestThread {
+  #worker: Worker | undefined;
+  #failed = false;
+  #calls = 0;
+  #hashers = 0;
+  readonly #pending = new Map<number, { resolve(hex: string[]): void; reject(error: Error): void }>();
+  readonly #forget = new FinalizationRegistry<number>((hasher) => {
+    this.#worker?.postMessage({ op: "forget", hasher });
+  });
+
+  /** Whether hashing can go to the thread (false after it failed once). */
+  get available(): boolean {
+    return !this.#failed;
+  }
+
+  /** A new hasher in the thread for `algorithms`; forgotten there once the handle is collected. */
+  hasher(algorithms: readonly DigestAlgorithm[]): RemoteHasher {
+    const id = ++this.#hashers;
+    const handle: RemoteHasher = {
+      hash: (from, chunks, tail) => this.#call({ op: "hash", hasher: id, algorithms, from, chunks, tail }),
+    };
+    this.#forget.register(handle, id);
+    return handle;
+  }
+
+  #call(message: Record<string, unknown>): Promise<string[]> {
+    const worker = this.#start();
+    if (!worker) return Promise.reject(new Error("the digest thread is not available"));
+    const call = ++this.#calls;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(call, { resolve, reject });
+      worker.postMessage({ ...message, call });
+    });
+  }
+
+  #start(): Worker | undefined {
+    if (this.#worker || this.#failed) return this.#worker;
+    try {
+      const worker = new Worker(new URL("./digest-thread-worker.ts", import.meta.url));
+      worker.unref();
+      worker.on("message", (reply: Reply) => {
+        const pending = this.#pending.get(reply.call);
+        if (!pending) return;
+        this.#pending.delete(reply.call);
+        if (reply.hex) pending.resolve(reply.hex);
+        else pending.reject(new Error(reply.error ?? "digest thread: no answer"));
+      });
+      const fail = (error: unknown) => {
+        this.#failed = true;
+        this.#worker = undefined;
+        for (const pending of this.#pending.values())
+          pending.reject(new Error(`digest thread: ${String(error)}`));
+        this.#pending.clear();
+      };
+      worker.on("error", fail);
+      worker.on("exit", (code) => fail(`exited with ${code}`));
+      this.#worker = worker;
+    } catch {
+      this.#failed = true;
+    }
+    return this.#worker;
+  }
+
+  /** Stops the thread (server shutdown). */
+  async close(): Promise<void> {
+    const worker = this.#worker;
+    this.#failed = true;
+    this.#worker = undefined;
+    await worker?.terminate();
+  }
+}
