@@ -13,7 +13,8 @@ parentPort?.on(
     hasher: number;
     algorithms?: DigestAlgorithm[];
     from?: number;
-    chunks?: Uint8Array[];
+    joined?: Uint8Array;
+    lengths?: number[];
     tail?: Uint8Array;
   }) => {
     if (message.op === "forget") {
@@ -26,7 +27,13 @@ parentPort?.on(
         hasher = new MidstateHasher(message.algorithms ?? []);
         hashers.set(message.hasher, hasher);
       }
-      const { hex } = hasher.hash(message.from ?? 0, message.chunks ?? [], message.tail);
+      const chunks: Uint8Array[] = [];
+      let offset = 0;
+      for (const length of message.lengths ?? []) {
+        chunks.push(message.joined!.subarray(offset, offset + length));
+        offset += length;
+      }
+      const { hex } = hasher.hash(message.from ?? 0, chunks, message.tail);
       parentPort?.postMessage({ call: message.call, hex });
     } catch (error) {
       // Its checkpoints no longer match the main thread's: start over next time.

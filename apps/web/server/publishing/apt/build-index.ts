@@ -241,11 +241,7 @@ export async function buildSuite(options: {
         );
       }
       const next: GzipBlockCache = new Map();
-      const document = gzipMembers(blocks, {
-        previous: previousGzip,
-        next,
-        shared: digests.remote !== undefined,
-      });
+      const document = gzipMembers(blocks, { previous: previousGzip, next });
       options.gzipCache?.set(base, next);
       let gz: string[] = [];
       const [sha256, sha512] = await digestOpen(digests, document.open, () => {

@@ -2,7 +2,7 @@
 // index store: the first build in a fresh process (or after the memory budget dropped the
 // suite's blocks) reuses every block whose text did not change instead of compressing the whole
 // index again — gzip and, above all, xz of every block was most of that build (issue 16).
-import { sharedBytes, splitGzipMembers } from "@packyard/formats/compress/gzip-members.ts";
+import { splitGzipMembers } from "@packyard/formats/compress/gzip-members.ts";
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
@@ -72,9 +72,8 @@ export async function restoreServedBlocks(
         }
       }
       const blocks = new Map<string, RestoredBlock>();
-      members.forEach(({ open, member }, i) => {
-        // On a SharedArrayBuffer: the digest thread hashes it without a copy.
-        blocks.set(open.toString("utf8"), { gzip: { open: sharedBytes(open), member }, xz: xzBlocks?.[i] });
+      members.forEach((gzip, i) => {
+        blocks.set(gzip.open.toString("utf8"), { gzip, xz: xzBlocks?.[i] });
       });
       restored.set(base, blocks);
     } catch (error) {
