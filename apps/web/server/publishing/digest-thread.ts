@@ -55,6 +55,8 @@ export class DigestThread {
     const call = ++this.#calls;
     return new Promise((resolve, reject) => {
       this.#pending.set(call, { resolve, reject });
+      // Referenced while a digest is awaited, so the process waits for it.
+      worker.ref();
       worker.postMessage({ ...message, call }, transfer);
     });
   }
@@ -63,11 +65,11 @@ export class DigestThread {
     if (this.#worker || this.#failed) return this.#worker;
     try {
       const worker = new Worker(new URL("./digest-thread-worker.ts", import.meta.url));
-      worker.unref();
       worker.on("message", (reply: Reply) => {
         const pending = this.#pending.get(reply.call);
         if (!pending) return;
         this.#pending.delete(reply.call);
+        if (this.#pending.size === 0) worker.unref();
         if (reply.hex) pending.resolve(reply.hex);
         else pending.reject(new Error(reply.error ?? "digest thread: no answer"));
       });
@@ -80,6 +82,9 @@ export class DigestThread {
       };
       worker.on("error", fail);
       worker.on("exit", (code) => fail(`exited with ${code}`));
+      // Idle, never what keeps the process running (after the listeners: a "message" listener
+      // refs it).
+      worker.unref();
       this.#worker = worker;
     } catch {
       this.#failed = true;
