@@ -1,4 +1,8 @@
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { sharedBytes } from "@packyard/formats/compress/gzip-members.ts";
 import { type KeyedChunk, ResumableDigests } from "@packyard/formats/compress/resumable-digests.ts";
 import { afterAll, describe, expect, it } from "vitest";
@@ -38,5 +42,21 @@ describe("DigestThread", () => {
   it("fails a digest whose midstates the thread does not have, so the caller hashes afresh", async () => {
     const there = thread.hasher(["sha512"]);
     await expect(there.hash(3, [sharedBytes("x")])).rejects.toThrow(/no midstate/);
+  });
+
+  it("keeps a process running while a digest is awaited, and lets it end once idle", () => {
+    const script = `
+      import { DigestThread } from ${JSON.stringify(new URL("./digest-thread.ts", import.meta.url).href)};
+      const hasher = new DigestThread().hasher(["sha512"]);
+      const [hex] = await hasher.hash(0, [Buffer.from("abc")]);
+      console.log(hex.slice(0, 16));
+    `;
+    const dir = mkdtempSync(join(tmpdir(), "packyard-digest-thread-"));
+    const file = join(dir, "publishes.mjs");
+    writeFileSync(file, script);
+    const run = spawnSync(process.execPath, [file], { encoding: "utf8", timeout: 20_000 });
+    rmSync(dir, { recursive: true, force: true });
+    expect(run.status).toBe(0);
+    expect(run.stdout.trim()).toBe(createHash("sha512").update("abc").digest("hex").slice(0, 16));
   });
 });
