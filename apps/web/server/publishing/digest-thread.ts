@@ -64,7 +64,8 @@ export class DigestThread {
   #start(): Worker | undefined {
     if (this.#worker || this.#failed) return this.#worker;
     try {
-      const worker = new Worker(new URL("./digest-thread-worker.ts", import.meta.url));
+      // None of the server's flags: some (--input-type) stop a worker from starting.
+      const worker = new Worker(new URL("./digest-thread-worker.ts", import.meta.url), { execArgv: [] });
       worker.on("message", (reply: Reply) => {
         const pending = this.#pending.get(reply.call);
         if (!pending) return;
