@@ -51,10 +51,8 @@ export function isServingWrite(sqlText: string): boolean {
   return !IGNORED_TABLES.has(table.replace(/^.*\./, ""));
 }
 
-export interface WriteListener {
-  /** A statement that may change served state has run (it may not be committed yet). */
-  (): void;
-}
+/** A statement that may change served state has run (it may not be committed yet). */
+export type WriteListener = () => void;
 
 /** The dialect, with every connection's statements watched (see the module comment). */
 export function watchWrites(dialect: Dialect, onWrite: WriteListener): Dialect {
