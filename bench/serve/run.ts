@@ -93,6 +93,8 @@ const setup = await startPackyard(false);
 const files = await uploadFiles(url, dataDir, join(work, "files"));
 await stop(setup);
 const packyard = await startPackyard(args.includes("--cpu-prof"));
+// Idle as a serving server is: every URL asked once (the app loaded, the cache filled), then 5 s.
+for (const file of Object.values(files)) await (await fetch(`${url}${file.url}`)).arrayBuffer();
 await new Promise((r) => setTimeout(r, 5000));
 const state = { url, pid: packyard.pid!, files };
 // nginx: the same URLs, hard links to the same files.
