@@ -68,6 +68,8 @@ async function startPackyard(profile: boolean): Promise<ChildProcess> {
         AUTH_RATE_LIMIT: "false",
         PLAN_LIMITS: "off",
         LOG_LEVEL: "info",
+        // As npm start and the systemd unit set it (docs/self-hosting.md, decision 039).
+        GLIBC_TUNABLES: process.env.GLIBC_TUNABLES ?? "glibc.malloc.mmap_threshold=131072",
       },
       stdio: ["ignore", "ignore", "ignore"],
     },
