@@ -15,14 +15,12 @@ export class ServeCache {
   #epoch = 0;
   #enabled = true;
   #entries = new Map<string, unknown>();
-  invalidations = 0;
   /** Runs before every lookup: may invalidate (SQLite: another process committed). */
   validate: () => void = () => {};
 
   /** Drops everything, and whatever is loading now. */
   invalidate(): void {
     this.#epoch++;
-    this.invalidations++;
     if (this.#entries.size > 0) this.#entries.clear();
   }
 
