@@ -42,6 +42,8 @@ export const apiErrorStatus = {
   // A write made with a browser session from a page that is not Packyard's.
   INVALID_ORIGIN: 403,
   KEY_SCOPE: 403,
+  // An organization invitation opened by an account whose email is not the invited one.
+  INVITATION_EMAIL_MISMATCH: 403,
   PLAN_LIMIT: 403,
   NOT_FOUND: 404,
   // A promotion's target project does not exist (or is not the caller's).
@@ -54,6 +56,18 @@ export const apiErrorStatus = {
   PROMOTION_SAME_TARGET: 409,
   // A yanked release is not promoted: unyank it first.
   RELEASE_YANKED: 409,
+  // An organization's slug that a user or another organization has (or holds).
+  NAME_TAKEN: 409,
+  // A change that would leave an organization without an owner.
+  ORG_LAST_OWNER: 409,
+  // An organization that still owns projects is not deleted: transfer or delete them first.
+  ORG_NOT_EMPTY: 409,
+  // An invitation for someone who is already a member, or one already accepted.
+  ALREADY_MEMBER: 409,
+  // A project named by its slug alone when the caller reaches several of that name: use owner/slug.
+  AMBIGUOUS_PROJECT: 409,
+  // An invitation past its 7 days, or revoked.
+  INVITATION_EXPIRED: 410,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RANGE_NOT_SATISFIABLE: 416,

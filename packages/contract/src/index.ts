@@ -3,6 +3,7 @@ export * from "./auth-errors.ts";
 export * from "./errors.ts";
 export * from "./imports.ts";
 export * from "./names.ts";
+export * from "./orgs.ts";
 export * from "./promotion.ts";
 export * from "./repository-settings.ts";
 export * from "./retention.ts";

@@ -13,6 +13,8 @@ export const visibility = z.enum(["public", "private"]);
 
 export const createProjectInput = z.object({
   slug: projectSlug,
+  /** An organization's slug to create it under (its admins and owners may); else the caller's own. */
+  owner: z.string().trim().optional(),
   name: z.string().trim().min(1, "Name is required").max(100, "Name must be at most 100 characters"),
   description: z.string().trim().max(2000, "Description must be at most 2000 characters").optional(),
   visibility: visibility.default("public"),
@@ -77,6 +79,8 @@ export type ReleaseSummary = z.infer<typeof releaseSummary>;
 export const project = z.object({
   id: z.string(),
   owner: z.string(),
+  /** Whether an organization owns it (decision 040). */
+  ownerKind: z.enum(["user", "organization"]),
   slug: z.string(),
   name: z.string(),
   description: z.string().nullable(),

@@ -14,6 +14,7 @@ import type { Dialect } from "kysely";
 import { type SignIn, signInAudit } from "../audit/sign-in.ts";
 import { billingPlugins } from "../billing/stripe.ts";
 import type { Config } from "../config.ts";
+import { isOrganizationEmail } from "../domain/orgs.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import {
   changeEmailConfirmationMail,
@@ -123,6 +124,19 @@ export function authOptions(deps: {
         },
         async beforeDelete(user) {
           await deps.deleteUserData?.(user.id);
+        },
+      },
+    },
+    databaseHooks: {
+      session: {
+        create: {
+          // An organization's owner account (decision 040) has no credentials; should any
+          // sign-in path ever reach it, it still gets no session.
+          async before(session, ctx) {
+            if (!ctx) return;
+            const user = await ctx.context.internalAdapter.findUserById(session.userId);
+            if (user && isOrganizationEmail(user.email)) return false;
+          },
         },
       },
     },

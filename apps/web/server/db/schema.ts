@@ -318,7 +318,50 @@ export interface RetentionPolicyTable {
   last_run_removed: string | null;
 }
 
+/** An organization (decision 040): `id` is also its owner account's row in `user`. */
+export interface OrganizationTable {
+  id: string;
+  slug: string;
+  name: string;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface OrgMemberTable {
+  org_id: string;
+  user_id: string;
+  role: "owner" | "admin" | "publisher" | "viewer";
+  created_at: string;
+}
+
+export interface OrgInvitationTable {
+  id: string;
+  org_id: string;
+  email: string;
+  role: "owner" | "admin" | "publisher" | "viewer";
+  invited_by: string | null;
+  created_at: string;
+  expires_at: string;
+  accepted_at: string | null;
+  accepted_by: string | null;
+  revoked_at: string | null;
+}
+
+/** A project moved to another owner: the old owner's URLs redirect (decision 040). */
+export interface ProjectTransferTable {
+  id: string;
+  project_id: string;
+  from_owner_id: string;
+  slug: string;
+  transferred_at: string;
+}
+
 export interface Database {
+  organization: OrganizationTable;
+  org_member: OrgMemberTable;
+  org_invitation: OrgInvitationTable;
+  project_transfer: ProjectTransferTable;
   retention_policy: RetentionPolicyTable;
   audit_event: AuditEventTable;
   webhook: WebhookTable;

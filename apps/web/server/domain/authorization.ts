@@ -1,30 +1,58 @@
 // Who may do what: the one place that decides. Every route, loader, action and /dl handler asks
-// here; nothing else compares owners, scopes, visibility or plan limits.
+// here; nothing else compares owners, roles, scopes, visibility or plan limits.
 //
 // - A session may do anything with its user's own projects and account.
-// - An API key only what its scope allows: all projects or chosen ones, read or publish. Account
-//   data (API keys, usage, creating projects) needs an all-projects key.
-// - Public projects are visible to everyone; a private one only to its owner (session, or a key
-//   scoped to it). Anything not visible is "not found", so a private project never leaks.
-// - Plans limit what an account may hold (private projects, storage), unless PLAN_LIMITS=off; the
-//   callers load the numbers (usage.ts) and skip these checks when limits are off. Downloads are
-//   never refused for a plan (docs/decisions/018-plan-limits.md).
+// - An organization's projects (decision 040): its members by role. A viewer reads them, a
+//   publisher also publishes (uploads, yanks, edits releases), an admin and an owner also manage
+//   them (settings, visibility, webhooks, keys, transfer, delete). The caller finds the actor's
+//   role (orgs.ts) and passes it in; these functions only decide.
+// - An API key only what its scope allows: all projects or chosen ones, read or publish (publish
+//   includes manage). A personal key reaches an organization's projects only through its user's
+//   role; an organization's key (its `userId` is the organization's) is scoped to its projects
+//   and outlives whoever made it. Account data (API keys, usage, creating projects) needs an
+//   all-projects key.
+// - Public projects are visible to everyone; a private one only to its owner and the members of
+//   the organization owning it. Anything not visible is "not found", so a private project never
+//   leaks.
+// - Plans limit what an account (a user or an organization) may hold (private projects,
+//   storage), unless PLAN_LIMITS=off; the callers load the numbers (usage.ts) and skip these
+//   checks when limits are off. Downloads are never refused for a plan
+//   (docs/decisions/018-plan-limits.md).
 import { formatFileSize } from "@packyard/contract/file-size.ts";
+import type { OrgRole } from "@packyard/contract/orgs.ts";
 import type { PlanId } from "@packyard/contract/plans.ts";
 import { plans } from "@packyard/contract/plans.ts";
 import { DomainError, notFound } from "./errors.ts";
 
-export type Access = "read" | "publish";
+/** read: see it; publish: releases and files; manage: the project itself (settings, delete, …). */
+export type Access = "read" | "publish" | "manage";
+export type { OrgRole };
 
 export interface KeyScope {
   /** "*" for every project, or the ids of the chosen ones. */
   projects: "*" | string[];
-  access: Access;
+  access: KeyAccess;
 }
+
+/** What a key may be given: publish includes managing the projects it reaches. */
+export type KeyAccess = "read" | "publish";
 
 export type Actor =
   | { kind: "session"; userId: string }
-  | { kind: "key"; userId: string; keyId: string; scope: KeyScope };
+  | {
+      kind: "key";
+      /** The key's account: its user, or for an organization's key the organization. */
+      userId: string;
+      keyId: string;
+      scope: KeyScope;
+      /** An organization's key (decision 040). */
+      org?: boolean;
+    };
+
+/** Whether the actor acts as a person (a session or a personal key), not as an organization. */
+export function isPerson(actor: Actor): boolean {
+  return !(actor.kind === "key" && actor.org);
+}
 
 /** What the decisions need to know of a project. */
 export interface ProjectRef {
@@ -42,7 +70,7 @@ function assertKeyAllows(actor: Actor, projectId: string | "*", needed: Access):
   if (projectId !== "*" && scope.projects !== "*" && !scope.projects.includes(projectId)) {
     throw new DomainError("KEY_SCOPE", "This API key is not scoped to this project");
   }
-  if (needed === "publish" && scope.access !== "publish") {
+  if (needed !== "read" && scope.access !== "publish") {
     throw new DomainError("KEY_SCOPE", "This API key is read-only");
   }
 }
@@ -51,17 +79,72 @@ export function isOwner(actor: Actor | null, project: Pick<ProjectRef, "owner_id
   return actor !== null && actor.userId === project.owner_id;
 }
 
+/** What each role in the owning organization allows on its projects. */
+const ROLE_ACCESS: Record<OrgRole, readonly Access[]> = {
+  owner: ["read", "publish", "manage"],
+  admin: ["read", "publish", "manage"],
+  publisher: ["read", "publish"],
+  viewer: ["read"],
+};
+
 /**
- * Throws unless the actor may act on the project with this access: another user's project is
- * "not found" (whether it exists is nobody else's business), a key outside its scope KEY_SCOPE.
+ * Throws unless the actor may act on the project with this access. `role`: the actor's role in
+ * the organization owning the project (null: none, or the owner is a user). A project the actor
+ * may not even read is "not found" (whether it exists is nobody else's business); one it reads
+ * but its role does not allow this on FORBIDDEN; a key outside its scope KEY_SCOPE.
  */
 export function assertProjectAccess(
   actor: Actor,
   project: Pick<ProjectRef, "id" | "owner_id">,
   needed: Access,
+  role: OrgRole | null = null,
 ) {
-  if (!isOwner(actor, project)) throw notFound("Project not found");
+  if (!isOwner(actor, project)) {
+    if (!role || !isPerson(actor)) throw notFound("Project not found");
+    if (!ROLE_ACCESS[role].includes(needed)) {
+      throw new DomainError(
+        "FORBIDDEN",
+        `Your role in this organization (${role}) does not allow this: ${needed === "manage" ? "an admin or owner" : "a publisher, admin or owner"} may`,
+      );
+    }
+  }
   assertKeyAllows(actor, project.id, needed);
+}
+
+/** What a member may do with the organization itself. */
+export type OrgAction =
+  /** See it, its members and its projects. */
+  | "view"
+  /** Members, invitations, keys, settings, and creating its projects. */
+  | "admin"
+  /** Billing, deleting it, and making or unmaking owners. */
+  | "own";
+
+/**
+ * Throws unless the actor may do this with the organization: a non-member (and any key) is told
+ * it is not found, a member whose role falls short FORBIDDEN. Personal keys act by their user's
+ * role and need an all-projects key with publish access for anything but viewing.
+ */
+export function assertOrgAction(actor: Actor, role: OrgRole | null, action: OrgAction): void {
+  if (!role || !isPerson(actor)) throw notFound("Organization not found");
+  if (action === "admin" && role !== "owner" && role !== "admin")
+    throw new DomainError("FORBIDDEN", "Only an organization's admins and owners may do this");
+  if (action === "own" && role !== "owner")
+    throw new DomainError("FORBIDDEN", "Only an organization's owners may do this");
+  assertKeyAllows(actor, "*", action === "view" ? "read" : "publish");
+}
+
+/**
+ * Throws FORBIDDEN unless a member with `actorRole` may give `newRole` to a member who has
+ * `currentRole` (null: someone invited): only owners make or unmake owners.
+ */
+export function assertRoleChangeAllowed(
+  actorRole: OrgRole,
+  currentRole: OrgRole | null,
+  newRole: OrgRole | null,
+): void {
+  if ((newRole === "owner" || currentRole === "owner") && actorRole !== "owner")
+    throw new DomainError("FORBIDDEN", "Only an organization's owners may make or remove owners");
 }
 
 /**
@@ -82,16 +165,24 @@ export function assertAccountAccess(actor: Actor, needed: Access): void {
   assertKeyAllows(actor, "*", needed);
 }
 
-/** Whether the viewer (anonymous: null) may see the project, its releases and repositories. */
-export function canViewProject(project: ProjectRef, viewer: Actor | null): boolean {
+/**
+ * Whether the viewer (anonymous: null) may see the project, its releases and repositories.
+ * `role`: the viewer's role in the organization owning it, if any.
+ */
+export function canViewProject(
+  project: ProjectRef,
+  viewer: Actor | null,
+  role: OrgRole | null = null,
+): boolean {
   if (project.visibility === "public") return true;
-  if (!viewer || !isOwner(viewer, project)) return false;
+  if (!viewer) return false;
+  if (!isOwner(viewer, project) && !(role && isPerson(viewer))) return false;
   return (
     viewer.kind === "session" || viewer.scope.projects === "*" || viewer.scope.projects.includes(project.id)
   );
 }
 
-/** Which projects of the actor's account a listing may show: all, or a key's chosen ones. */
+/** Which projects a listing may show the actor: all it reaches, or a key's chosen ones. */
 export function visibleProjectIds(actor: Actor): "*" | string[] {
   return actor.kind === "session" ? "*" : actor.scope.projects;
 }

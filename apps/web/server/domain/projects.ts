@@ -4,22 +4,26 @@ import {
   type CreateProjectInput,
   type Project,
   projectSlug,
+  splitProjectRef,
   type UpdateProjectInput,
 } from "@packyard/contract";
 import { type Kysely, type Selectable, sql } from "kysely";
 import type { Database, ProjectTable } from "../db/schema.ts";
 import { accountPlan, limitsEnabled } from "./account-plan.ts";
 import {
+  type Access,
   type Actor,
   assertAccountAccess,
   assertPrivateProjectAllowed,
   assertProjectAccess,
   canViewProject,
+  isPerson,
   visibleProjectIds,
 } from "./authorization.ts";
 import { emitProjectEvent } from "./changes.ts";
 import { DomainError, isUniqueViolation, notFound } from "./errors.ts";
 import { newRowId, nowIso } from "./ids.ts";
+import { requireOrganization, roleFor } from "./orgs.ts";
 import { type LimitsSetting, privateProjectCount } from "./usage.ts";
 import { type Clock, resolveUsername, UsernameMovedError, usernameKey } from "./usernames.ts";
 
@@ -35,15 +39,47 @@ export async function findProject(db: Db, ownerId: string, slug: string): Promis
     .executeTakeFirst();
 }
 
-/** The actor's own project, or NOT_FOUND; then the key's scope is checked. */
-export async function requireOwnProject(db: Db, actor: Actor, slug: string, needed: "read" | "publish") {
+/**
+ * A project the actor reaches, by `slug` or `owner/slug` (owner: a username or an
+ * organization's slug): its own, or an organization's it is a member of. A slug alone that names
+ * several of them is AMBIGUOUS_PROJECT. Then the actor's access is checked (authorization.ts):
+ * NOT_FOUND when it may not even read it, FORBIDDEN or KEY_SCOPE when it may not do `needed`.
+ */
+export async function requireOwnProject(db: Db, actor: Actor, ref: string, needed: Access) {
+  const { owner, slug } = splitProjectRef(ref);
   // A slug in a URL that no project could have is a malformed request, not a missing project.
   const valid = projectSlug.safeParse(slug);
   if (!valid.success) throw new DomainError("INVALID_SLUG", valid.error.issues[0]?.message ?? "Invalid slug");
-  const project = await findProject(db, actor.userId, slug);
-  if (!project) throw notFound("Project not found");
-  assertProjectAccess(actor, project, needed);
-  return project;
+  const person = isPerson(actor);
+  let query = db
+    .selectFrom("project")
+    .leftJoin("org_member", (join) =>
+      join
+        .onRef("org_member.org_id", "=", "project.owner_id")
+        .on("org_member.user_id", "=", person ? actor.userId : ""),
+    )
+    .selectAll("project")
+    .select("org_member.role as member_role")
+    .where("project.slug", "=", slug)
+    .where((eb) =>
+      eb.or([eb("project.owner_id", "=", actor.userId), eb("org_member.user_id", "is not", null)]),
+    );
+  if (owner !== undefined) {
+    query = query
+      .innerJoin("user as owner", "owner.id", "project.owner_id")
+      .where(sql<string>`lower(owner.username)`, "=", usernameKey(owner));
+  }
+  const rows = await query.limit(2).execute();
+  if (rows.length > 1)
+    throw new DomainError(
+      "AMBIGUOUS_PROJECT",
+      `You reach more than one project named ${slug}: name it as owner/${slug}`,
+    );
+  const found = rows[0];
+  if (!found) throw notFound("Project not found");
+  const { member_role: role, ...project } = found;
+  assertProjectAccess(actor, project, needed, role ?? null);
+  return project as ProjectRow;
 }
 
 /**
@@ -80,19 +116,52 @@ export async function findVisibleProject(
   // The common case in one query: the name is someone's current name.
   const current = await findProjectByCurrentName(db, username, slug);
   if (current) {
-    if (!canViewProject(current, viewer)) throw notFound("Project not found");
+    if (!(await canView(db, current, viewer))) throw notFound("Project not found");
     return current;
   }
   const owner = await resolveUsername(db, username, options.clock);
   if (!owner) throw notFound("Project not found");
   const project = await findProject(db, owner.userId, slug);
-  const visible = project && canViewProject(project, viewer) ? project : undefined;
+  const visible = project && (await canView(db, project, viewer)) ? project : undefined;
   if (owner.moved) {
     if (options.privateAtOldName && visible?.visibility === "private") return visible;
     throw new UsernameMovedError(owner);
   }
+  if (!project) {
+    // The owner moved the project to another owner (decision 040): its old URLs follow it, to
+    // whoever may see it there, as an old username's do.
+    const moved = await transferredProject(db, owner.userId, slug);
+    if (moved && (await canView(db, moved.project, viewer))) {
+      if (options.privateAtOldName && moved.project.visibility === "private") return moved.project;
+      throw new UsernameMovedError({ userId: moved.project.owner_id, username: moved.owner });
+    }
+  }
   if (!visible) throw notFound("Project not found");
   return visible;
+}
+
+/** canViewProject with the viewer's role in the owning organization, when that matters. */
+async function canView(db: Db, project: ProjectRow, viewer: Actor | null): Promise<boolean> {
+  if (canViewProject(project, viewer)) return true;
+  const role = await roleFor(db, viewer, project.owner_id);
+  return role !== null && canViewProject(project, viewer, role);
+}
+
+/** The project `slug` of ownerId was transferred: where it is now (the latest move). */
+async function transferredProject(db: Db, fromOwnerId: string, slug: string) {
+  const row = await db
+    .selectFrom("project_transfer")
+    .innerJoin("project", "project.id", "project_transfer.project_id")
+    .innerJoin("user", "user.id", "project.owner_id")
+    .selectAll("project")
+    .select("user.username as owner_username")
+    .where("project_transfer.from_owner_id", "=", fromOwnerId)
+    .where("project_transfer.slug", "=", slug)
+    .orderBy("project_transfer.transferred_at", "desc")
+    .executeTakeFirst();
+  if (!row?.owner_username) return undefined;
+  const { owner_username, ...project } = row;
+  return { project: project as ProjectRow, owner: owner_username };
 }
 
 export async function projectStats(db: Db, projectIds: string[]) {
@@ -131,12 +200,13 @@ export async function projectStats(db: Db, projectIds: string[]) {
 
 export function toProjectDto(
   row: ProjectRow,
-  owner: string,
+  owner: OwnerName,
   stats: { releaseCount: number; downloads: number; latestVersion: string | null },
 ): Project {
   return {
     id: row.id,
-    owner,
+    owner: owner.name,
+    ownerKind: owner.kind,
     slug: row.slug,
     name: row.name,
     description: row.description,
@@ -155,19 +225,55 @@ export async function usernameOf(db: Db, userId: string): Promise<string> {
   return user?.username ?? "";
 }
 
+/** An owner's name in URLs (a username or an organization's slug), and which it is. */
+export interface OwnerName {
+  name: string;
+  kind: "user" | "organization";
+}
+
+export async function ownerNameOf(db: Db, ownerId: string): Promise<OwnerName> {
+  const row = await db
+    .selectFrom("user")
+    .leftJoin("organization", "organization.id", "user.id")
+    .select(["user.username", "organization.id as org"])
+    .where("user.id", "=", ownerId)
+    .executeTakeFirst();
+  return { name: row?.username ?? "", kind: row?.org ? "organization" : "user" };
+}
+
 export async function describeProjects(db: Db, rows: ProjectRow[]): Promise<Project[]> {
   const stats = await projectStats(
     db,
     rows.map((r) => r.id),
   );
-  const owners = new Map<string, string>();
+  const owners = new Map<string, OwnerName>();
   for (const row of rows)
-    if (!owners.has(row.owner_id)) owners.set(row.owner_id, await usernameOf(db, row.owner_id));
+    if (!owners.has(row.owner_id)) owners.set(row.owner_id, await ownerNameOf(db, row.owner_id));
   return rows.map((row) => toProjectDto(row, owners.get(row.owner_id)!, stats.get(row.id)!));
 }
 
+/**
+ * The projects the actor reaches: its account's, and (for a person) those of the organizations
+ * it belongs to; a key's chosen ones only.
+ */
 export async function listProjects(db: Db, actor: Actor): Promise<Project[]> {
-  let query = db.selectFrom("project").selectAll().where("owner_id", "=", actor.userId);
+  let query = db
+    .selectFrom("project")
+    .selectAll()
+    .where((eb) =>
+      eb.or([
+        eb("owner_id", "=", actor.userId),
+        ...(isPerson(actor)
+          ? [
+              eb(
+                "owner_id",
+                "in",
+                eb.selectFrom("org_member").select("org_id").where("user_id", "=", actor.userId),
+              ),
+            ]
+          : []),
+      ]),
+    );
   const visible = visibleProjectIds(actor);
   if (visible !== "*") {
     if (visible.length === 0) return [];
@@ -198,11 +304,12 @@ export async function createProject(
   limits: LimitsSetting,
 ): Promise<Project> {
   assertAccountAccess(actor, "publish");
-  if (input.visibility === "private") await checkPrivateProjectLimit(db, limits, actor.userId);
+  const ownerId = await newProjectOwner(db, actor, input.owner);
+  if (input.visibility === "private") await checkPrivateProjectLimit(db, limits, ownerId);
   const now = nowIso();
   const row: ProjectRow = {
     id: newRowId(),
-    owner_id: actor.userId,
+    owner_id: ownerId,
     slug: input.slug,
     name: input.name,
     description: input.description || null,
@@ -225,16 +332,87 @@ export async function createProject(
     await db.insertInto("project").values(row).execute();
   } catch (error) {
     if (isUniqueViolation(error))
-      throw new DomainError("PROJECT_EXISTS", `You already have a project named ${input.slug}`);
+      throw new DomainError(
+        "PROJECT_EXISTS",
+        ownerId === actor.userId
+          ? `You already have a project named ${input.slug}`
+          : `${input.owner} already has a project named ${input.slug}`,
+      );
     throw error;
   }
   // Its signing key is made now, so the fingerprint is there from the first page view.
   await emitProjectEvent(db, { type: "created", projectId: row.id, keyAlgorithm: input.keyAlgorithm });
-  return toProjectDto(row, await usernameOf(db, actor.userId), {
+  return toProjectDto(row, await ownerNameOf(db, ownerId), {
     releaseCount: 0,
     downloads: 0,
     latestVersion: null,
   });
+}
+
+/**
+ * Whose a new project is: the actor's own account, or the organization named `owner` (its admins
+ * and owners may create projects in it).
+ */
+async function newProjectOwner(db: Db, actor: Actor, owner: string | undefined): Promise<string> {
+  if (owner === undefined || owner === "") return actor.userId;
+  const own = await ownerNameOf(db, actor.userId);
+  if (usernameKey(own.name) === usernameKey(owner)) return actor.userId;
+  const { org } = await requireOrganization(db, actor, owner, "admin");
+  return org.id;
+}
+
+/**
+ * Moves a project to another owner: an organization whose admin or owner the actor is, or the
+ * actor itself. Its releases, files, keys and repositories go with it; the old owner's URLs
+ * (/dl, /releases) redirect to the new ones (findVisibleProject), so apt and dnf keep installing
+ * from their old source lines, and APT's Label stays what clients have seen.
+ */
+export async function transferProject(
+  db: Db,
+  actor: Actor,
+  ref: string,
+  to: string,
+  limits: LimitsSetting,
+): Promise<Project> {
+  const project = await requireOwnProject(db, actor, ref, "manage");
+  if (!isPerson(actor)) throw new DomainError("FORBIDDEN", "An organization's key cannot transfer projects");
+  const target = await newProjectOwner(db, actor, to);
+  if (target === project.owner_id)
+    throw new DomainError("VALIDATION_FAILED", "The project already belongs to this owner", {
+      owner: "The project already belongs to this owner",
+    });
+  if (project.visibility === "private") await checkPrivateProjectLimit(db, limits, target);
+  const from = await ownerNameOf(db, project.owner_id);
+  const now = nowIso();
+  try {
+    await db.transaction().execute(async (tx) => {
+      await tx
+        .updateTable("project")
+        .set({
+          owner_id: target,
+          updated_at: now,
+          apt_label: project.apt_label ?? `${from.name}/${project.slug}`,
+        })
+        .where("id", "=", project.id)
+        .execute();
+      await tx
+        .insertInto("project_transfer")
+        .values({
+          id: newRowId(),
+          project_id: project.id,
+          from_owner_id: project.owner_id,
+          slug: project.slug,
+          transferred_at: now,
+        })
+        .execute();
+    });
+  } catch (error) {
+    if (isUniqueViolation(error))
+      throw new DomainError("PROJECT_EXISTS", `${to} already has a project named ${project.slug}`);
+    throw error;
+  }
+  const [dto] = await describeProjects(db, [{ ...project, owner_id: target, updated_at: now }]);
+  return dto!;
 }
 
 export async function updateProject(
@@ -244,9 +422,9 @@ export async function updateProject(
   input: UpdateProjectInput,
   limits: LimitsSetting,
 ): Promise<Project> {
-  const project = await requireOwnProject(db, actor, slug, "publish");
+  const project = await requireOwnProject(db, actor, slug, "manage");
   if (input.visibility === "private" && project.visibility !== "private") {
-    await checkPrivateProjectLimit(db, limits, actor.userId, project.id);
+    await checkPrivateProjectLimit(db, limits, project.owner_id, project.id);
   }
   const changes: Partial<ProjectRow> = { updated_at: nowIso() };
   if (input.name !== undefined) changes.name = input.name;
@@ -266,6 +444,6 @@ export async function updateProject(
  * the grace period (maintenance.ts, decision 022).
  */
 export async function deleteProject(db: Db, actor: Actor, slug: string): Promise<void> {
-  const project = await requireOwnProject(db, actor, slug, "publish");
+  const project = await requireOwnProject(db, actor, slug, "manage");
   await db.deleteFrom("project").where("id", "=", project.id).execute();
 }

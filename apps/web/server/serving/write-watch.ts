@@ -23,6 +23,7 @@ export const IGNORED_TABLES = new Set([
   "webhook",
   "webhook_delivery",
   "webhook_attempt",
+  "org_invitation",
   "import",
   "download_month",
   "download_stat",

@@ -676,4 +676,69 @@ export const migrations: Record<string, Migration> = {
         execute function packyard_notify_change()`.execute(db);
     },
   },
+  "0026_organizations": {
+    async up(db: Kysely<unknown>) {
+      // Organizations (decision 040). Each one is also an owner account: a row in `user` with the
+      // same id, whose username is the organization's slug (so one unique index keeps users and
+      // organizations from sharing a name, and every owner_id, /dl and /releases lookup works for
+      // both) and which can never sign in (no credentials; auth.ts refuses it a session).
+      await db.schema
+        .createTable("organization")
+        .addColumn("id", "text", (c) => c.primaryKey().references("user.id").onDelete("cascade"))
+        .addColumn("slug", "varchar(64)", (c) => c.notNull())
+        .addColumn("name", "varchar(200)", (c) => c.notNull())
+        .addColumn("created_by", "text", (c) => c.references("user.id").onDelete("set null"))
+        .addColumn("created_at", "varchar(30)", (c) => c.notNull())
+        .addColumn("updated_at", "varchar(30)", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable("org_member")
+        .addColumn("org_id", "text", (c) => c.notNull().references("organization.id").onDelete("cascade"))
+        .addColumn("user_id", "text", (c) => c.notNull().references("user.id").onDelete("cascade"))
+        .addColumn("role", "varchar(16)", (c) => c.notNull())
+        .addColumn("created_at", "varchar(30)", (c) => c.notNull())
+        .addPrimaryKeyConstraint("org_member_pk", ["org_id", "user_id"])
+        .execute();
+      await db.schema.createIndex("org_member_user").on("org_member").column("user_id").execute();
+      // An invitation by email, valid 7 days; its id is the secret in the mailed link.
+      await db.schema
+        .createTable("org_invitation")
+        .addColumn("id", "varchar(64)", (c) => c.primaryKey())
+        .addColumn("org_id", "text", (c) => c.notNull().references("organization.id").onDelete("cascade"))
+        .addColumn("email", "varchar(320)", (c) => c.notNull())
+        .addColumn("role", "varchar(16)", (c) => c.notNull())
+        .addColumn("invited_by", "text", (c) => c.references("user.id").onDelete("set null"))
+        .addColumn("created_at", "varchar(30)", (c) => c.notNull())
+        .addColumn("expires_at", "varchar(30)", (c) => c.notNull())
+        .addColumn("accepted_at", "varchar(30)")
+        .addColumn("accepted_by", "text", (c) => c.references("user.id").onDelete("set null"))
+        .addColumn("revoked_at", "varchar(30)")
+        .execute();
+      await db.schema.createIndex("org_invitation_org").on("org_invitation").column("org_id").execute();
+      // A project moved to another owner: its old owner's URLs (/dl, /releases) redirect to the new
+      // one while that owner has no project of the slug again.
+      await db.schema
+        .createTable("project_transfer")
+        .addColumn("id", "varchar(32)", (c) => c.primaryKey())
+        .addColumn("project_id", "varchar(32)", (c) =>
+          c.notNull().references("project.id").onDelete("cascade"),
+        )
+        .addColumn("from_owner_id", "text", (c) => c.notNull().references("user.id").onDelete("cascade"))
+        .addColumn("slug", "varchar(64)", (c) => c.notNull())
+        .addColumn("transferred_at", "varchar(30)", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex("project_transfer_from")
+        .on("project_transfer")
+        .columns(["from_owner_id", "slug"])
+        .execute();
+      if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+      // What /dl answers depends on these too (the serving cache, migration 0025).
+      for (const table of ["organization", "org_member", "project_transfer"]) {
+        await sql`create trigger ${sql.raw(`"packyard_changed_${table}"`)} after insert or update or delete or truncate on ${sql.raw(`"${table}"`)} for each statement execute function packyard_notify_change()`.execute(
+          db,
+        );
+      }
+    },
+  },
 };

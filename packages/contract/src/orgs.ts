@@ -1,0 +1,101 @@
+// Organizations (docs/decisions/040-organizations.md): one schema for the browser's check and the
+// server's. An organization's slug shares one namespace with usernames, so it follows the
+// username rules (profile.ts) and appears where a username does: /releases/{owner}/{project} and
+// /dl/{owner}/{project}/….
+import { z } from "zod";
+import { emailSchema } from "./account.ts";
+import { projectSlug } from "./names.ts";
+import { profileUsername, USERNAME_MAX, USERNAME_MIN } from "./profile.ts";
+
+/** What a member may do, most to least (server/domain/authorization.ts decides with these). */
+export const orgRoles = ["owner", "admin", "publisher", "viewer"] as const;
+export type OrgRole = (typeof orgRoles)[number];
+export const orgRole = z.enum(orgRoles, "Role must be owner, admin, publisher or viewer");
+
+/** What each role is for, as the dashboard and the docs say it. */
+export const orgRoleDescriptions: Record<OrgRole, string> = {
+  owner: "Billing, deleting the organization, and everything an admin may do",
+  admin: "Members, invitations, API keys and every project's settings",
+  publisher: "Upload, yank and edit releases",
+  viewer: "Read private projects and install from their repositories",
+};
+
+/** How long an invitation link stays valid. */
+export const INVITATION_VALID_DAYS = 7;
+
+export const orgSlug = profileUsername.describe(
+  `The organization's name in URLs: ${USERNAME_MIN}–${USERNAME_MAX} letters, numbers, underscores or hyphens, unique among users and organizations`,
+);
+
+export const orgName = z
+  .string()
+  .trim()
+  .min(1, "Name is required")
+  .max(100, "Name must be at most 100 characters");
+
+export const createOrgSchema = z.object({ slug: orgSlug, name: orgName });
+export type CreateOrgInput = z.infer<typeof createOrgSchema>;
+
+export const updateOrgSchema = z.object({ name: orgName });
+export type UpdateOrgInput = z.infer<typeof updateOrgSchema>;
+
+export const inviteMemberSchema = z.object({
+  email: z.string().trim().toLowerCase().pipe(emailSchema),
+  role: orgRole,
+});
+export type InviteMemberInput = z.infer<typeof inviteMemberSchema>;
+
+export const updateMemberSchema = z.object({ role: orgRole });
+export type UpdateMemberInput = z.infer<typeof updateMemberSchema>;
+
+/** Moving a project to another owner: an organization's slug, or the caller's own username. */
+export const transferProjectSchema = z.object({
+  owner: profileUsername.describe("The new owner: an organization's slug or your username"),
+});
+export type TransferProjectInput = z.infer<typeof transferProjectSchema>;
+
+/** `{owner}/{slug}` or a slug alone, as /api/v1/projects/… and the CLI take a project. */
+export function splitProjectRef(ref: string): { owner?: string; slug: string } {
+  const at = ref.indexOf("/");
+  return at === -1 ? { slug: ref } : { owner: ref.slice(0, at), slug: ref.slice(at + 1) };
+}
+export const projectRef = z.string().refine((ref) => {
+  const { owner, slug } = splitProjectRef(ref);
+  return (
+    projectSlug.safeParse(slug).success && (owner === undefined || profileUsername.safeParse(owner).success)
+  );
+}, "A project is its slug, or owner/slug");
+
+export const organization = z.object({
+  id: z.string(),
+  slug: z.string(),
+  name: z.string(),
+  /** The caller's role in it. */
+  role: orgRole,
+  memberCount: z.number().int(),
+  projectCount: z.number().int(),
+  createdAt: z.string(),
+});
+export type Organization = z.infer<typeof organization>;
+
+export const orgMember = z.object({
+  userId: z.string(),
+  username: z.string(),
+  name: z.string(),
+  role: orgRole,
+  joinedAt: z.string(),
+});
+export type OrgMember = z.infer<typeof orgMember>;
+
+export const orgInvitation = z.object({
+  id: z.string(),
+  organization: z.string().describe("The organization's slug"),
+  email: z.string(),
+  role: orgRole,
+  invitedBy: z.string().nullable().describe("The inviting member's username"),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  /** The link the invitee opens (in the mail). */
+  url: z.string(),
+});
+export type OrgInvitation = z.infer<typeof orgInvitation>;
