@@ -20,6 +20,8 @@ import {
 import type { Kysely, Transaction } from "kysely";
 import { sql } from "kysely";
 import type { Database } from "../db/schema.ts";
+import type { Mailer } from "../mail/mailer.ts";
+import { organizationInvitationMail } from "../mail/templates.ts";
 import {
   type Actor,
   assertAccountAccess,
@@ -464,6 +466,34 @@ export async function createInvitation(
   });
   const row = await invitations(db).where("org_invitation.id", "=", id).executeTakeFirstOrThrow();
   return toInvitation(baseUrl, row as InvitationRow);
+}
+
+/**
+ * createInvitation, then the link mailed to the invitee (through the outbox when no SMTP is
+ * configured). Used by the API and the dashboard alike.
+ */
+export async function inviteMember(
+  db: Db,
+  mailer: Mailer,
+  actor: Actor,
+  slug: string,
+  input: InviteMemberInput,
+  baseUrl: string,
+  clock: Clock = systemClock,
+): Promise<OrgInvitation> {
+  const invitation = await createInvitation(db, actor, slug, input, baseUrl, clock);
+  const org = await findOrganization(db, slug);
+  await mailer.send(
+    organizationInvitationMail(invitation.email, {
+      organization: invitation.organization,
+      organizationName: org?.name ?? invitation.organization,
+      invitedBy: invitation.invitedBy,
+      role: invitation.role,
+      url: invitation.url,
+      validDays: INVITATION_VALID_DAYS,
+    }),
+  );
+  return invitation;
 }
 
 /** The organization's open invitations (admins and owners). */

@@ -3,6 +3,7 @@
 import { sql } from "kysely";
 import { type Actor, scopeFromPermissions } from "../domain/authorization.ts";
 import { DomainError } from "../domain/errors.ts";
+import { isOrganization } from "../domain/orgs.ts";
 import type { Services } from "../services.ts";
 
 function keyFromHeaders(headers: Headers): string | undefined {
@@ -35,11 +36,13 @@ export async function resolveActor(services: Services, headers: Headers): Promis
         code === "KEY_EXPIRED" ? "This API key has expired" : "Invalid API key",
       );
     }
+    const org = await isOrganization(services.database.db, result.key.referenceId);
     return {
       kind: "key",
       userId: result.key.referenceId,
       keyId: result.key.id,
       scope: scopeFromPermissions(result.key.permissions as Record<string, string[]> | null),
+      ...(org ? { org: true } : {}),
     };
   }
   const session = await services.auth.api.getSession({ headers });

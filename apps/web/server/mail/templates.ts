@@ -277,3 +277,28 @@ export function webhookDisabledMail(
     { label: "Webhooks", url: details.settingsUrl },
   );
 }
+
+/** An invitation to join an organization (server/domain/orgs.ts); the link is the invitation. */
+export function organizationInvitationMail(
+  to: string,
+  details: {
+    organization: string;
+    organizationName: string;
+    invitedBy: string | null;
+    role: string;
+    url: string;
+    validDays: number;
+  },
+): MailMessage {
+  const who = details.invitedBy ? `${details.invitedBy} invited you` : "You are invited";
+  return message(
+    to,
+    `Join ${details.organizationName} on Packyard`,
+    [
+      "Hi,",
+      `${who} to join the organization ${details.organizationName} (${details.organization}) on Packyard as ${details.role === "admin" ? "an admin" : `a ${details.role}`}.`,
+      `Open the link to accept. Sign in with this address (${to}), or create an account with it if you have none. The invitation is valid for ${details.validDays} days.`,
+    ],
+    { label: `Join ${details.organizationName}`, url: details.url },
+  );
+}
