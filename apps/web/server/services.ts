@@ -10,6 +10,7 @@ import { type DatabaseHandle, openDatabase } from "./db/database.ts";
 import { migrateDatabase } from "./db/migrate.ts";
 import { deleteAccountData } from "./domain/account-deletion.ts";
 import { onProjectEvent } from "./domain/changes.ts";
+import { accountDeletionBlocker } from "./domain/orgs.ts";
 import { flushDownloadCounts } from "./domain/usage.ts";
 import type { Clock } from "./domain/usernames.ts";
 import { importJob, resumeUnfinishedImports } from "./imports/run.ts";
@@ -119,6 +120,7 @@ export async function createServices(
           logger.error(`recording the sign-in of ${signIn.userId} failed`, error);
         }
       },
+      deletionBlocker: (userId) => accountDeletionBlocker(database.db, userId),
       async deleteUserData(userId) {
         const removed = await deleteAccountData(database.db, blobs, userId);
         logger.info(

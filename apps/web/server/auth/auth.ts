@@ -7,7 +7,12 @@ import { apiKey } from "@better-auth/api-key";
 import { RESET_REQUESTED_MESSAGE } from "@packyard/contract/messages.ts";
 import type { BetterAuthOptions } from "better-auth";
 import { betterAuth } from "better-auth";
-import { createAuthMiddleware, createEmailVerificationToken } from "better-auth/api";
+import {
+  APIError,
+  createAuthMiddleware,
+  createEmailVerificationToken,
+  getSessionFromCtx,
+} from "better-auth/api";
 import { genericOAuth } from "better-auth/plugins/generic-oauth";
 import { twoFactor } from "better-auth/plugins/two-factor";
 import type { Dialect } from "kysely";
@@ -39,6 +44,8 @@ export function authOptions(deps: {
   mailer: Mailer;
   /** Removes what Packyard keeps for a user (projects, files, keys) before the user is deleted. */
   deleteUserData?: (userId: string) => Promise<void>;
+  /** Why the user may not delete their account now (the sole owner of an organization), if so. */
+  deletionBlocker?: (userId: string) => Promise<string | undefined>;
   /** Told of each sign-in, for the audit log (audit/sign-in.ts). */
   onSignIn?: (signIn: SignIn) => Promise<void>;
 }) {
@@ -157,6 +164,14 @@ export function authOptions(deps: {
       storage: deps.dbType === "postgres" ? "database" : "memory",
     },
     hooks: {
+      // Refused before any link is mailed: deleting the account would leave an organization
+      // without an owner (decision 040).
+      before: createAuthMiddleware(async (ctx) => {
+        if (ctx.path !== "/delete-user" || !deps.deletionBlocker) return;
+        const session = await getSessionFromCtx(ctx).catch(() => null);
+        const blocker = session ? await deps.deletionBlocker(session.user.id) : undefined;
+        if (blocker) throw APIError.from("BAD_REQUEST", { message: blocker, code: "ORG_LAST_OWNER" });
+      }),
       after: createAuthMiddleware(async (ctx) => {
         if (ctx.path !== "/request-password-reset") return;
         const returned = ctx.context.returned;

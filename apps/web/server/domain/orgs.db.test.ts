@@ -24,6 +24,7 @@ let app: TestApp;
 let ada: Actor;
 let bob: Actor;
 let cy: Actor;
+let adaCookie: string;
 const db = () => app.services.database.db;
 const limits = { planLimits: true };
 const BASE = "http://localhost:3000";
@@ -40,7 +41,9 @@ const codeOf = async (work: () => Promise<unknown>) => {
 
 beforeAll(async () => {
   app = await createTestApp();
-  ada = { kind: "session", userId: (await onboardedUser(app, "ada")).userId };
+  const adaUser = await onboardedUser(app, "ada");
+  ada = { kind: "session", userId: adaUser.userId };
+  adaCookie = adaUser.cookie;
   bob = { kind: "session", userId: (await onboardedUser(app, "bob")).userId };
   cy = { kind: "session", userId: (await onboardedUser(app, "cyd")).userId };
 });
@@ -168,6 +171,15 @@ describe(`organizations (${databaseKind})`, () => {
     expect(await codeOf(() => requireOwnProject(db(), bob, "acme/vault", "read"))).toBe("NOT_FOUND");
     // Not deleted while it owns a project.
     expect(await codeOf(() => deleteOrganization(db(), ada, "acme"))).toBe("ORG_NOT_EMPTY");
+  });
+
+  it("keeps the only owner from deleting their account", async () => {
+    const res = await postJson(app, "/api/auth/delete-user", {}, adaCookie);
+    expect(res.status).toBe(400);
+    expect((await res.json()).message).toBe(
+      "You are the only owner of acme: make another member an owner, or delete the organization, before deleting your account",
+    );
+    expect(app.outbox().some((m) => m.subject.includes("delete"))).toBe(false);
   });
 
   it("moves a project to an organization, and its old URLs follow it", async () => {

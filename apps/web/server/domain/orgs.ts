@@ -617,6 +617,36 @@ export async function acceptInvitation(
 }
 
 /**
+ * Why the user may not delete their account now: the organizations they are the only owner of
+ * would be left without one. Undefined when nothing stands in the way.
+ */
+export async function accountDeletionBlocker(db: Tx, userId: string): Promise<string | undefined> {
+  const sole = await db
+    .selectFrom("org_member as me")
+    .innerJoin("organization", "organization.id", "me.org_id")
+    .select("organization.slug")
+    .where("me.user_id", "=", userId)
+    .where("me.role", "=", "owner")
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom("org_member as other")
+            .select("other.user_id")
+            .whereRef("other.org_id", "=", "me.org_id")
+            .where("other.role", "=", "owner")
+            .where("other.user_id", "!=", userId),
+        ),
+      ),
+    )
+    .orderBy("organization.slug")
+    .execute();
+  if (sole.length === 0) return undefined;
+  const names = sole.map((o) => o.slug).join(", ");
+  return `You are the only owner of ${names}: make another member an owner, or delete the organization, before deleting your account`;
+}
+
+/**
  * Who hears about an owner account by mail: the person, or an organization's owners (its own
  * address receives nothing).
  */
