@@ -302,7 +302,7 @@ async function setPlanCommand(
       .where((eb) => eb(eb.fn("lower", ["username"]), "=", values.username!.toLowerCase()))
       .executeTakeFirst();
     if (!user) {
-      io.err(`packyard: no user has the username ${values.username}`);
+      io.err(`packyard: no user or organization has the name ${values.username}`);
       return 1;
     }
     if (values.clear) {

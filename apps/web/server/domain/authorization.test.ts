@@ -2,8 +2,10 @@ import { describe, expect, it } from "vitest";
 import {
   type Actor,
   assertAccountAccess,
+  assertOrgAction,
   assertPrivateProjectAllowed,
   assertProjectAccess,
+  assertRoleChangeAllowed,
   assertUploadAllowed,
   canViewProject,
   scopeFromPermissions,
@@ -74,6 +76,76 @@ describe("visibility", () => {
     expect(canViewProject(privateProject, key("*", "read"))).toBe(true);
     expect(canViewProject(privateProject, key(["p-private"], "read"))).toBe(true);
     expect(canViewProject(privateProject, key(["p-public"], "publish"))).toBe(false);
+  });
+});
+
+describe("an organization's projects (decision 040)", () => {
+  const org = "org-1";
+  const orgPrivate = { id: "p-org", owner_id: org, visibility: "private" as const };
+  const member: Actor = { kind: "session", userId: "member" };
+  const orgKey = (access: "read" | "publish", projects: "*" | string[] = "*"): Actor => ({
+    kind: "key",
+    userId: org,
+    keyId: "ok",
+    scope: { projects, access },
+    org: true,
+  });
+
+  it.each([
+    ["viewer", "read", "OK"],
+    ["viewer", "publish", "FORBIDDEN"],
+    ["publisher", "publish", "OK"],
+    ["publisher", "manage", "FORBIDDEN"],
+    ["admin", "manage", "OK"],
+    ["owner", "manage", "OK"],
+  ] as const)("a %s may %s: %s", (role, needed, expected) => {
+    expect(codeOf(() => assertProjectAccess(member, orgPrivate, needed, role))).toBe(expected);
+  });
+
+  it("tells a non-member the project does not exist, and sees it only as a member", () => {
+    expect(codeOf(() => assertProjectAccess(member, orgPrivate, "read", null))).toBe("NOT_FOUND");
+    expect(canViewProject(orgPrivate, member, null)).toBe(false);
+    expect(canViewProject(orgPrivate, member, "viewer")).toBe(true);
+    expect(canViewProject(orgPrivate, null, null)).toBe(false);
+  });
+
+  it("limits a member's personal key by its scope as well as the role", () => {
+    const readKey: Actor = {
+      kind: "key",
+      userId: "member",
+      keyId: "pk",
+      scope: { projects: "*", access: "read" },
+    };
+    expect(codeOf(() => assertProjectAccess(readKey, orgPrivate, "publish", "admin"))).toBe("KEY_SCOPE");
+    expect(codeOf(() => assertProjectAccess(readKey, orgPrivate, "read", "viewer"))).toBe("OK");
+  });
+
+  it("lets an organization's key act on the organization's projects in its scope, never by a role", () => {
+    expect(codeOf(() => assertProjectAccess(orgKey("publish"), orgPrivate, "manage"))).toBe("OK");
+    expect(codeOf(() => assertProjectAccess(orgKey("read"), orgPrivate, "publish"))).toBe("KEY_SCOPE");
+    expect(codeOf(() => assertProjectAccess(orgKey("publish", ["other"]), orgPrivate, "read"))).toBe(
+      "KEY_SCOPE",
+    );
+    expect(codeOf(() => assertProjectAccess(orgKey("publish"), privateProject, "read", "owner"))).toBe(
+      "NOT_FOUND",
+    );
+    expect(codeOf(() => assertOrgAction(orgKey("publish"), "owner", "view"))).toBe("NOT_FOUND");
+  });
+
+  it("lets members view, admins administer and owners own", () => {
+    expect(codeOf(() => assertOrgAction(member, null, "view"))).toBe("NOT_FOUND");
+    expect(codeOf(() => assertOrgAction(member, "viewer", "view"))).toBe("OK");
+    expect(codeOf(() => assertOrgAction(member, "publisher", "admin"))).toBe("FORBIDDEN");
+    expect(codeOf(() => assertOrgAction(member, "admin", "admin"))).toBe("OK");
+    expect(codeOf(() => assertOrgAction(member, "admin", "own"))).toBe("FORBIDDEN");
+    expect(codeOf(() => assertOrgAction(member, "owner", "own"))).toBe("OK");
+  });
+
+  it("lets only owners make or unmake owners", () => {
+    expect(codeOf(() => assertRoleChangeAllowed("admin", "viewer", "publisher"))).toBe("OK");
+    expect(codeOf(() => assertRoleChangeAllowed("admin", "viewer", "owner"))).toBe("FORBIDDEN");
+    expect(codeOf(() => assertRoleChangeAllowed("admin", "owner", "admin"))).toBe("FORBIDDEN");
+    expect(codeOf(() => assertRoleChangeAllowed("owner", "owner", "admin"))).toBe("OK");
   });
 });
 
