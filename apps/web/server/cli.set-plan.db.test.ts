@@ -92,7 +92,7 @@ describe(`packyard users set-plan (${databaseKind})`, () => {
     [["--username", "x", "--plan", "pro", "--until", "2001-01-01"], 2, "--until must be in the future"],
     [["--username", "x", "--clear", "--plan", "pro"], 2, "--clear takes no --plan or --until"],
     [["--username", "x", "--plan"], 2, "Usage: packyard users set-plan"],
-    [["--username", "nobody-here", "--plan", "pro"], 1, "no user has the username nobody-here"],
+    [["--username", "nobody-here", "--plan", "pro"], 1, "no user or organization has the name nobody-here"],
   ])("refuses %j with exit %i and a clear message", async (argv, code, message) => {
     const result = await run(argv as string[]);
     expect(result.code).toBe(code);
