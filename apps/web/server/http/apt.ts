@@ -20,6 +20,23 @@ import { ownerBytesMeter } from "./downloads.ts";
 import { bytesResponse, type DeliveryMeter, pullStream, streamBlob } from "./stream-blob.ts";
 import { usernameAwareErrors, visibleProject } from "./visible-project.ts";
 
+/** A path under /dl/{u}/{p}/deb/ into dists/: its suite, the file, and for by-hash files the digest. */
+export interface DistsPath {
+  suite: string;
+  path: string;
+  byHash?: { directory: string; algorithm: "SHA256" | "SHA512"; hex: string };
+}
+
+export function parseDistsPath(rest: string): DistsPath | undefined {
+  const dists = /^dists\/([^/]+)\/(.+)$/.exec(rest);
+  if (!dists) return undefined;
+  const [, suite, path] = dists as unknown as [string, string, string];
+  const byHash = /^(.+)\/by-hash\/(SHA256|SHA512)\/([0-9a-f]+)$/.exec(path);
+  if (!byHash) return { suite, path };
+  const [, directory, algorithm, hex] = byHash as unknown as [string, string, "SHA256" | "SHA512", string];
+  return { suite, path, byHash: { directory, algorithm, hex } };
+}
+
 export function contentTypeOf(path: string): string {
   if (path.endsWith(".gz")) return "application/gzip";
   if (path.endsWith(".xz")) return "application/x-xz";
@@ -126,17 +143,11 @@ export function createAptRoutes(services: Services) {
       );
     }
 
-    const dists = /^dists\/([^/]+)\/(.+)$/.exec(rest);
+    const dists = parseDistsPath(rest);
     if (!dists) throw notFound();
-    const [, suite, path] = dists as unknown as [string, string, string];
-    const byHash = /^(.+)\/by-hash\/(SHA256|SHA512)\/([0-9a-f]+)$/.exec(path);
+    const { suite, path, byHash } = dists;
     if (byHash) {
-      const [, directory, algorithm, hex] = byHash as unknown as [
-        string,
-        string,
-        "SHA256" | "SHA512",
-        string,
-      ];
+      const { directory, algorithm, hex } = byHash;
       const file = await cachedFileByHash(db, repos, project.id, "apt", suite, directory, algorithm, hex);
       if (!file) throw notFound("Index file not found");
       return serveIndexFile(

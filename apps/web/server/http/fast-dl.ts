@@ -19,7 +19,7 @@ import type { IndexFileRef } from "../publishing/publisher.ts";
 import type { Services } from "../services.ts";
 import { type CachedRelease, keys } from "../serving/lookups.ts";
 import { servingCachesOf } from "../serving/serve-cache.ts";
-import { contentTypeOf } from "./apt.ts";
+import { contentTypeOf, parseDistsPath } from "./apt.ts";
 import { cacheControl } from "./cache-control.ts";
 import { accountingOf, matchesEtag, parseRange, releaseFileHeaders } from "./downloads.ts";
 import { recordRequest, requestIdOf } from "./request-log.ts";
@@ -65,7 +65,6 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
   const logOptions = { logger: () => services.logger, metrics: () => services.metrics };
   const presigned = Boolean(config.s3?.presignedDownloads);
   const localPath = services.blobs.localPath?.bind(services.blobs);
-  const indexPath = services.repos.store.localPath?.bind(services.repos.store);
 
   const peek = <T>(key: string) => caches.rows.peek<T>(key);
 
@@ -145,7 +144,7 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
     };
   }
 
-  /** An index file whose bytes are in memory. */
+  /** An index file whose bytes are in memory (wherever the index store keeps them: disk or S3). */
   function indexFile(
     p: ProjectRow,
     route: string,
@@ -153,7 +152,7 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
     headers: Record<string, string>,
   ): Answer | undefined {
     const bytes = ref && caches.content.get(ref.sha256);
-    if (!bytes || !indexPath) return undefined;
+    if (!bytes) return undefined;
     return {
       route,
       status: 200,
@@ -168,17 +167,11 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
       const file = peek<Parameters<typeof packageFile>[2] & { suite: string }>(keys.pool(p.id, rest));
       return file && packageFile(p, DEB_ROUTE, file, "application/vnd.debian.binary-package", file.suite);
     }
-    const dists = /^dists\/([^/]+)\/(.+)$/.exec(rest);
+    const dists = parseDistsPath(rest);
     if (!dists) return undefined;
-    const [, suite, path] = dists as unknown as [string, string, string];
-    const byHash = /^(.+)\/by-hash\/(SHA256|SHA512)\/([0-9a-f]+)$/.exec(path);
+    const { suite, path, byHash } = dists;
     if (byHash) {
-      const [, directory, algorithm, hex] = byHash as unknown as [
-        string,
-        string,
-        "SHA256" | "SHA512",
-        string,
-      ];
+      const { directory, algorithm, hex } = byHash;
       const ref = peek<IndexFileRef>(keys.byHash([p.id, "apt", suite, directory, algorithm, hex]));
       return indexFile(p, DEB_ROUTE, ref, {
         "content-type": contentTypeOf(ref?.path ?? ""),
