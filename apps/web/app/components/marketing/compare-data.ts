@@ -48,9 +48,9 @@ export const packyard: Record<Topic, string> = {
     "A public page per release: notes, files with size and SHA-256, a SHA256SUMS list, download counts and the apt and dnf lines. Stable download URLs, including latest.",
   "Self-hosting":
     "Yes. One Node.js process; SQLite and the local disk by default, PostgreSQL with DATABASE_URL.",
-  "Pricing model": `Per account: Basic free (unlimited public projects, 1 private), Starter ${dollars(plans.starter.monthlyPrice)} a month, Pro ${dollars(plans.pro.monthlyPrice)} a month, each with storage and download allowances. Signing on every plan.`,
+  "Pricing model": `Per account, a person's or an organization's (members are not charged for): Basic free (unlimited public projects, 1 private), Starter ${dollars(plans.starter.monthlyPrice)} a month, Pro ${dollars(plans.pro.monthlyPrice)} a month, each with storage and download allowances. Signing on every plan.`,
   "CLI and API":
-    "The packyard CLI (browser login or API key, verified uploads, retries, --json) and a REST API described by an OpenAPI document. API keys scoped to projects with read or publish access.",
+    "The packyard CLI (browser login or API key, verified uploads, retries, --json) and a REST API described by an OpenAPI document. API keys scoped to projects with read or publish access; organizations have keys of their own that outlive the person who made them.",
 };
 
 export interface Comparison {
