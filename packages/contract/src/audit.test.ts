@@ -54,6 +54,7 @@ describe("the audit log's filters", () => {
       "webhook",
       "retention",
       "session",
+      "organization",
     ]);
   });
 });

@@ -16,6 +16,7 @@ export const AUDIT_ACTIONS = [
   "project.updated",
   "project.visibility_changed",
   "project.deleted",
+  "project.transferred",
   "signing_key.rotated",
   "api_key.created",
   "api_key.deleted",
@@ -27,6 +28,15 @@ export const AUDIT_ACTIONS = [
   "retention.settings_changed",
   "retention.run",
   "session.signed_in",
+  // Organizations (decision 040): in the organization's log, naming the member who acted.
+  "organization.created",
+  "organization.renamed",
+  "organization.deleted",
+  "organization.member_role_changed",
+  "organization.member_removed",
+  "organization.invitation_created",
+  "organization.invitation_accepted",
+  "organization.invitation_revoked",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -58,6 +68,7 @@ export const auditActionLabels: Record<AuditAction, string> = {
   "project.updated": "Project edited",
   "project.visibility_changed": "Visibility changed",
   "project.deleted": "Project deleted",
+  "project.transferred": "Project transferred",
   "signing_key.rotated": "Signing key rotated",
   "api_key.created": "API key created",
   "api_key.deleted": "API key deleted",
@@ -69,6 +80,14 @@ export const auditActionLabels: Record<AuditAction, string> = {
   "retention.settings_changed": "Retention settings changed",
   "retention.run": "Retention run",
   "session.signed_in": "Signed in",
+  "organization.created": "Organization created",
+  "organization.renamed": "Organization renamed",
+  "organization.deleted": "Organization deleted",
+  "organization.member_role_changed": "Member's role changed",
+  "organization.member_removed": "Member removed",
+  "organization.invitation_created": "Member invited",
+  "organization.invitation_accepted": "Invitation accepted",
+  "organization.invitation_revoked": "Invitation revoked",
 };
 
 export const auditEntry = z.object({

@@ -2,6 +2,7 @@
 // clients parse responses with them.
 import { z } from "zod";
 import { filename, projectSlug, releaseVersion } from "./names.ts";
+import { projectRef } from "./orgs.ts";
 import { keyExpiryDays } from "./repository-settings.ts";
 
 const optionalUrl = z
@@ -154,7 +155,11 @@ export const createApiKeyInput = z.object({
   expiresInDays: z.number().int().min(1).max(3650).nullable().default(90),
   access: z.enum(["read", "publish"]),
   projects: z
-    .union([z.literal("*"), z.array(projectSlug).min(1, "Choose at least one project")])
+    .union([
+      z.literal("*"),
+      // A slug, or owner/slug for an organization's project (decision 040).
+      z.array(projectRef).min(1, "Choose at least one project"),
+    ])
     .default("*"),
 });
 export type CreateApiKeyInput = z.infer<typeof createApiKeyInput>;
@@ -167,7 +172,12 @@ export const createdApiKey = apiKeyInfo.extend({
 export const me = z.object({
   user: z.object({ id: z.string(), username: z.string().nullable(), name: z.string(), email: z.string() }),
   /** How this request authenticated; a key's scope when it was a key. */
-  auth: z.object({ kind: z.enum(["session", "key"]), scope: keyScope.optional() }),
+  auth: z.object({
+    kind: z.enum(["session", "key"]),
+    scope: keyScope.optional(),
+    /** An organization's key: the organization's slug (`user` is then the organization's account). */
+    organization: z.string().optional(),
+  }),
 });
 export type Me = z.infer<typeof me>;
 

@@ -1,11 +1,16 @@
-// API keys of a user: created through better-auth's api-key plugin (only the server sets their
-// scope), listed and deleted by owner. Used by the /api-keys page and by /api/v1/keys.
-import type { ApiKeyInfo } from "@packyard/contract";
+// API keys of a user or an organization: created through better-auth's api-key plugin (only the
+// server sets their scope), listed and deleted by owner. Used by the /api-keys page, by
+// /api/v1/keys and by /api/v1/orgs/{slug}/keys. An organization's key has the organization's id
+// as its owner (decision 040), so it reaches the organization's projects and outlives whoever
+// made it; a person's key may be scoped to projects of organizations the person belongs to, and
+// reaches them only through the person's role (authorization.ts).
+import { type ApiKeyInfo, splitProjectRef } from "@packyard/contract";
 import type { Kysely } from "kysely";
 import type { Auth } from "../auth/auth.ts";
 import type { Database } from "../db/schema.ts";
 import { type KeyScope, scopeFromPermissions, scopeToPermissions } from "./authorization.ts";
 import { DomainError } from "./errors.ts";
+import { usernameKey } from "./usernames.ts";
 
 type Db = Kysely<Database>;
 
@@ -13,6 +18,27 @@ export class UnknownProjectError extends Error {
   constructor() {
     super("Choose only your own projects");
   }
+}
+
+/**
+ * The projects a key of `ownerId` may be scoped to: the owner's own, and for a person those of the
+ * organizations they belong to (an organization is nobody's member, so its keys get its own).
+ */
+function reachableProjects(db: Db, ownerId: string) {
+  return db
+    .selectFrom("project")
+    .innerJoin("user as owner", "owner.id", "project.owner_id")
+    .select(["project.id", "project.slug", "project.owner_id", "owner.username as owner"])
+    .where((eb) =>
+      eb.or([
+        eb("project.owner_id", "=", ownerId),
+        eb(
+          "project.owner_id",
+          "in",
+          eb.selectFrom("org_member").select("org_member.org_id").where("org_member.user_id", "=", ownerId),
+        ),
+      ]),
+    );
 }
 
 export interface CreatedKey {
@@ -38,7 +64,10 @@ export interface KeySummary {
 
 const iso = (d: Date | string | number | null | undefined) => (d ? new Date(d).toISOString() : null);
 
-/** Creates a key for the user; chosen projects must be the user's own. */
+/**
+ * Creates a key for the user or organization (userId: the organization's id for its keys; its
+ * creator is checked by the caller); chosen projects must be ones it reaches (reachableProjects).
+ */
 export async function createUserApiKey(
   auth: Auth,
   db: Db,
@@ -46,9 +75,7 @@ export async function createUserApiKey(
   input: { name: string; expiresIn: number | null; scope: KeyScope },
 ): Promise<CreatedKey> {
   if (input.scope.projects !== "*") {
-    const own = new Set(
-      (await db.selectFrom("project").select("id").where("owner_id", "=", userId).execute()).map((p) => p.id),
-    );
+    const own = new Set((await reachableProjects(db, userId).execute()).map((p) => p.id));
     if (input.scope.projects.length === 0 || input.scope.projects.some((id) => !own.has(id))) {
       throw new UnknownProjectError();
     }
@@ -111,8 +138,9 @@ export async function deleteExpiredUserApiKeys(db: Db, userId: string, now = new
 }
 
 /**
- * A key scope's projects as the API names them: "*", or the slugs of the owner's chosen projects.
- * A chosen project deleted since is shown by its id (`missing: "id"`) or left out (`"omit"`).
+ * A key scope's projects as the API names them: "*", or the chosen projects' slugs (`owner/slug`
+ * for one another owner has: an organization's, in a person's key). A chosen project deleted
+ * since is shown by its id (`missing: "id"`) or left out (`"omit"`).
  */
 export async function scopeSlugs(
   db: Db,
@@ -124,28 +152,51 @@ export async function scopeSlugs(
   const rows = projects.length
     ? await db
         .selectFrom("project")
-        .select(["id", "slug"])
-        .where("owner_id", "=", ownerId)
-        .where("id", "in", projects)
+        .innerJoin("user as owner", "owner.id", "project.owner_id")
+        .select(["project.id", "project.slug", "project.owner_id", "owner.username as owner"])
+        .where("project.id", "in", projects)
         .execute()
     : [];
-  const slugs = new Map(rows.map((r) => [r.id, r.slug]));
+  const slugs = new Map(
+    rows.map((r) => [r.id, r.owner_id === ownerId ? r.slug : `${r.owner ?? ""}/${r.slug}`]),
+  );
   return missing === "id"
     ? projects.map((id) => slugs.get(id) ?? id)
     : projects.flatMap((id) => slugs.get(id) ?? []);
 }
 
-/** The ids of the owner's projects named by `slugs`; NOT_FOUND naming every slug that is not one. */
-export async function scopeProjectIds(db: Db, ownerId: string, slugs: string[]): Promise<string[]> {
-  const rows = await db
-    .selectFrom("project")
-    .select(["id", "slug"])
-    .where("owner_id", "=", ownerId)
-    .where("slug", "in", slugs)
+/**
+ * The ids of the projects named by `refs` (a slug, or `owner/slug`) among those a key of the
+ * owner may be scoped to: NOT_FOUND naming every one that is not one, AMBIGUOUS_PROJECT for a
+ * slug alone that names several (the person's own and an organization's).
+ */
+export async function scopeProjectIds(db: Db, ownerId: string, refs: string[]): Promise<string[]> {
+  const rows = await reachableProjects(db, ownerId)
+    .where(
+      "project.slug",
+      "in",
+      refs.map((ref) => splitProjectRef(ref).slug),
+    )
     .execute();
-  const missing = slugs.filter((slug) => !rows.some((r) => r.slug === slug));
+  const ids: string[] = [];
+  const missing: string[] = [];
+  for (const ref of refs) {
+    const { owner, slug } = splitProjectRef(ref);
+    const found = rows.filter(
+      (r) =>
+        r.slug === slug && (owner === undefined ? true : usernameKey(r.owner ?? "") === usernameKey(owner)),
+    );
+    // As requireOwnProject decides: a slug alone naming several is ambiguous.
+    if (found.length === 0) missing.push(ref);
+    else if (found.length > 1)
+      throw new DomainError(
+        "AMBIGUOUS_PROJECT",
+        `More than one project is named ${slug}: name it as owner/${slug}`,
+      );
+    else ids.push(found[0]!.id);
+  }
   if (missing.length) throw new DomainError("NOT_FOUND", `Project not found: ${missing.join(", ")}`);
-  return rows.map((r) => r.id);
+  return [...new Set(ids)];
 }
 
 /** A key as the API shows it: its scope names projects by slug; never its secret. */

@@ -59,6 +59,18 @@ describe("OpenAPI document", () => {
         "POST /api/v1/projects/{slug}/keys/rotate",
         "PUT /api/v1/projects/{slug}/releases/{version}/files/{filename}",
         "GET /api/p/{username}/{slug}/{version}",
+        "POST /api/v1/orgs",
+        "GET /api/v1/orgs",
+        "GET /api/v1/orgs/{slug}",
+        "PATCH /api/v1/orgs/{slug}",
+        "DELETE /api/v1/orgs/{slug}",
+        "GET /api/v1/orgs/{slug}/members",
+        "PATCH /api/v1/orgs/{slug}/members/{username}",
+        "DELETE /api/v1/orgs/{slug}/members/{username}",
+        "POST /api/v1/orgs/{slug}/invitations",
+        "POST /api/v1/invitations/{id}/accept",
+        "POST /api/v1/orgs/{slug}/keys",
+        "POST /api/v1/projects/{slug}/transfer",
       ]),
     );
     expect(documented).toEqual(served);
@@ -86,12 +98,14 @@ describe("OpenAPI document", () => {
 
   it("takes request and response schemas and error codes from the contract", () => {
     const create = operation("post", "/api/v1/projects");
-    expect(create.summary).toBe("Create a project");
+    expect(create.summary).toMatch(/^Create a project/);
     const body = create.requestBody!.content["application/json"]!.schema as {
       properties: Record<string, unknown>;
       required: string[];
     };
-    expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(["slug", "name", "visibility"]));
+    expect(Object.keys(body.properties)).toEqual(
+      expect.arrayContaining(["slug", "name", "visibility", "owner"]),
+    );
     expect(body.required).toEqual(expect.arrayContaining(["slug", "name"]));
     expect(Object.keys(create.responses)).toEqual(
       expect.arrayContaining(["201", "400", "401", "403", "409"]),

@@ -1,5 +1,11 @@
 // The API: /api/v1 (the product REST API, one module per resource) and /api/p (public JSON),
 // every route declared once (route.ts), so the OpenAPI document lists exactly what is served.
+//
+// A project is addressed as /api/v1/projects/{slug}/… and, for an organization's (decision 040),
+// as /api/v1/projects/{owner}/{slug}/… too: such a path is served by the same routes with the
+// slug parameter `owner/slug` (which requireOwnProject takes). The second segment is a project's
+// slug when it is not one of the names the routes use under /projects/{slug}/ (releases, audit,
+// …), read from the registered routes so a new one cannot be mistaken for a slug.
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Services } from "../../services.ts";
 import { auditRoutes } from "./audit.ts";
@@ -7,6 +13,7 @@ import { fileRoutes } from "./files.ts";
 import { importRoutes } from "./imports.ts";
 import { keyRoutes } from "./keys.ts";
 import { meRoutes } from "./me.ts";
+import { orgRoutes } from "./orgs.ts";
 import { projectRoutes } from "./projects.ts";
 import { promotionRoutes } from "./promotion.ts";
 import { publicRoutes } from "./public.ts";
@@ -34,12 +41,47 @@ const v1 = [
   webhookRoutes,
   auditRoutes,
   statsRoutes,
+  orgRoutes,
 ];
+
+const PROJECTS = "/api/v1/projects/";
+
+/** The names routes use after /api/v1/projects/{slug}/ (releases, keys, …). */
+export function projectSubresources(routes: readonly { path: string }[]): Set<string> {
+  const names = new Set<string>();
+  for (const { path } of routes) {
+    const match = /^\/api\/v1\/projects\/:slug\/([^/:]+)/.exec(path);
+    if (match) names.add(match[1]!);
+  }
+  return names;
+}
+
+/**
+ * /api/v1/projects/{owner}/{slug}/… as the path the routes serve (`{owner}%2F{slug}`), or
+ * undefined when the path does not name a project by owner and slug. `pathname` as it came
+ * (percent-encoded).
+ */
+export function ownerSlugPath(pathname: string, subresources: ReadonlySet<string>): string | undefined {
+  if (!pathname.startsWith(PROJECTS)) return undefined;
+  const [owner, slug, ...rest] = pathname.slice(PROJECTS.length).split("/");
+  if (!owner || !slug || subresources.has(slug) || owner.includes("%")) return undefined;
+  return `${PROJECTS}${owner}%2F${slug}${rest.length ? `/${rest.join("/")}` : ""}`;
+}
 
 /** Every API route, at its full path (/api/v1/…, /api/p/…). */
 export function createApi(services: Services): OpenAPIHono {
   const api = createApiApp(services);
+  let subresources = new Set<string>();
+  api.use(`${PROJECTS}*`, async (c, next) => {
+    const url = new URL(c.req.url);
+    const path = ownerSlugPath(url.pathname, subresources);
+    if (!path) return next();
+    url.pathname = path;
+    // Served by this app's routes; the server's own middleware has seen the request already.
+    return api.fetch(new Request(url, c.req.raw), c.env);
+  });
   for (const routes of v1) api.route("/api/v1", routes(services));
+  subresources = projectSubresources(api.routes);
   api.route("/api/p", publicRoutes(services));
   // Not routes of this server: what it POSTs to webhooks (the document's `webhooks` section).
   declareWebhookPayloads(api);

@@ -1,4 +1,6 @@
-// /api/v1/me: who the session or API key belongs to, and a key's scope.
+// /api/v1/me: who the session or API key belongs to, and a key's scope. An organization's key
+// (decision 040) belongs to the organization: `user` is its account (its slug as username, no
+// address) and `auth.organization` names it.
 import { createRoute } from "@hono/zod-openapi";
 import { me } from "@packyard/contract";
 import { scopeSlugs } from "../../domain/api-keys.ts";
@@ -10,7 +12,8 @@ import { createApiApp, errors, json, serve } from "./route.ts";
 const meRoute = createRoute({
   method: "get",
   path: "/me",
-  summary: "Who this session or API key belongs to, and the key's scope",
+  summary:
+    "Who this session or API key belongs to (a user, or an organization for its keys), and the key's scope",
   responses: { 200: json("Caller", me), ...errors("UNAUTHENTICATED") },
 });
 
@@ -24,10 +27,16 @@ export function meRoutes(services: Services) {
     if (actor.kind === "session") return c.json({ user, auth: { kind: "session" as const } }, 200);
     // A chosen project deleted since is left out.
     const projects = await scopeSlugs(db, actor.userId, actor.scope.projects, "omit");
-    return c.json(
-      { user, auth: { kind: "key" as const, scope: { projects, access: actor.scope.access } } },
-      200,
-    );
+    const scope = { projects, access: actor.scope.access };
+    if (actor.org)
+      return c.json(
+        {
+          user: { ...user, email: "" },
+          auth: { kind: "key" as const, scope, organization: user.username ?? "" },
+        },
+        200,
+      );
+    return c.json({ user, auth: { kind: "key" as const, scope } }, 200);
   });
 
   return api;

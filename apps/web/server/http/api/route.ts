@@ -71,7 +71,10 @@ export async function readJson<R extends RouteConfig>(
   return schema.parse(value) as z.output<JsonSchemaOf<R>>;
 }
 
-/** The caller's own project of that slug, with `needed` access: else 401, 400, 404 or 403 KEY_SCOPE. */
+/**
+ * The caller's project of that slug or owner/slug (its own or an organization's it belongs to),
+ * with `needed` access: else 401, 400, 404, 403 KEY_SCOPE or FORBIDDEN, or 409 AMBIGUOUS_PROJECT.
+ */
 export async function ownProject(
   services: Services,
   c: Context,
@@ -135,12 +138,27 @@ export function errors<const C extends ApiErrorCode>(...codes: C[]) {
   return responses as { [S in (typeof apiErrorStatus)[C]]: ErrorResponse };
 }
 
-/** What a route on the caller's own project answers when it cannot serve: see ownProject. */
-export const projectAccessErrors = ["UNAUTHENTICATED", "INVALID_SLUG", "KEY_SCOPE", "NOT_FOUND"] as const;
+/**
+ * What a route on the caller's project answers when it cannot serve: see ownProject. FORBIDDEN:
+ * the caller's role in the owning organization does not allow it; AMBIGUOUS_PROJECT: a slug alone
+ * that names several projects the caller reaches.
+ */
+export const projectAccessErrors = [
+  "UNAUTHENTICATED",
+  "INVALID_SLUG",
+  "KEY_SCOPE",
+  "FORBIDDEN",
+  "NOT_FOUND",
+  "AMBIGUOUS_PROJECT",
+] as const;
 
 // Path parameters.
 export const projectPath = z.object({
-  slug: z.string().describe("The project's slug"),
+  slug: z
+    .string()
+    .describe(
+      "The project's slug. An organization's project may also be named with its owner: /projects/{owner}/{slug}/… (or {owner}%2F{slug})",
+    ),
 });
 export const releasePath = projectPath.extend({
   version: z.string().describe("A version, or `latest` when reading"),

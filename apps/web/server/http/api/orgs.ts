@@ -1,0 +1,425 @@
+// /api/v1/orgs and /api/v1/invitations: organizations (decision 040), their members, invitations,
+// API keys and audit log. What a role allows is decided in domain/authorization.ts and the rules
+// of membership in domain/orgs.ts; these routes parse, call one of them, record what was done in
+// the organization's audit log (naming the member who acted) and answer.
+import { createRoute, z } from "@hono/zod-openapi";
+import {
+  apiKeyInfo,
+  auditPage,
+  auditQuery,
+  createApiKeyInput,
+  createdApiKey,
+  createOrgSchema,
+  inviteMemberSchema,
+  organization,
+  orgInvitation,
+  orgMember,
+  updateMemberSchema,
+  updateOrgSchema,
+} from "@packyard/contract";
+import { listAuditEntries } from "../../audit/query.ts";
+import { type AuditAction, recordAudit } from "../../audit/record.ts";
+import { apiKeyDetails, auditActorOf } from "../../audit/request.ts";
+import {
+  createUserApiKey,
+  deleteUserApiKey,
+  describeApiKey,
+  listUserApiKeys,
+  scopeProjectIds,
+} from "../../domain/api-keys.ts";
+import type { Actor } from "../../domain/authorization.ts";
+import { notFound } from "../../domain/errors.ts";
+import {
+  acceptInvitation,
+  createOrganization,
+  deleteOrganization,
+  describeOrganization,
+  inviteMember,
+  listInvitations,
+  listMembers,
+  listOrganizations,
+  removeMember,
+  requireOrganization,
+  revokeInvitation,
+  updateMemberRole,
+  updateOrganization,
+} from "../../domain/orgs.ts";
+import type { Services } from "../../services.ts";
+import { requireActor } from "../actor.ts";
+import { clientAddress } from "../request-log.ts";
+import { createApiApp, empty, errors, json, jsonBody, readJson, serve } from "./route.ts";
+
+const orgPath = z.object({ slug: z.string().describe("The organization's slug") });
+const memberPath = orgPath.extend({ username: z.string().describe("The member's username") });
+const invitationPath = orgPath.extend({ id: z.string().describe("The invitation's id") });
+const keyPath = orgPath.extend({ id: z.string().describe("The key's id") });
+
+/** What a route on an organization answers when the caller may not do it. */
+const orgErrors = ["UNAUTHENTICATED", "KEY_SCOPE", "FORBIDDEN", "NOT_FOUND"] as const;
+
+const listOrgsRoute = createRoute({
+  method: "get",
+  path: "/orgs",
+  summary: "The organizations you belong to, with your role in each",
+  responses: {
+    200: json("Organizations", z.object({ organizations: z.array(organization) })),
+    ...errors("UNAUTHENTICATED", "KEY_SCOPE"),
+  },
+});
+
+const createOrgRoute = createRoute({
+  method: "post",
+  path: "/orgs",
+  summary: "Create an organization; you are its owner",
+  request: { body: jsonBody(createOrgSchema) },
+  responses: {
+    201: json("Created", z.object({ organization })),
+    ...errors("VALIDATION_FAILED", "UNAUTHENTICATED", "KEY_SCOPE", "FORBIDDEN", "NAME_TAKEN"),
+  },
+});
+
+const getOrgRoute = createRoute({
+  method: "get",
+  path: "/orgs/{slug}",
+  summary: "An organization you belong to",
+  request: { params: orgPath },
+  responses: { 200: json("Organization", z.object({ organization })), ...errors(...orgErrors) },
+});
+
+const updateOrgRoute = createRoute({
+  method: "patch",
+  path: "/orgs/{slug}",
+  summary: "Rename an organization (its display name; admins and owners)",
+  request: { params: orgPath, body: jsonBody(updateOrgSchema) },
+  responses: {
+    200: json("Updated", z.object({ organization })),
+    ...errors("VALIDATION_FAILED", ...orgErrors),
+  },
+});
+
+const deleteOrgRoute = createRoute({
+  method: "delete",
+  path: "/orgs/{slug}",
+  summary: "Delete an organization that owns no projects (owners)",
+  request: { params: orgPath },
+  responses: { 204: empty("Deleted"), ...errors(...orgErrors, "ORG_NOT_EMPTY") },
+});
+
+const listMembersRoute = createRoute({
+  method: "get",
+  path: "/orgs/{slug}/members",
+  summary: "An organization's members and their roles",
+  request: { params: orgPath },
+  responses: { 200: json("Members", z.object({ members: z.array(orgMember) })), ...errors(...orgErrors) },
+});
+
+const updateMemberRoute = createRoute({
+  method: "patch",
+  path: "/orgs/{slug}/members/{username}",
+  summary: "Change a member's role (admins and owners; only owners make or unmake owners)",
+  request: { params: memberPath, body: jsonBody(updateMemberSchema) },
+  responses: {
+    200: json("Updated", z.object({ member: orgMember })),
+    ...errors("VALIDATION_FAILED", ...orgErrors, "ORG_LAST_OWNER"),
+  },
+});
+
+const removeMemberRoute = createRoute({
+  method: "delete",
+  path: "/orgs/{slug}/members/{username}",
+  summary: "Remove a member (admins and owners), or leave (your own username)",
+  request: { params: memberPath },
+  responses: { 204: empty("Removed"), ...errors(...orgErrors, "ORG_LAST_OWNER") },
+});
+
+const createInvitationRoute = createRoute({
+  method: "post",
+  path: "/orgs/{slug}/invitations",
+  summary: "Invite someone by email; the link is mailed and valid 7 days (admins and owners)",
+  request: { params: orgPath, body: jsonBody(inviteMemberSchema) },
+  responses: {
+    201: json("Invited", z.object({ invitation: orgInvitation })),
+    ...errors("VALIDATION_FAILED", ...orgErrors, "ALREADY_MEMBER"),
+  },
+});
+
+const listInvitationsRoute = createRoute({
+  method: "get",
+  path: "/orgs/{slug}/invitations",
+  summary: "An organization's open invitations (admins and owners)",
+  request: { params: orgPath },
+  responses: {
+    200: json("Invitations", z.object({ invitations: z.array(orgInvitation) })),
+    ...errors(...orgErrors),
+  },
+});
+
+const revokeInvitationRoute = createRoute({
+  method: "delete",
+  path: "/orgs/{slug}/invitations/{id}",
+  summary: "Withdraw an open invitation (admins and owners)",
+  request: { params: invitationPath },
+  responses: { 204: empty("Revoked"), ...errors(...orgErrors) },
+});
+
+const acceptInvitationRoute = createRoute({
+  method: "post",
+  path: "/invitations/{id}/accept",
+  summary: "Accept an invitation, signed in with the invited address",
+  request: { params: z.object({ id: z.string().describe("The invitation's id (from its link)") }) },
+  responses: {
+    200: json("The organization joined", z.object({ organization })),
+    ...errors(
+      "UNAUTHENTICATED",
+      "FORBIDDEN",
+      "INVITATION_EMAIL_MISMATCH",
+      "NOT_FOUND",
+      "ALREADY_MEMBER",
+      "INVITATION_EXPIRED",
+    ),
+  },
+});
+
+const listOrgKeysRoute = createRoute({
+  method: "get",
+  path: "/orgs/{slug}/keys",
+  summary: "An organization's API keys (admins and owners)",
+  request: { params: orgPath },
+  responses: { 200: json("Keys", z.object({ keys: z.array(apiKeyInfo) })), ...errors(...orgErrors) },
+});
+
+const createOrgKeyRoute = createRoute({
+  method: "post",
+  path: "/orgs/{slug}/keys",
+  summary:
+    "Create an organization's API key, scoped to its projects; it keeps working when its creator leaves. Its secret is in this response only (admins and owners)",
+  request: { params: orgPath, body: jsonBody(createApiKeyInput) },
+  responses: {
+    201: json("Created", z.object({ key: createdApiKey })),
+    ...errors("VALIDATION_FAILED", ...orgErrors),
+  },
+});
+
+const deleteOrgKeyRoute = createRoute({
+  method: "delete",
+  path: "/orgs/{slug}/keys/{id}",
+  summary: "Delete an organization's API key (admins and owners)",
+  request: { params: keyPath },
+  responses: { 204: empty("Deleted"), ...errors(...orgErrors) },
+});
+
+const orgAuditRoute = createRoute({
+  method: "get",
+  path: "/orgs/{slug}/audit",
+  summary: "An organization's audit log, newest first (admins and owners); filters as /api/v1/audit",
+  request: {
+    params: orgPath,
+    query: z.object({
+      action: z.string().optional(),
+      actor: z.string().optional(),
+      project: z.string().optional().describe("Only this project's entries"),
+      from: z.string().optional(),
+      to: z.string().optional(),
+      cursor: z.string().optional(),
+      limit: z.string().optional(),
+    }),
+  },
+  responses: {
+    200: json("A page of entries", auditPage),
+    ...errors("VALIDATION_FAILED", ...orgErrors),
+  },
+});
+
+export function orgRoutes(services: Services) {
+  const db = services.database.db;
+  const { baseUrl } = services.config;
+  const api = createApiApp(services);
+  const actorOf = (c: { req: { raw: Request } }) => requireActor(services, c.req.raw.headers);
+
+  /** An entry in the organization's log (ownerId), naming the member (or key) who acted. */
+  const audit = (
+    c: Parameters<typeof clientAddress>[0],
+    actor: Actor,
+    ownerId: string,
+    action: AuditAction,
+    target: string | null,
+    details?: Record<string, unknown>,
+  ) =>
+    recordAudit(db, {
+      ownerId,
+      actor: auditActorOf(actor),
+      address: clientAddress(c, services.config.trustProxy),
+      action,
+      target,
+      details,
+    });
+
+  serve(api, listOrgsRoute, async (c) => {
+    const actor = await actorOf(c);
+    // An organization's key belongs to no organization.
+    const organizations = actor.kind === "key" && actor.org ? [] : await listOrganizations(db, actor.userId);
+    return c.json({ organizations }, 200);
+  });
+
+  serve(api, createOrgRoute, async (c) => {
+    const actor = await actorOf(c);
+    const input = await readJson(c, createOrgRoute);
+    const created = await createOrganization(db, actor, input, services.clock);
+    await audit(c, actor, created.id, "organization.created", created.slug, { name: created.name });
+    return c.json({ organization: created }, 201);
+  });
+
+  serve(api, getOrgRoute, async (c) => {
+    const actor = await actorOf(c);
+    return c.json({ organization: await describeOrganization(db, actor, c.req.valid("param").slug) }, 200);
+  });
+
+  serve(api, updateOrgRoute, async (c) => {
+    const actor = await actorOf(c);
+    const { slug } = c.req.valid("param");
+    const { org } = await requireOrganization(db, actor, slug, "admin");
+    const input = await readJson(c, updateOrgRoute);
+    const updated = await updateOrganization(db, actor, slug, input, services.clock);
+    if (updated.name !== org.name)
+      await audit(c, actor, org.id, "organization.renamed", org.slug, { from: org.name, to: updated.name });
+    return c.json({ organization: updated }, 200);
+  });
+
+  serve(api, deleteOrgRoute, async (c) => {
+    const actor = await actorOf(c);
+    const { slug } = c.req.valid("param");
+    const { org } = await requireOrganization(db, actor, slug, "own");
+    await deleteOrganization(db, actor, slug, services.clock);
+    // The organization's log goes with it: the deletion is in the deleting member's own.
+    await audit(c, actor, actor.userId, "organization.deleted", org.slug, { organizationId: org.id });
+    return c.body(null, 204);
+  });
+
+  serve(api, listMembersRoute, async (c) => {
+    const actor = await actorOf(c);
+    return c.json({ members: await listMembers(db, actor, c.req.valid("param").slug) }, 200);
+  });
+
+  serve(api, updateMemberRoute, async (c) => {
+    const actor = await actorOf(c);
+    const { slug, username } = c.req.valid("param");
+    const { org } = await requireOrganization(db, actor, slug, "admin");
+    const input = await readJson(c, updateMemberRoute);
+    const before = (await listMembers(db, actor, slug)).find(
+      (m) => m.username.toLowerCase() === username.toLowerCase(),
+    );
+    const member = await updateMemberRole(db, actor, slug, username, input.role);
+    if (before?.role !== member.role)
+      await audit(c, actor, org.id, "organization.member_role_changed", member.username, {
+        from: before?.role ?? null,
+        to: member.role,
+      });
+    return c.json({ member }, 200);
+  });
+
+  serve(api, removeMemberRoute, async (c) => {
+    const actor = await actorOf(c);
+    const { slug, username } = c.req.valid("param");
+    const { org } = await requireOrganization(db, actor, slug, "view");
+    const member = (await listMembers(db, actor, slug)).find(
+      (m) => m.username.toLowerCase() === username.toLowerCase(),
+    );
+    await removeMember(db, actor, slug, username);
+    await audit(c, actor, org.id, "organization.member_removed", member?.username ?? username, {
+      role: member?.role ?? null,
+      left: member?.userId === actor.userId,
+    });
+    return c.body(null, 204);
+  });
+
+  serve(api, createInvitationRoute, async (c) => {
+    const actor = await actorOf(c);
+    const { slug } = c.req.valid("param");
+    const { org } = await requireOrganization(db, actor, slug, "admin");
+    const input = await readJson(c, createInvitationRoute);
+    const invitation = await inviteMember(db, services.mailer, actor, slug, input, baseUrl, services.clock);
+    await audit(c, actor, org.id, "organization.invitation_created", invitation.email, {
+      invitationId: invitation.id,
+      role: invitation.role,
+    });
+    return c.json({ invitation }, 201);
+  });
+
+  serve(api, listInvitationsRoute, async (c) => {
+    const actor = await actorOf(c);
+    const { slug } = c.req.valid("param");
+    return c.json({ invitations: await listInvitations(db, actor, slug, baseUrl, services.clock) }, 200);
+  });
+
+  serve(api, revokeInvitationRoute, async (c) => {
+    const actor = await actorOf(c);
+    const { slug, id } = c.req.valid("param");
+    const { org } = await requireOrganization(db, actor, slug, "admin");
+    const invitation = await db
+      .selectFrom("org_invitation")
+      .select(["email", "role"])
+      .where("id", "=", id)
+      .where("org_id", "=", org.id)
+      .executeTakeFirst();
+    await revokeInvitation(db, actor, slug, id);
+    await audit(c, actor, org.id, "organization.invitation_revoked", invitation?.email ?? id, {
+      invitationId: id,
+      role: invitation?.role ?? null,
+    });
+    return c.body(null, 204);
+  });
+
+  serve(api, acceptInvitationRoute, async (c) => {
+    const actor = await actorOf(c);
+    const { id } = c.req.valid("param");
+    const joined = await acceptInvitation(db, actor, id, services.clock);
+    await audit(c, actor, joined.id, "organization.invitation_accepted", joined.slug, {
+      invitationId: id,
+      role: joined.role,
+    });
+    return c.json({ organization: joined }, 200);
+  });
+
+  serve(api, listOrgKeysRoute, async (c) => {
+    const actor = await actorOf(c);
+    const { org } = await requireOrganization(db, actor, c.req.valid("param").slug, "admin");
+    const keys = await listUserApiKeys(db, org.id);
+    return c.json({ keys: await Promise.all(keys.map((k) => describeApiKey(db, org.id, k))) }, 200);
+  });
+
+  serve(api, createOrgKeyRoute, async (c) => {
+    const actor = await actorOf(c);
+    const { org } = await requireOrganization(db, actor, c.req.valid("param").slug, "admin");
+    const input = await readJson(c, createOrgKeyRoute);
+    // Only the organization's own projects: a scope naming another owner's is not found.
+    const projectIds = input.projects === "*" ? "*" : await scopeProjectIds(db, org.id, input.projects);
+    // The key's owner (better-auth's referenceId) is the organization, not its creator.
+    const created = await createUserApiKey(services.auth, db, org.id, {
+      name: input.name,
+      expiresIn: input.expiresInDays === null ? null : input.expiresInDays * 24 * 60 * 60,
+      scope: { projects: projectIds, access: input.access },
+    });
+    const summary = (await listUserApiKeys(db, org.id)).find((k) => k.id === created.id)!;
+    await audit(c, actor, org.id, "api_key.created", input.name, apiKeyDetails(summary));
+    return c.json({ key: { ...(await describeApiKey(db, org.id, summary)), key: created.key } }, 201);
+  });
+
+  serve(api, deleteOrgKeyRoute, async (c) => {
+    const actor = await actorOf(c);
+    const { slug, id } = c.req.valid("param");
+    const { org } = await requireOrganization(db, actor, slug, "admin");
+    const key = (await listUserApiKeys(db, org.id)).find((k) => k.id === id);
+    if (!key || !(await deleteUserApiKey(db, org.id, id))) throw notFound("API key not found");
+    await audit(c, actor, org.id, "api_key.deleted", key.name, apiKeyDetails(key));
+    return c.body(null, 204);
+  });
+
+  serve(api, orgAuditRoute, async (c) => {
+    const actor = await actorOf(c);
+    const { org } = await requireOrganization(db, actor, c.req.valid("param").slug, "admin");
+    const { project, ...query } = auditQuery.parse(c.req.query());
+    return c.json(await listAuditEntries(db, { ownerId: org.id, projectSlug: project }, query), 200);
+  });
+
+  return api;
+}
