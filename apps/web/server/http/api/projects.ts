@@ -44,7 +44,8 @@ const listProjectsRoute = createRoute({
 const createProjectRoute = createRoute({
   method: "post",
   path: "/projects",
-  summary: "Create a project: yours, or with `owner` an organization's (its admins and owners may)",
+  summary: "Create a project",
+  description: "Yours, or with `owner` an organization's (its admins and owners may).",
   request: { body: jsonBody(createProjectInput) },
   responses: {
     201: json("Created", z.object({ project })),

@@ -52,10 +52,12 @@ export function repositorySettingsRoutes(services: Services) {
   });
 
   serve(api, updateRepositorySettingsRoute, async (c) => {
-    const { actor, project } = await callerAndProject(services, c, c.req.valid("param").slug, "publish");
+    // The slug as given (or owner/slug): a bare slug may name several projects (decision 040).
+    const ref = c.req.valid("param").slug;
+    const { actor, project } = await callerAndProject(services, c, ref, "publish");
     const input = await readJson(c, updateRepositorySettingsRoute);
-    const before = await getRepositorySettings(db, actor, project.slug);
-    const settings = await updateRepositorySettings(db, actor, project.slug, input);
+    const before = await getRepositorySettings(db, actor, ref);
+    const settings = await updateRepositorySettings(db, actor, ref, input);
     await auditRepositorySettings(db, auditSource(services, c, actor), project, before, settings);
     return c.json({ settings }, 200);
   });
