@@ -7,7 +7,11 @@ import {
   type CreateProjectInput,
   type CreateReleaseInput,
   createdApiKey,
+  type InviteMemberInput,
   me,
+  organization,
+  orgInvitation,
+  orgMember,
   type PromoteInput,
   project,
   promotionResult,
@@ -20,7 +24,8 @@ import {
 } from "./contract.ts";
 
 const e = encodeURIComponent;
-const projectPath = (slug: string) => `/api/v1/projects/${e(slug)}`;
+/** A project's API path from its slug or owner/slug (an organization's project: decision 040). */
+const projectPath = (ref: string) => `/api/v1/projects/${ref.split("/").map(e).join("/")}`;
 const releasePath = (slug: string, version: string) => `${projectPath(slug)}/releases/${e(version)}`;
 
 export interface UploadTarget {
@@ -38,6 +43,33 @@ export function packyardApi(client: ApiClient) {
       (await client.call("GET", projectPath(slug), z.object({ project }))).project,
     createProject: async (input: CreateProjectInput) =>
       (await client.call("POST", "/api/v1/projects", z.object({ project }), { json: input })).project,
+    /** Not idempotent: a repeated transfer answers VALIDATION_FAILED (it is there already). */
+    transferProject: async (ref: string, owner: string) =>
+      (
+        await client.call("POST", `${projectPath(ref)}/transfer`, z.object({ project }), {
+          json: { owner },
+        })
+      ).project,
+
+    listOrgs: async () =>
+      (await client.call("GET", "/api/v1/orgs", z.object({ organizations: z.array(organization) })))
+        .organizations,
+    createOrg: async (input: { slug: string; name: string }) =>
+      (await client.call("POST", "/api/v1/orgs", z.object({ organization }), { json: input })).organization,
+    listMembers: async (slug: string) =>
+      (await client.call("GET", `/api/v1/orgs/${e(slug)}/members`, z.object({ members: z.array(orgMember) })))
+        .members,
+    inviteMember: async (slug: string, input: InviteMemberInput) =>
+      (
+        await client.call(
+          "POST",
+          `/api/v1/orgs/${e(slug)}/invitations`,
+          z.object({ invitation: orgInvitation }),
+          {
+            json: input,
+          },
+        )
+      ).invitation,
 
     listReleases: async (slug: string) =>
       (

@@ -104,6 +104,18 @@ describe.concurrent("usage errors exit 2 before anything is sent", () => {
       "error: slug: Slug must be lowercase letters, numbers and hyphens (no leading/trailing hyphen) (USAGE)",
     ],
     [
+      ["orgs", "invite", "acme", "someone@example.com"],
+      "error: --role is required: owner, admin, publisher, viewer (USAGE)",
+    ],
+    [
+      ["orgs", "invite", "acme", "someone@example.com", "--role", "boss"],
+      "error: role: Role must be owner, admin, publisher or viewer (USAGE)",
+    ],
+    [
+      ["projects", "transfer", "widget"],
+      "error: Wrong number of arguments; usage: packyard projects transfer PROJECT OWNER (USAGE)",
+    ],
+    [
       ["signing-keys", "rotate", "widget", "--overlap-days", "soon"],
       "error: --overlap-days must be a whole number of days (0–365) (USAGE)",
     ],
@@ -231,7 +243,7 @@ describe("failures exit 1", () => {
       [1, 2, 3, 4, 5].map((n) =>
         expect.stringMatching(
           new RegExp(
-            `^retrying: GET /api/v1/projects/widget: connection refused \\(ECONNREFUSED\\); retry ${n} of 5 in \\d+\\.\\ds$`,
+            `^retrying: GET /api/v1/projects/alice/widget: connection refused \\(ECONNREFUSED\\); retry ${n} of 5 in \\d+\\.\\ds$`,
           ),
         ),
       ),

@@ -6,6 +6,7 @@ import type { Command, CommandGroup, OptionSpec } from "./command.ts";
 import { keysCommand } from "./commands/keys.ts";
 import { loginCommand } from "./commands/login.ts";
 import { logoutCommand } from "./commands/logout.ts";
+import { orgsCommand } from "./commands/orgs.ts";
 import { projectsCommand } from "./commands/projects.ts";
 import { pushCommand } from "./commands/push.ts";
 import { releasesCommand } from "./commands/releases.ts";
@@ -25,6 +26,7 @@ const commands: Record<string, Command | CommandGroup> = {
   projects: projectsCommand,
   keys: keysCommand,
   "signing-keys": signingKeysCommand,
+  orgs: orgsCommand,
 };
 
 const globalOptions: Record<string, OptionSpec> = {
@@ -216,8 +218,9 @@ function generalHelp(): string {
     "Global options:",
     ...optionLines(globalOptions),
     "",
-    "PROJECT is SLUG or OWNER/SLUG; OWNER must be the token's user. packyard COMMAND --help shows",
-    "a command's options. Transient network errors and 429/502/503/504 are retried up to 5 times.",
+    "PROJECT is SLUG or OWNER/SLUG; OWNER is the token's user or one of the user's organizations.",
+    "packyard COMMAND --help shows a command's options. Transient network errors and",
+    "429/502/503/504 are retried up to 5 times.",
     "",
     ...exitCodeHelp,
     "",

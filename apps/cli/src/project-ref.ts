@@ -1,16 +1,15 @@
 // OWNER/PROJECT (or PROJECT) on the command line, and the project it names. The API finds a
-// project by slug among the token's own user's projects, so a named OWNER must be that user.
+// project among the token's user's own and those of the organizations the user belongs to (an
+// organization's key: the organization's), by slug or by owner/slug; a named OWNER is the user
+// or one of those organizations.
 import type { PackyardApi } from "./api.ts";
-import { type Project, projectSlug } from "./contract.ts";
+import { orgSlug, type Project, projectSlug } from "./contract.ts";
 import { CliError, exitCodes, usageError } from "./errors.ts";
 
 export interface ProjectRef {
   owner: string | undefined;
   slug: string;
 }
-
-/** Usernames are 3–30 lowercase letters, digits and hyphens. */
-const USERNAME = /^[a-z0-9][a-z0-9-]{1,28}[a-z0-9]$/;
 
 export function parseProjectRef(raw: string, options: { ownerRequired?: boolean } = {}): ProjectRef {
   const parts = raw.split("/");
@@ -19,8 +18,10 @@ export function parseProjectRef(raw: string, options: { ownerRequired?: boolean 
     const form = options.ownerRequired ? "OWNER/PROJECT" : "PROJECT or OWNER/PROJECT";
     throw usageError(`Name the project as ${form}, not "${raw}"`);
   }
-  if (owner !== undefined && !USERNAME.test(owner)) {
-    throw usageError(`"${owner}" is not a username (3–30 lowercase letters, digits and hyphens)`);
+  if (owner !== undefined) {
+    const valid = orgSlug.safeParse(owner);
+    if (!valid.success)
+      throw usageError(`"${owner}" is not a username or organization: ${valid.error.issues[0]?.message}`);
   }
   const parsed = projectSlug.safeParse(slug);
   if (!parsed.success)
@@ -30,19 +31,26 @@ export function parseProjectRef(raw: string, options: { ownerRequired?: boolean 
 
 export const refName = (ref: ProjectRef) => (ref.owner ? `${ref.owner}/${ref.slug}` : ref.slug);
 
+/** How the API is told which project: owner/slug, so a slug of several owners is no question. */
+export const projectKey = (project: Pick<Project, "owner" | "slug">) => `${project.owner}/${project.slug}`;
+
 /**
- * The project, after checking that OWNER is the token's user (GET /api/v1/me says whose it is).
+ * The project. Not found with an OWNER that is neither the token's user nor one of the user's
+ * organizations: WRONG_OWNER, saying whose the token is (GET /api/v1/me).
  */
 export async function requireProject(api: PackyardApi, ref: ProjectRef): Promise<Project> {
   let project: Project;
   try {
-    project = await api.getProject(ref.slug);
+    project = await api.getProject(refName(ref));
   } catch (error) {
     if (!(error instanceof CliError) || error.code !== "NOT_FOUND") throw error;
     const user = ref.owner
       ? ((await api.me().catch(() => undefined))?.user.username ?? undefined)
       : undefined;
-    if (user && user !== ref.owner) throw wrongOwner(ref, user);
+    if (user && user.toLowerCase() !== ref.owner!.toLowerCase()) {
+      const orgs = await api.listOrgs().catch(() => []);
+      if (!orgs.some((o) => o.slug.toLowerCase() === ref.owner!.toLowerCase())) throw wrongOwner(ref, user);
+    }
     throw new CliError(
       "NOT_FOUND",
       `Project ${refName(ref)} not found, or this token cannot see it`,
@@ -50,7 +58,8 @@ export async function requireProject(api: PackyardApi, ref: ProjectRef): Promise
       404,
     );
   }
-  if (ref.owner && project.owner !== ref.owner) throw wrongOwner(ref, project.owner);
+  if (ref.owner && project.owner.toLowerCase() !== ref.owner.toLowerCase())
+    throw wrongOwner(ref, project.owner);
   return project;
 }
 

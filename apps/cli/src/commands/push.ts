@@ -18,7 +18,7 @@ import {
 import { CliError, exitCodes, usageError } from "../errors.ts";
 import { formatBytes } from "../output.ts";
 import { type Progress, progressBar } from "../progress.ts";
-import { parseProjectRef, requireProject } from "../project-ref.ts";
+import { parseProjectRef, projectKey, requireProject } from "../project-ref.ts";
 import { checkStoredFile, type LocalFile, sha256OfFile } from "../stored-file-check.ts";
 
 interface PushedFile {
@@ -85,13 +85,13 @@ export const pushCommand: Command = {
     const name = `${project.owner}/${project.slug}`;
     let releaseCreated = true;
     try {
-      await api.createRelease(project.slug, details.data);
+      await api.createRelease(projectKey(project), details.data);
       context.print(`Created release ${name} ${version}`);
     } catch (error) {
       if (!(error instanceof CliError) || error.code !== "VERSION_EXISTS") throw error;
       releaseCreated = false;
       const update = title !== undefined || notes !== undefined;
-      if (update) await api.updateRelease(project.slug, version, { title, notes });
+      if (update) await api.updateRelease(projectKey(project), version, { title, notes });
       context.print(`Release ${name} ${version} exists${update ? "; title and notes updated" : ""}`);
     }
 
@@ -144,10 +144,12 @@ async function pushFile(
   let stored: ReleaseFile | undefined;
   let status: PushedFile["status"] = "uploaded";
   try {
-    stored = await api.uploadFile(project.slug, version, file.name, target, () => fileBody(file, bar.update));
+    stored = await api.uploadFile(projectKey(project), version, file.name, target, () =>
+      fileBody(file, bar.update),
+    );
   } catch (error) {
     if (!(error instanceof CliError) || error.code !== "FILE_EXISTS") throw error;
-    stored = (await api.listFiles(project.slug, version)).find((f) => f.filename === file.name);
+    stored = (await api.listFiles(projectKey(project), version)).find((f) => f.filename === file.name);
     if (!stored) throw error;
     status = "present";
   }

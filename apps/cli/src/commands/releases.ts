@@ -9,7 +9,7 @@ import type { Context } from "../context.ts";
 import { promoteInput, type Release, releaseVersion, yankInput } from "../contract.ts";
 import { CliError, exitCodes, usageError } from "../errors.ts";
 import { formatBytes, shortTime, table } from "../output.ts";
-import { parseProjectRef, requireProject } from "../project-ref.ts";
+import { parseProjectRef, projectKey, requireProject } from "../project-ref.ts";
 
 /** PROJECT VERSION from the command line, checked, and the project found. */
 async function releaseArgs(context: Context, [projectArg = "", version = ""]: string[]) {
@@ -50,7 +50,7 @@ const list: Command = {
   async run(context, [projectArg = ""]) {
     const api = context.api();
     const project = await requireProject(api, parseProjectRef(projectArg));
-    const releases = await api.listReleases(project.slug);
+    const releases = await api.listReleases(projectKey(project));
     context.result({ releases }, () => {
       if (releases.length === 0) return context.print(`${project.owner}/${project.slug} has no releases yet`);
       context.print(
@@ -76,7 +76,7 @@ const show: Command = {
   args: { min: 2, max: 2 },
   async run(context, args) {
     const { api, project, version } = await releaseArgs(context, args);
-    const release = await api.getRelease(project.slug, version);
+    const release = await api.getRelease(projectKey(project), version);
     context.result({ release }, () => printRelease(context, project.owner, project.slug, release));
   },
 };
@@ -92,7 +92,7 @@ const yank: Command = {
     const reason = yankInput.safeParse({ reason: stringOption(options, "reason") ?? "" });
     if (!reason.success) throw usageError(`--reason: ${reason.error.issues[0]?.message}`);
     const { api, project, version, name } = await releaseArgs(context, args);
-    const release = await api.yankRelease(project.slug, version, reason.data.reason);
+    const release = await api.yankRelease(projectKey(project), version, reason.data.reason);
     context.result({ release }, () => context.print(`Yanked ${name}: ${release.yankedReason}`));
   },
 };
@@ -103,7 +103,7 @@ const unyank: Command = {
   args: { min: 2, max: 2 },
   async run(context, args) {
     const { api, project, version, name } = await releaseArgs(context, args);
-    const release = await api.unyankRelease(project.slug, version);
+    const release = await api.unyankRelease(projectKey(project), version);
     context.result({ release }, () => context.print(`Restored ${name}`));
   },
 };
@@ -126,7 +126,7 @@ const remove: Command = {
       if (!/^y(es)?$/i.test(answer.trim()))
         throw new CliError("CANCELLED", "Nothing was deleted", exitCodes.failure);
     }
-    await api.deleteRelease(project.slug, version);
+    await api.deleteRelease(projectKey(project), version);
     context.result({ deleted: { project: `${project.owner}/${project.slug}`, version } }, () =>
       context.print(`Deleted ${name}`),
     );
@@ -165,7 +165,7 @@ const promote: Command = {
       );
     }
     const { api, project, name } = await releaseArgs(context, args);
-    const promotion = await api.promoteRelease(project.slug, args[1] ?? "", target.data);
+    const promotion = await api.promoteRelease(projectKey(project), args[1] ?? "", target.data);
     context.result({ promotion }, () => {
       const where = `${project.owner}/${promotion.project} ${promotion.version}`;
       context.print(promotion.mode === "copied" ? `Copied ${name} to ${where}` : `Promoted ${name}`);

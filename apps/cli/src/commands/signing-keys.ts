@@ -7,7 +7,7 @@ import type { Context } from "../context.ts";
 import { rotateKeyInput, type SigningKeyInfo } from "../contract.ts";
 import { usageError } from "../errors.ts";
 import { shortTime, table } from "../output.ts";
-import { parseProjectRef, requireProject } from "../project-ref.ts";
+import { parseProjectRef, projectKey, requireProject } from "../project-ref.ts";
 
 function printKeys(context: Context, keys: SigningKeyInfo[]) {
   context.print(
@@ -31,7 +31,7 @@ const list: Command = {
   async run(context, [projectArg = ""]) {
     const api = context.api();
     const project = await requireProject(api, parseProjectRef(projectArg));
-    const keys = await api.listKeys(project.slug);
+    const keys = await api.listKeys(projectKey(project));
     context.result({ keys }, () => printKeys(context, keys));
   },
 };
@@ -64,7 +64,7 @@ const rotate: Command = {
     }
     const api = context.api();
     const project = await requireProject(api, parseProjectRef(projectArg));
-    const keys = await api.rotateKeys(project.slug, input.data);
+    const keys = await api.rotateKeys(projectKey(project), input.data);
     context.result({ keys }, () => {
       context.print(
         `New signing key for ${project.owner}/${project.slug}; machines pick it up when they re-run the setup script or refresh the keyring.`,
