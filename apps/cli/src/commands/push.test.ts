@@ -198,7 +198,7 @@ describe("packyard push through a faulty connection", () => {
     expect(faults).toBe(1);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(
-      /retrying: PUT \/api\/v1\/projects\/widget\/releases\/3\.0\.0\/files\/big\.bin: connection (reset|closed) \(\w+\); retry 1 of 5/,
+      /retrying: PUT \/api\/v1\/projects\/alice\/widget\/releases\/3\.0\.0\/files\/big\.bin: connection (reset|closed) \(\w+\); retry 1 of 5/,
     );
     expect(result.stdout).toContain(`Uploaded big.bin (3 MB, sha256 ${sha256(big)})`);
     const release = await releaseOf("widget", "3.0.0");
@@ -215,7 +215,7 @@ describe("packyard push through a faulty connection", () => {
     expect(faults).toBe(1);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(
-      /retrying: PUT \/api\/v1\/projects\/widget\/releases\/3\.1\.0\/files\/big\.bin/,
+      /retrying: PUT \/api\/v1\/projects\/alice\/widget\/releases\/3\.1\.0\/files\/big\.bin/,
     );
     expect(result.stdout).toContain(`Already present big.bin (3 MB, sha256 ${sha256(big)})`);
     expect(result.stdout).toContain("Uploaded small.txt");
