@@ -114,4 +114,24 @@ describe("packyard orgs", () => {
       "alice/widget",
     ]);
   });
+
+  it("an organization's key says whose it is, and pushes to the organization's projects", async () => {
+    const created = await alice.api("/api/v1/orgs/acme/keys", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "ci", access: "publish", projects: "*" }),
+    });
+    expect(created.status).toBe(201);
+    const { key } = (await created.json()) as { key: { key: string } };
+    const whoami = await run(key.key, "whoami");
+    expect(whoami.stdout).toContain("User:     acme (an organization's key)");
+    expect(whoami.stdout).toContain("acme/gadget (public)");
+    const pushed = await run(key.key, "push", "acme/gadget", "2.0.0", file);
+    expect(pushed.code, pushed.stderr).toBe(0);
+    const elsewhere = await run(key.key, "push", "alice/widget", "2.0.0", file);
+    expect(elsewhere.code).toBe(3);
+    expect(elsewhere.stderr).toBe(
+      "error: This token belongs to acme, not alice: it can only reach acme's projects (acme/widget) (WRONG_OWNER)\n",
+    );
+  });
 });

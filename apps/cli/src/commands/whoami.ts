@@ -17,6 +17,7 @@ export const whoamiCommand: Command = {
       {
         server,
         user: user ?? null,
+        ...(who.auth.organization ? { organization: who.auth.organization } : {}),
         token: tokenPrefix(token!),
         tokenSource,
         scope: scope ?? null,
@@ -24,7 +25,9 @@ export const whoamiCommand: Command = {
       },
       () => {
         context.print(`Server:   ${server}`);
-        context.print(`User:     ${user ?? "(no username yet: finish onboarding in the browser)"}`);
+        if (who.auth.organization)
+          context.print(`User:     ${who.auth.organization} (an organization's key)`);
+        else context.print(`User:     ${user ?? "(no username yet: finish onboarding in the browser)"}`);
         context.print(`Token:    ${tokenPrefix(token!)} (from ${tokenSource})`);
         if (scope) {
           const projectsText = scope.projects === "*" ? "all projects" : scope.projects.join(", ");

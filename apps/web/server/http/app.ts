@@ -4,12 +4,13 @@ import { join } from "node:path";
 import { serveStatic } from "@hono/node-server/serve-static";
 import { Hono } from "hono";
 import { compress } from "hono/compress";
+import { getPath } from "hono/utils/url";
 import { createRequestHandler, RouterContextProvider, type ServerBuild } from "react-router";
 import { CLIENT_IP_HEADER } from "../auth/auth.ts";
 import { countUploadBytes, metricsHandler } from "../metrics.ts";
 import type { Services } from "../services.ts";
 import { DELETE_CALLBACK_PATH, readableDeletionLinkErrors } from "./account-deletion-link.ts";
-import { createApi } from "./api/index.ts";
+import { createApi, projectPathRewriter } from "./api/index.ts";
 import { apiRouteFallback, jsonBodyLimit, jsonContentLength, sameOriginCookieWrites } from "./api-guards.ts";
 import { createAptRoutes } from "./apt.ts";
 import { createBadgeRoutes } from "./badges.ts";
@@ -34,7 +35,9 @@ export interface AppOptions {
 
 export function createApp({ services, build, clientDir }: AppOptions) {
   const { config, logger } = services;
-  const app = new Hono<NonceEnv>();
+  // /api/v1/projects/{owner}/{slug}/… is routed as the API's routes name it (api/index.ts).
+  let routedPath = (path: string) => path;
+  const app = new Hono<NonceEnv>({ getPath: (request) => routedPath(getPath(request)) });
   const mode = config.nodeEnv === "development" ? "development" : "production";
   let pageRoute = (_pathname: string) => "*";
   let pages: Promise<ReturnType<typeof createRequestHandler>> | undefined;
@@ -86,6 +89,7 @@ export function createApp({ services, build, clientDir }: AppOptions) {
     countUploadBytes(() => services.metrics),
   );
   const api = createApi(services);
+  routedPath = projectPathRewriter(api);
   const openApi = buildOpenApiDocument(api, config.baseUrl);
   app.get("/api/openapi.json", (c) => c.json(openApi));
   app.route("/", api);

@@ -2,8 +2,8 @@
 // every route declared once (route.ts), so the OpenAPI document lists exactly what is served.
 //
 // A project is addressed as /api/v1/projects/{slug}/… and, for an organization's (decision 040),
-// as /api/v1/projects/{owner}/{slug}/… too: such a path is served by the same routes with the
-// slug parameter `owner/slug` (which requireOwnProject takes). The second segment is a project's
+// as /api/v1/projects/{owner}/{slug}/… too: such a path is routed as the same routes' with the
+// slug parameter `owner/slug` (which requireOwnProject takes; projectPathRewriter). The second segment is a project's
 // slug when it is not one of the names the routes use under /projects/{slug}/ (releases, audit,
 // …), read from the registered routes so a new one cannot be mistaken for a slug.
 import type { OpenAPIHono } from "@hono/zod-openapi";
@@ -58,8 +58,8 @@ export function projectSubresources(routes: readonly { path: string }[]): Set<st
 
 /**
  * /api/v1/projects/{owner}/{slug}/… as the path the routes serve (`{owner}%2F{slug}`), or
- * undefined when the path does not name a project by owner and slug. `pathname` as it came
- * (percent-encoded).
+ * undefined when the path does not name a project by owner and slug. `pathname` as the router
+ * sees it (a `%2F` still encoded).
  */
 export function ownerSlugPath(pathname: string, subresources: ReadonlySet<string>): string | undefined {
   if (!pathname.startsWith(PROJECTS)) return undefined;
@@ -68,20 +68,21 @@ export function ownerSlugPath(pathname: string, subresources: ReadonlySet<string
   return `${PROJECTS}${owner}%2F${slug}${rest.length ? `/${rest.join("/")}` : ""}`;
 }
 
+/**
+ * What the server routes a request path as (app.ts's getPath): /api/v1/projects/{owner}/{slug}/…
+ * as the routes' /api/v1/projects/{owner}%2F{slug}/…, any other path as it is. Before routing,
+ * so the server's middleware for a path (upload byte counts, the request log's route) and the
+ * routes see the one path.
+ */
+export function projectPathRewriter(api: OpenAPIHono): (path: string) => string {
+  const subresources = projectSubresources(api.routes);
+  return (path) => ownerSlugPath(path, subresources) ?? path;
+}
+
 /** Every API route, at its full path (/api/v1/…, /api/p/…). */
 export function createApi(services: Services): OpenAPIHono {
   const api = createApiApp(services);
-  let subresources = new Set<string>();
-  api.use(`${PROJECTS}*`, async (c, next) => {
-    const url = new URL(c.req.url);
-    const path = ownerSlugPath(url.pathname, subresources);
-    if (!path) return next();
-    url.pathname = path;
-    // Served by this app's routes; the server's own middleware has seen the request already.
-    return api.fetch(new Request(url, c.req.raw), c.env);
-  });
   for (const routes of v1) api.route("/api/v1", routes(services));
-  subresources = projectSubresources(api.routes);
   api.route("/api/p", publicRoutes(services));
   // Not routes of this server: what it POSTs to webhooks (the document's `webhooks` section).
   declareWebhookPayloads(api);

@@ -27,7 +27,7 @@ import {
   listUserApiKeys,
   scopeProjectIds,
 } from "../../domain/api-keys.ts";
-import type { Actor } from "../../domain/authorization.ts";
+import { type Actor, assertAccountAccess, isPerson } from "../../domain/authorization.ts";
 import { notFound } from "../../domain/errors.ts";
 import {
   acceptInvitation,
@@ -256,8 +256,9 @@ export function orgRoutes(services: Services) {
 
   serve(api, listOrgsRoute, async (c) => {
     const actor = await actorOf(c);
-    // An organization's key belongs to no organization.
-    const organizations = actor.kind === "key" && actor.org ? [] : await listOrganizations(db, actor.userId);
+    // Account data: a session or an all-projects key. An organization's key belongs to none.
+    assertAccountAccess(actor, "read");
+    const organizations = isPerson(actor) ? await listOrganizations(db, actor.userId) : [];
     return c.json({ organizations }, 200);
   });
 
