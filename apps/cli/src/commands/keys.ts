@@ -40,7 +40,11 @@ const create: Command = {
   summary: "Create an API key and print its secret (shown this once)",
   options: {
     access: { type: "string", value: "read|publish", description: "Default publish" },
-    projects: { type: "string", value: "SLUG,…", description: "Only these projects (default: all)" },
+    projects: {
+      type: "string",
+      value: "SLUG,…",
+      description: "Only these projects, each SLUG or OWNER/SLUG (default: all)",
+    },
     "expires-days": { type: "string", value: "N|never", description: "Default 90" },
   },
   args: { min: 1, max: 1 },

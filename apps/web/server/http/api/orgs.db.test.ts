@@ -8,6 +8,7 @@ import {
   createTestApp,
   databaseKind,
   onboardedUser,
+  signUpVerified,
   TEST_ORIGIN,
   type TestApp,
 } from "../../../test/harness.ts";
@@ -118,6 +119,15 @@ describe(`organizations through the API (${databaseKind})`, () => {
       cookie: dave.cookie,
     });
     expect(profile.status).toBe(409);
+    // …nor at onboarding.
+    const erin = await signUpVerified(app, { email: "erin@example.com", name: "Erin" });
+    const onboarding = await app.request("/onboarding", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ username: "acme", name: "Erin" }).toString(),
+      cookie: erin,
+    });
+    expect(onboarding.status).toBe(409);
     expect(await get("/api/v1/me", dave).then((r) => r.json())).toMatchObject({ user: { username: "dave" } });
     // A slug follows the username rules.
     await expectError(
