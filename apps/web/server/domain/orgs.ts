@@ -515,11 +515,17 @@ export async function listInvitations(
   return rows.map((r) => toInvitation(baseUrl, r as InvitationRow));
 }
 
-export async function revokeInvitation(db: Db, actor: Actor, slug: string, id: string): Promise<void> {
+export async function revokeInvitation(
+  db: Db,
+  actor: Actor,
+  slug: string,
+  id: string,
+  clock: Clock = systemClock,
+): Promise<void> {
   const { org } = await requireOrganization(db, actor, slug, "admin");
   const done = await db
     .updateTable("org_invitation")
-    .set({ revoked_at: new Date().toISOString() })
+    .set({ revoked_at: clock().toISOString() })
     .where("id", "=", id)
     .where("org_id", "=", org.id)
     .where("accepted_at", "is", null)
