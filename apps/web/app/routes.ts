@@ -26,6 +26,9 @@ export default [
   route("auth/two-factor", "routes/auth/two-factor.tsx"),
   route("auth/delete-account", "routes/auth/delete-account.tsx"),
 
+  // An invitation to an organization, from the link in its mail: signed in or not.
+  route("invitations/:invitationId", "routes/invitation.tsx"),
+
   // Public release pages.
   layout("routes/releases/layout.tsx", [
     route("releases", "routes/releases/index.tsx"),
@@ -46,6 +49,26 @@ export default [
       route("projects/:projectSlug/releases", "routes/_app/project-releases.tsx"),
       route("projects/:projectSlug/releases/:releaseVersion", "routes/_app/project-release.tsx"),
       route("projects/:projectSlug/audit", "routes/_app/project-audit.tsx"),
+      // Organizations (decision 040), and their projects' pages: the same modules as above.
+      route("orgs/new", "routes/_app/org-new.tsx"),
+      route("orgs/:orgSlug", "routes/_app/org.tsx"),
+      route("orgs/:orgSlug/members", "routes/_app/org-members.tsx"),
+      route("orgs/:orgSlug/settings", "routes/_app/org-settings.tsx"),
+      ...(
+        [
+          ["", "project"],
+          ["/settings", "project-settings"],
+          ["/webhooks", "project-webhooks"],
+          ["/downloads", "project-downloads"],
+          ["/releases", "project-releases"],
+          ["/releases/:releaseVersion", "project-release"],
+          ["/audit", "project-audit"],
+        ] as const
+      ).map(([path, file]) =>
+        route(`orgs/:orgSlug/projects/:projectSlug${path}`, `routes/_app/${file}.tsx`, {
+          id: `routes/_app/org-${file}`,
+        }),
+      ),
       route("api-keys", "routes/_app/api-keys.tsx"),
       route("audit", "routes/_app/audit.tsx"),
       route("subscription", "routes/_app/subscription.tsx"),

@@ -12,11 +12,23 @@ import {
 } from "@packyard/contract";
 import type { Kysely } from "kysely";
 import { data } from "react-router";
+import { z } from "zod";
 import type { AuditSource } from "../../server/audit/request.ts";
 import type { Database } from "../../server/db/schema.ts";
-import type { Actor } from "../../server/domain/authorization.ts";
+import {
+  type Access,
+  type Actor,
+  assertProjectAccess,
+  type OrgRole,
+} from "../../server/domain/authorization.ts";
 import { DomainError } from "../../server/domain/errors.ts";
-import { describeProjects, type ProjectRow, requireOwnProject } from "../../server/domain/projects.ts";
+import { roleFor } from "../../server/domain/orgs.ts";
+import {
+  describeProjects,
+  ownerNameOf,
+  type ProjectRow,
+  requireOwnProject,
+} from "../../server/domain/projects.ts";
 import {
   describeRelease,
   type ReleaseRow,
@@ -24,7 +36,8 @@ import {
   requireRelease,
 } from "../../server/domain/releases.ts";
 import { accountUsage } from "../../server/domain/usage.ts";
-import type { FormReply } from "./forms.ts";
+import { type FormReply, parseForm } from "./forms.ts";
+import type { ProjectPlace } from "./project-path.ts";
 
 type Db = Kysely<Database>;
 
@@ -89,16 +102,82 @@ export function domainFailure(
 // ---------------------------------------------------------------------------------------------
 // Reading.
 
-/** The signed-in user's project by slug, or the 404 page. */
-export async function ownProjectOr404(db: Db, actor: Actor, slug: string): Promise<ProjectRow> {
+/**
+ * How a project page names its project (requireOwnProject's ref): /projects/{slug} is the
+ * signed-in user's own project, /orgs/{org}/projects/{slug} an organization's (decision 040).
+ */
+export function projectRef(
+  params: { orgSlug?: string; projectSlug: string },
+  user: { username: string },
+): string {
+  return `${params.orgSlug ?? user.username}/${params.projectSlug}`;
+}
+
+/**
+ * A project the signed-in user reaches (their own, or an organization's they are a member of)
+ * by `ref` (projectRef), or the 404 page. `needed` beyond read: FORBIDDEN is thrown as a
+ * DomainError (actions answer it with projectForAction).
+ */
+export async function ownProjectOr404(
+  db: Db,
+  actor: Actor,
+  ref: string,
+  needed: Access = "read",
+): Promise<ProjectRow> {
   try {
-    return await requireOwnProject(db, actor, slug, "read");
+    return await requireOwnProject(db, actor, ref, needed);
   } catch (error) {
     // A slug no project could have names no page either.
     if (error instanceof DomainError && (error.code === "NOT_FOUND" || error.code === "INVALID_SLUG"))
       throw data(null, { status: 404 });
     throw error;
   }
+}
+
+/**
+ * In an action: the project, if the user may do `needed` with it; otherwise the refusal as the
+ * form's answer (a viewer's FORBIDDEN shows in the form's alert), or the 404 page.
+ */
+export async function projectForAction(
+  db: Db,
+  actor: Actor,
+  ref: string,
+  needed: Access,
+  formData: FormData,
+): Promise<{ project: ProjectRow; refusal?: undefined } | { project?: undefined; refusal: RefusalReply }> {
+  try {
+    return { project: await ownProjectOr404(db, actor, ref, needed) };
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    return { refusal: domainFailure(parseForm(formData, z.object({})), error) };
+  }
+}
+
+type RefusalReply = ReturnType<typeof refused>;
+
+/** What the user may do with a project, so pages hide what they would refuse (authorization.ts decides). */
+export interface ProjectPermissions {
+  /** The user's role in the organization owning it; null for their own project. */
+  role: OrgRole | null;
+  publish: boolean;
+  manage: boolean;
+}
+
+export async function projectPermissions(
+  db: Db,
+  actor: Actor,
+  row: Pick<ProjectRow, "id" | "owner_id">,
+): Promise<ProjectPermissions> {
+  const role = await roleFor(db, actor, row.owner_id);
+  const allows = (needed: Access) => {
+    try {
+      assertProjectAccess(actor, row, needed, role);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return { role, publish: allows("publish"), manage: allows("manage") };
 }
 
 /** A release of the project by version, or the 404 page. */
@@ -109,6 +188,15 @@ export async function releaseOr404(db: Db, projectId: string, version: string): 
     if (error instanceof DomainError && error.code === "NOT_FOUND") throw data(null, { status: 404 });
     throw error;
   }
+}
+
+/** Where the project's pages are (project-path.ts), from its row. */
+export async function projectPlace(
+  db: Db,
+  row: Pick<ProjectRow, "owner_id" | "slug">,
+): Promise<ProjectPlace> {
+  const owner = await ownerNameOf(db, row.owner_id);
+  return { owner: owner.name, ownerKind: owner.kind, slug: row.slug };
 }
 
 export async function projectDto(db: Db, row: ProjectRow): Promise<Project> {
@@ -199,7 +287,13 @@ export {
   auditRepositorySettings,
 } from "../../server/audit/request.ts";
 export { deleteFile } from "../../server/domain/files.ts";
-export { createProject, deleteProject, listProjects, updateProject } from "../../server/domain/projects.ts";
+export {
+  createProject,
+  deleteProject,
+  listProjects,
+  transferProject,
+  updateProject,
+} from "../../server/domain/projects.ts";
 export {
   createRelease,
   listReleaseSummaries,

@@ -37,7 +37,8 @@ export function shortSha(sha256: string) {
 
 export const DELETE_FILE_FETCHER = "delete-file";
 
-export function FilesTable({ files }: { files: ReleaseFile[] }) {
+/** `readOnly`: without the delete buttons (a viewer of an organization's project). */
+export function FilesTable({ files, readOnly = false }: { files: ReleaseFile[]; readOnly?: boolean }) {
   useFetcherToasts(DELETE_FILE_FETCHER, { failures: true });
   if (files.length === 0) {
     return (
@@ -128,7 +129,7 @@ export function FilesTable({ files }: { files: ReleaseFile[] }) {
                       <Download aria-hidden="true" />
                     </a>
                   </Button>
-                  <DeleteFileDialog filename={file.filename} />
+                  {readOnly ? null : <DeleteFileDialog filename={file.filename} />}
                 </div>
               </td>
             </tr>

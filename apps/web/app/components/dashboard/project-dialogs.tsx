@@ -81,19 +81,20 @@ export function SubmitButton({
   );
 }
 
-export function NewProjectDialog({ trigger }: { trigger: ReactNode }) {
+/** `owner`: an organization's slug to create it under (its page's dialog); else the user's own. */
+export function NewProjectDialog({ trigger, owner }: { trigger: ReactNode; owner?: string }) {
   const [open, setOpen] = useState(false);
   return (
     <Dialog open={open} onOpenChange={setOpen}>
       <DialogTrigger asChild>{trigger}</DialogTrigger>
       <DialogContent className="sm:max-w-xl" onOpenAutoFocus={focusFirstField}>
-        <NewProjectForm />
+        <NewProjectForm owner={owner} />
       </DialogContent>
     </Dialog>
   );
 }
 
-function NewProjectForm() {
+function NewProjectForm({ owner }: { owner?: string }) {
   const fetcher = useFetcher<FormReply>();
   const [form] = useForm({
     lastResult: fetcher.data?.result,
@@ -112,10 +113,18 @@ function NewProjectForm() {
       <DialogHeader>
         <DialogTitle>New project</DialogTitle>
         <DialogDescription>
-          A project holds your releases and gets its own signed APT and YUM repository.
+          {owner ? (
+            <>
+              A project of <span className="font-mono text-foreground">{owner}</span> holds its releases and
+              gets its own signed APT and YUM repository.
+            </>
+          ) : (
+            "A project holds your releases and gets its own signed APT and YUM repository."
+          )}
         </DialogDescription>
       </DialogHeader>
       <input type="hidden" name="intent" value="create" />
+      {owner ? <input type="hidden" name="owner" value={owner} /> : null}
       <FormAlert errors={form.errors} code={fetcher.data?.code} />
       <ProjectFields withSlug errors={form.allErrors} />
       <DialogFooter>

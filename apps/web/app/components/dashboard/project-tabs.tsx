@@ -15,7 +15,8 @@ const TABS = [
   { label: "Settings", path: "/settings", end: true },
 ] as const;
 
-export function ProjectTabs({ slug }: { slug: string }) {
+/** `base`: the project's page (lib/project-path.ts projectPath). */
+export function ProjectTabs({ base }: { base: string }) {
   const nav = useRef<HTMLElement>(null);
   const { pathname } = useLocation();
   useEffect(() => {
@@ -31,7 +32,7 @@ export function ProjectTabs({ slug }: { slug: string }) {
         {TABS.map((tab) => (
           <li key={tab.label}>
             <NavLink
-              to={`/projects/${slug}${tab.path}`}
+              to={`${base}${tab.path}`}
               end={tab.end}
               className={({ isActive }) =>
                 cn(

@@ -24,12 +24,13 @@ import { FormAlert, focusFirstField, SubmitButton } from "./project-dialogs.tsx"
 import { useFetcherOutcome } from "./use-fetcher-outcome.ts";
 
 export function NewReleaseDialog({
-  projectSlug,
+  action,
   open,
   onOpenChange,
   trigger,
 }: {
-  projectSlug: string;
+  /** The releases page it posts to (lib/project-path.ts). */
+  action: string;
   open: boolean;
   onOpenChange: (open: boolean) => void;
   trigger?: ReactNode;
@@ -38,7 +39,7 @@ export function NewReleaseDialog({
     <Dialog open={open} onOpenChange={onOpenChange}>
       {trigger ? <DialogTrigger asChild>{trigger}</DialogTrigger> : null}
       <DialogContent className="sm:max-w-2xl" onOpenAutoFocus={focusFirstField}>
-        <NewReleaseForm projectSlug={projectSlug} />
+        <NewReleaseForm action={action} />
       </DialogContent>
     </Dialog>
   );
@@ -53,7 +54,7 @@ export function NewReleaseButton() {
   );
 }
 
-function NewReleaseForm({ projectSlug }: { projectSlug: string }) {
+function NewReleaseForm({ action }: { action: string }) {
   const fetcher = useFetcher<FormReply>();
   const [form, fields] = useForm({
     lastResult: fetcher.data?.result,
@@ -63,7 +64,7 @@ function NewReleaseForm({ projectSlug }: { projectSlug: string }) {
   return (
     <fetcher.Form
       method="post"
-      action={`/projects/${projectSlug}/releases`}
+      action={action}
       id={form.id}
       onSubmit={form.onSubmit}
       className="grid grid-cols-1 gap-5"

@@ -1,4 +1,5 @@
-// The signed-in shell: a sidebar with every section, collapsing to a menu below 768 px.
+// The signed-in shell: a sidebar with every section, collapsing to a menu below 768 px. On top, the
+// owner switcher: the user's own account or one of their organizations (decision 040).
 import { LogOut, Menu, X } from "lucide-react";
 import { useState } from "react";
 import { NavLink, Outlet, useLocation, useNavigate, useOutletContext } from "react-router";
@@ -15,7 +16,9 @@ import {
   type NavItem,
 } from "../../components/layout/dashboard-nav.ts";
 import { Logo } from "../../components/logo.tsx";
+import { OwnerSwitcher } from "../../components/orgs/owner-switcher.tsx";
 import { Button } from "../../components/ui/button.tsx";
+import { listOrganizations } from "../../lib/orgs.server.ts";
 import { requireOnboardedUser, type SessionUser, services } from "../../lib/session.server.ts";
 import { signOut } from "../../lib/sign-out.ts";
 import { cn } from "../../lib/utils.ts";
@@ -61,6 +64,8 @@ export async function loader({ request, context, url }: Route.LoaderArgs) {
     billingNotice: (await billingNotice(database.db, user.id)) ?? null,
     // So does this month's downloads passing 80 % or 100 % of the plan's allowance.
     downloadAlert: (await downloadAlert(database.db, config, user.id)) ?? null,
+    // The owner switcher's organizations.
+    orgs: (await listOrganizations(database.db, user.id)).map(({ slug, name }) => ({ slug, name })),
   };
 }
 
@@ -82,6 +87,7 @@ export default function DashboardLayout({ loaderData }: Route.ComponentProps) {
 
   const nav = (
     <nav aria-label="Dashboard" className="grid gap-6">
+      <OwnerSwitcher username={user.username ?? ""} orgs={loaderData.orgs} onNavigate={close} />
       <NavSection items={mainNav} onNavigate={close} />
       <NavSection title="Account" items={accountNav} onNavigate={close} />
       <NavSection

@@ -6,8 +6,9 @@ import { Breadcrumbs } from "../../components/dashboard/breadcrumbs.tsx";
 import { ProjectTabs } from "../../components/dashboard/project-tabs.tsx";
 import { PageHeader } from "../../components/page-header.tsx";
 import { auditView } from "../../lib/audit.server.ts";
-import { ownProjectOr404, sessionActor } from "../../lib/dashboard.server.ts";
+import { ownProjectOr404, projectPlace, projectRef, sessionActor } from "../../lib/dashboard.server.ts";
 import { pageMeta } from "../../lib/meta.ts";
+import { projectCrumbs, projectPath } from "../../lib/project-path.ts";
 import { requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/project-audit";
 
@@ -22,9 +23,9 @@ export const meta: Route.MetaFunction = ({ matches, location, loaderData }) =>
 export async function loader({ request, context, url, params }: Route.LoaderArgs) {
   const user = await requireOnboardedUser(request, context, url);
   const db = services(context).database.db;
-  const project = await ownProjectOr404(db, sessionActor(user), params.projectSlug);
+  const project = await ownProjectOr404(db, sessionActor(user), projectRef(params, user));
   return {
-    project: { slug: project.slug, name: project.name },
+    project: { ...(await projectPlace(db, project)), name: project.name },
     view: await auditView(db, { projectId: project.id }, url, user.id),
   };
 }
@@ -33,14 +34,8 @@ export default function ProjectAudit({ loaderData }: Route.ComponentProps) {
   const { project, view } = loaderData;
   return (
     <>
-      <Breadcrumbs
-        items={[
-          { label: "Projects", to: "/projects" },
-          { label: project.name, to: `/projects/${project.slug}` },
-          { label: "Audit log" },
-        ]}
-      />
-      <ProjectTabs slug={project.slug} />
+      <Breadcrumbs items={projectCrumbs(project, "Audit log")} />
+      <ProjectTabs base={projectPath(project)} />
       <PageHeader title="Audit log" description={`Who changed what in ${project.name}, newest first.`} />
       <AuditLog view={view} kind="project" />
     </>

@@ -12,11 +12,12 @@ import { ProjectTabs } from "../../components/dashboard/project-tabs.tsx";
 import { StatGrid } from "../../components/dashboard/stats.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "../../components/ui/tabs.tsx";
-import { ownProjectOr404, sessionActor } from "../../lib/dashboard.server.ts";
+import { ownProjectOr404, projectPlace, projectRef, sessionActor } from "../../lib/dashboard.server.ts";
 import { DOWNLOAD_PERIODS, downloadPeriod } from "../../lib/download-periods.ts";
 import { downloadsOverview } from "../../lib/downloads.server.ts";
 import { formatCompactCount, formatFileSize } from "../../lib/format.ts";
 import { pageMeta } from "../../lib/meta.ts";
+import { projectCrumbs, projectPath, releasePath } from "../../lib/project-path.ts";
 import { requireOnboardedUser, services } from "../../lib/session.server.ts";
 import { cn } from "../../lib/utils.ts";
 import type { Route } from "./+types/project-downloads";
@@ -32,11 +33,11 @@ export const meta: Route.MetaFunction = ({ matches, location, loaderData }) =>
 export async function loader({ request, context, url, params }: Route.LoaderArgs) {
   const user = await requireOnboardedUser(request, context, url);
   const { database, clock } = services(context);
-  const row = await ownProjectOr404(database.db, sessionActor(user), params.projectSlug);
+  const row = await ownProjectOr404(database.db, sessionActor(user), projectRef(params, user));
   const days = downloadPeriod(url.searchParams.get("days"));
   const today = clock().toISOString().slice(0, 10);
   return {
-    project: { slug: row.slug, name: row.name },
+    project: { ...(await projectPlace(database.db, row)), name: row.name },
     overview: await downloadsOverview(database.db, row.id, days, today),
   };
 }
@@ -54,14 +55,8 @@ export default function ProjectDownloads({ loaderData }: Route.ComponentProps) {
 
   return (
     <>
-      <Breadcrumbs
-        items={[
-          { label: "Projects", to: "/projects" },
-          { label: project.name, to: `/projects/${project.slug}` },
-          { label: "Downloads" },
-        ]}
-      />
-      <ProjectTabs slug={project.slug} />
+      <Breadcrumbs items={projectCrumbs(project, "Downloads")} />
+      <ProjectTabs base={projectPath(project)} />
       <header className="mb-6 flex flex-col gap-4 sm:flex-row sm:items-end sm:justify-between">
         <div className="min-w-0">
           <h1 className="text-2xl font-bold tracking-tight">Downloads</h1>
@@ -174,7 +169,7 @@ export default function ProjectDownloads({ loaderData }: Route.ComponentProps) {
               rows={overview.byVersion.slice(0, 10)}
               renderKey={(row) => (
                 <Link
-                  to={`/projects/${project.slug}/releases/${encodeURIComponent(row.key)}`}
+                  to={releasePath(project, row.key)}
                   className="font-mono hover:text-primary hover:underline"
                 >
                   {row.key}

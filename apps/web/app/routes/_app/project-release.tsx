@@ -36,6 +36,9 @@ import {
   isDomainError,
   ownProjectOr404,
   projectDto,
+  projectForAction,
+  projectPermissions,
+  projectRef,
   refused,
   releaseDto,
   releaseOr404,
@@ -49,6 +52,7 @@ import { releaseDownloads } from "../../lib/downloads.server.ts";
 import { formatCompactCount, formatFileSize } from "../../lib/format.ts";
 import { parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
+import { projectCrumbs, projectPath, projectRefOf, releasePath } from "../../lib/project-path.ts";
 import { promoteAction, promotionChoices } from "../../lib/promotion.server.ts";
 import { clientAddress, requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/project-release";
@@ -65,20 +69,23 @@ export async function loader({ request, context, url, params }: Route.LoaderArgs
   const user = await requireOnboardedUser(request, context, url);
   const { database, config } = services(context);
   const db = database.db;
-  const row = await ownProjectOr404(db, sessionActor(user), params.projectSlug);
+  const actor = sessionActor(user);
+  const row = await ownProjectOr404(db, actor, projectRef(params, user));
   const releaseRow = await releaseOr404(db, row.id, params.releaseVersion);
+  const project = await projectDto(db, row);
   // "latest" moves; the page of a release lives at its own version.
   if (params.releaseVersion === "latest") {
-    throw redirect(`/projects/${row.slug}/releases/${encodeURIComponent(releaseRow.version)}`);
+    throw redirect(releasePath(project, releaseRow.version));
   }
-  const project = await projectDto(db, row);
   return {
     project: {
       slug: project.slug,
       name: project.name,
       owner: project.owner,
+      ownerKind: project.ownerKind,
       visibility: project.visibility,
     },
+    can: await projectPermissions(db, actor, row),
     release: await releaseDto(db, config.baseUrl, project, releaseRow),
     maxUploadBytes: config.maxUploadBytes,
     fileDownloads: await releaseDownloads(
@@ -95,9 +102,16 @@ export async function action({ request, context, url, params }: Route.ActionArgs
   const user = await requireOnboardedUser(request, context, url);
   const { database } = services(context);
   const db = database.db;
-  const project = await ownProjectOr404(db, sessionActor(user), params.projectSlug);
-  const release = await releaseOr404(db, project.id, params.releaseVersion);
   const formData = await request.formData();
+  const { project, refusal } = await projectForAction(
+    db,
+    sessionActor(user),
+    projectRef(params, user),
+    "publish",
+    formData,
+  );
+  if (refusal) return refusal;
+  const release = await releaseOr404(db, project.id, params.releaseVersion);
   const audit = (entry: Parameters<typeof auditProjectAction>[3]) =>
     auditProjectAction(db, sessionAudit(user, clientAddress(context)), project, entry);
 
@@ -152,7 +166,7 @@ export async function action({ request, context, url, params }: Route.ActionArgs
 }
 
 export default function ProjectRelease({ loaderData }: Route.ComponentProps) {
-  const { project, release, maxUploadBytes, promotion } = loaderData;
+  const { project, release, maxUploadBytes, promotion, can } = loaderData;
   useFlashToast("created", () => `Release ${release.version} created. Upload its files below.`);
   useFetcherToasts(YANK_FETCHER);
   useFetcherToasts(UNYANK_FETCHER, { failures: true });
@@ -169,13 +183,12 @@ export default function ProjectRelease({ loaderData }: Route.ComponentProps) {
     <>
       <Breadcrumbs
         items={[
-          { label: "Projects", to: "/projects" },
-          { label: project.name, to: `/projects/${project.slug}` },
-          { label: "Releases", to: `/projects/${project.slug}/releases` },
+          ...projectCrumbs(project, "Releases").slice(0, 2),
+          { label: "Releases", to: projectPath(project, "/releases") },
           { label: release.version },
         ]}
       />
-      <ProjectTabs slug={project.slug} />
+      <ProjectTabs base={projectPath(project)} />
       <header className="mb-6 flex flex-col gap-4 lg:flex-row lg:items-start lg:justify-between">
         <div className="min-w-0">
           <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
@@ -186,7 +199,7 @@ export default function ProjectRelease({ loaderData }: Route.ComponentProps) {
           <p className="mt-1 flex items-center gap-1.5 text-sm text-muted-foreground">
             <Calendar className="size-4" aria-hidden="true" />
             Published <FormattedDate iso={release.publishedAt} withTime /> in{" "}
-            <Link to={`/projects/${project.slug}`} className="font-medium text-foreground hover:underline">
+            <Link to={projectPath(project)} className="font-medium text-foreground hover:underline">
               {project.name}
             </Link>
           </p>
@@ -200,8 +213,10 @@ export default function ProjectRelease({ loaderData }: Route.ComponentProps) {
               </a>
             </Button>
           ) : null}
-          {release.yanked ? null : <PromoteDialog version={release.version} choices={promotion} />}
-          {release.yanked ? null : <YankDialog version={release.version} />}
+          {release.yanked || !can.publish ? null : (
+            <PromoteDialog version={release.version} choices={promotion} />
+          )}
+          {release.yanked || !can.publish ? null : <YankDialog version={release.version} />}
         </div>
       </header>
 
@@ -226,8 +241,14 @@ export default function ProjectRelease({ loaderData }: Route.ComponentProps) {
             </CardDescription>
           </CardHeader>
           <CardContent className="grid grid-cols-1 gap-6 px-4 sm:px-6">
-            <FileUploader projectSlug={project.slug} version={release.version} maxBytes={maxUploadBytes} />
-            <FilesTable files={release.files} />
+            {can.publish ? (
+              <FileUploader
+                projectSlug={projectRefOf(project)}
+                version={release.version}
+                maxBytes={maxUploadBytes}
+              />
+            ) : null}
+            <FilesTable files={release.files} readOnly={!can.publish} />
           </CardContent>
         </Card>
         <Card>
@@ -239,7 +260,7 @@ export default function ProjectRelease({ loaderData }: Route.ComponentProps) {
               </CardDescription>
             </div>
             <Link
-              to={`/projects/${project.slug}/downloads`}
+              to={projectPath(project, "/downloads")}
               className="shrink-0 rounded-sm text-sm font-medium text-primary hover:underline"
             >
               All downloads
@@ -260,7 +281,7 @@ export default function ProjectRelease({ loaderData }: Route.ComponentProps) {
             />
           </CardContent>
         </Card>
-        <ReleaseDetailsForm key={release.id} release={release} />
+        {can.publish ? <ReleaseDetailsForm key={release.id} release={release} /> : null}
       </div>
     </>
   );

@@ -19,6 +19,10 @@ import {
   invalid,
   listReleaseSummaries,
   ownProjectOr404,
+  projectForAction,
+  projectPermissions,
+  projectPlace,
+  projectRef,
   refused,
   sessionActor,
   sessionAudit,
@@ -26,6 +30,7 @@ import {
 import { formatCompactCount } from "../../lib/format.ts";
 import { parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
+import { projectCrumbs, projectPath, releasePath as releasePathOf } from "../../lib/project-path.ts";
 import { clientAddress, requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/project-releases";
 
@@ -40,9 +45,11 @@ export const meta: Route.MetaFunction = ({ matches, location, loaderData }) =>
 export async function loader({ request, context, url, params }: Route.LoaderArgs) {
   const user = await requireOnboardedUser(request, context, url);
   const db = services(context).database.db;
-  const project = await ownProjectOr404(db, sessionActor(user), params.projectSlug);
+  const actor = sessionActor(user);
+  const project = await ownProjectOr404(db, actor, projectRef(params, user));
   return {
-    project: { slug: project.slug, name: project.name },
+    project: { ...(await projectPlace(db, project)), name: project.name },
+    can: await projectPermissions(db, actor, project),
     releases: await listReleaseSummaries(db, project.id),
   };
 }
@@ -50,8 +57,15 @@ export async function loader({ request, context, url, params }: Route.LoaderArgs
 export async function action({ request, context, url, params }: Route.ActionArgs) {
   const user = await requireOnboardedUser(request, context, url);
   const db = services(context).database.db;
-  const project = await ownProjectOr404(db, sessionActor(user), params.projectSlug);
   const formData = await request.formData();
+  const { project, refusal } = await projectForAction(
+    db,
+    sessionActor(user),
+    projectRef(params, user),
+    "publish",
+    formData,
+  );
+  if (refusal) return refusal;
   if ((formData.get("intent") ?? "create") !== "create") {
     return refused(parseForm(formData, buttonForm), 400, { formError: "Unknown action" });
   }
@@ -67,7 +81,7 @@ export async function action({ request, context, url, params }: Route.ActionArgs
     action: "release.created",
     target: version,
   });
-  throw redirect(`/projects/${project.slug}/releases/${encodeURIComponent(version)}?created=1`);
+  throw redirect(`${releasePathOf(await projectPlace(db, project), version)}?created=1`);
 }
 
 // Opening the dialog from a link (?new=1) and dropping the param again needs no new data.
@@ -87,7 +101,7 @@ export const shouldRevalidate: ShouldRevalidateFunction = ({
 };
 
 export default function ProjectReleases({ loaderData }: Route.ComponentProps) {
-  const { project, releases } = loaderData;
+  const { project, releases, can } = loaderData;
   const [search, setSearch] = useSearchParams();
   const [dialogOpen, setDialogOpen] = useState(() => search.get("new") === "1");
   // A link with ?new=1 opens the dialog once; a reload afterwards shouldn't open it again.
@@ -97,27 +111,20 @@ export default function ProjectReleases({ loaderData }: Route.ComponentProps) {
     next.delete("new");
     setSearch(next, { replace: true, preventScrollReset: true });
   }, [search, setSearch]);
-  const releasePath = (version: string) =>
-    `/projects/${project.slug}/releases/${encodeURIComponent(version)}`;
-  const dialog = (
+  const releasePath = (version: string) => releasePathOf(project, version);
+  const dialog = can.publish ? (
     <NewReleaseDialog
-      projectSlug={project.slug}
+      action={projectPath(project, "/releases")}
       open={dialogOpen}
       onOpenChange={setDialogOpen}
       trigger={<NewReleaseButton />}
     />
-  );
+  ) : undefined;
 
   return (
     <>
-      <Breadcrumbs
-        items={[
-          { label: "Projects", to: "/projects" },
-          { label: project.name, to: `/projects/${project.slug}` },
-          { label: "Releases" },
-        ]}
-      />
-      <ProjectTabs slug={project.slug} />
+      <Breadcrumbs items={projectCrumbs(project, "Releases")} />
+      <ProjectTabs base={projectPath(project)} />
       <PageHeader
         title="Releases"
         description={

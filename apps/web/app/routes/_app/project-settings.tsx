@@ -2,17 +2,20 @@
 // its signing keys live, whether its APT Release files carry Valid-Until, and their Origin,
 // Label and Codename — with the signing keys in use. Saved by this route's action through the
 // same domain function as PATCH /api/v1/projects/{slug}/repository-settings. Below them, the
-// retention rules (decision 034; components/dashboard/retention-settings.tsx).
+// retention rules (decision 034; components/dashboard/retention-settings.tsx), and the Transfer card
+// (decision 040; components/dashboard/transfer-project.tsx). Only whoever manages the project
+// (its owner, an organization's admins and owners) changes them; others see them read-only.
 import { useForm } from "@conform-to/react";
 import {
   keyExpiryDays,
   ROTATION_LEAD_DAYS,
   releaseCodename,
+  transferProjectSchema,
   updateRepositorySettingsInput,
   validUntilDays,
 } from "@packyard/contract";
 import { useEffect, useRef } from "react";
-import { Form, useNavigation } from "react-router";
+import { Form, redirect, useNavigation } from "react-router";
 import { toast } from "sonner";
 import { z } from "zod";
 import {
@@ -25,7 +28,9 @@ import { FormattedDate } from "../../components/dashboard/formatted-date.tsx";
 import { FormAlert } from "../../components/dashboard/project-dialogs.tsx";
 import { ProjectTabs } from "../../components/dashboard/project-tabs.tsx";
 import { RetentionSettingsCard } from "../../components/dashboard/retention-settings.tsx";
+import { TransferProjectCard, type TransferTarget } from "../../components/dashboard/transfer-project.tsx";
 import { PageHeader } from "../../components/page-header.tsx";
+import { Alert } from "../../components/ui/alert.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
 import { FormField } from "../../components/ui/form-field.tsx";
@@ -34,12 +39,19 @@ import {
   domainFailure,
   invalid,
   ownProjectOr404,
+  projectForAction,
+  projectPermissions,
+  projectPlace,
+  projectRef,
   sessionActor,
   sessionAudit,
   succeeded,
+  transferProject,
 } from "../../lib/dashboard.server.ts";
 import { type FormReply, parseForm, succeededReply, text } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
+import { listOrganizations } from "../../lib/orgs.server.ts";
+import { projectCrumbs, projectPath } from "../../lib/project-path.ts";
 import { type RetentionReply, retentionAction } from "../../lib/retention.server.ts";
 import { clientAddress, requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/project-settings";
@@ -82,8 +94,11 @@ export async function loader({ request, context, url, params }: Route.LoaderArgs
   const user = await requireOnboardedUser(request, context, url);
   const { database, keys, clock } = services(context);
   const actor = sessionActor(user);
-  const row = await ownProjectOr404(database.db, actor, params.projectSlug);
-  const settings = await getRepositorySettings(database.db, actor, row.slug);
+  const ref = projectRef(params, user);
+  const row = await ownProjectOr404(database.db, actor, ref);
+  const settings = await getRepositorySettings(database.db, actor, ref);
+  const place = await projectPlace(database.db, row);
+  const can = await projectPermissions(database.db, actor, row);
   const now = clock().getTime();
   const signing = (await keys.all(row.id))
     .filter((key) => key.retire_at === null || Date.parse(key.retire_at) > now)
@@ -95,7 +110,21 @@ export async function loader({ request, context, url, params }: Route.LoaderArgs
       expiresAt: key.expires_at,
     }));
   const retention = await getRetentionSettings(database.db, row.id);
-  return { slug: row.slug, name: row.name, settings, keys: signing, retention };
+  // Where it may go: the organizations the user administers, or back to their own account.
+  const transferTargets: TransferTarget[] = (await listOrganizations(database.db, user.id))
+    .filter((org) => (org.role === "owner" || org.role === "admin") && org.slug !== place.owner)
+    .map((org) => ({ owner: org.slug, label: `${org.name} (${org.slug})` }));
+  if (place.ownerKind === "organization")
+    transferTargets.push({ owner: user.username, label: `Personal (${user.username})` });
+  return {
+    ...place,
+    name: row.name,
+    settings,
+    keys: signing,
+    retention,
+    can,
+    transferTargets: can.manage ? transferTargets : [],
+  };
 }
 
 export async function action({ request, context, url, params }: Route.ActionArgs) {
@@ -103,18 +132,36 @@ export async function action({ request, context, url, params }: Route.ActionArgs
   const { database } = services(context);
   const formData = await request.formData();
   const intent = formData.get("intent");
+  const ref = projectRef(params, user);
+  const actor = sessionActor(user);
+  const { project, refusal } = await projectForAction(database.db, actor, ref, "manage", formData);
+  if (refusal) return refusal;
   if (intent === "retention-save" || intent === "retention-preview") {
-    const project = await ownProjectOr404(database.db, sessionActor(user), params.projectSlug);
     return retentionAction(services(context), user, project, formData, clientAddress(context));
+  }
+  if (intent === "transfer") {
+    const submission = parseForm(formData, transferProjectSchema);
+    if (submission.status !== "success") return invalid(submission);
+    let moved: Awaited<ReturnType<typeof transferProject>>;
+    try {
+      moved = await transferProject(
+        database.db,
+        actor,
+        ref,
+        submission.value.owner,
+        services(context).config,
+      );
+    } catch (error) {
+      return domainFailure(submission, error, { VALIDATION_FAILED: "owner" });
+    }
+    throw redirect(`${projectPath(moved)}?transferred=1`);
   }
   const submission = parseForm(formData, settingsForm);
   if (submission.status !== "success") return invalid(submission);
   const value = submission.value;
-  const actor = sessionActor(user);
-  const project = await ownProjectOr404(database.db, actor, params.projectSlug);
   try {
-    const before = await getRepositorySettings(database.db, actor, project.slug);
-    const after = await updateRepositorySettings(database.db, actor, project.slug, {
+    const before = await getRepositorySettings(database.db, actor, ref);
+    const after = await updateRepositorySettings(database.db, actor, ref, {
       keyExpiryDays: value.keyExpiryDays,
       aptValidUntilDays: value.aptValidUntil ? value.aptValidUntilDays : null,
       aptOrigin: value.aptOrigin ?? null,
@@ -135,7 +182,7 @@ export async function action({ request, context, url, params }: Route.ActionArgs
 }
 
 export default function ProjectSettings({ loaderData, actionData }: Route.ComponentProps) {
-  const { slug, name, settings, keys, retention } = loaderData;
+  const { name, settings, keys, retention, can, transferTargets } = loaderData;
   const { defaults } = settings;
   const navigation = useNavigation();
   const busy = navigation.state !== "idle" && navigation.formMethod?.toLowerCase() === "post";
@@ -163,140 +210,152 @@ export default function ProjectSettings({ loaderData, actionData }: Route.Compon
 
   return (
     <>
-      <Breadcrumbs
-        items={[
-          { label: "Projects", to: "/projects" },
-          { label: name, to: `/projects/${slug}` },
-          { label: "Settings" },
-        ]}
-      />
-      <ProjectTabs slug={slug} />
+      <Breadcrumbs items={projectCrumbs(loaderData, "Settings")} />
+      <ProjectTabs base={projectPath(loaderData)} />
       <PageHeader
         title="Repository settings"
         description="How this project's APT and YUM repositories are signed, and what apt is told about them."
       />
       <div className="grid max-w-2xl gap-6">
+        {can.manage ? null : (
+          <Alert data-testid="read-only">
+            Your role in {loaderData.owner} ({can.role}) shows these settings read-only: its admins and owners
+            change them.
+          </Alert>
+        )}
         <Form method="post" id={form.id} onSubmit={form.onSubmit} className="grid gap-6" noValidate>
           <FormAlert errors={form.errors} code={actionData?.code} />
-          <Card>
-            <CardHeader>
-              <CardTitle>Signing keys</CardTitle>
-              <CardDescription>
-                {`A key with an expiry gets its successor ${ROTATION_LEAD_DAYS} days before it expires; both sign during a 7-day overlap, and you are mailed 30 and 7 days before. Applies to keys made from now on.`}
-              </CardDescription>
-            </CardHeader>
-            <CardContent className="grid gap-4">
-              <FormField
-                label="Key expiry (days)"
-                name={fields.keyExpiryDays.name}
-                inputMode="numeric"
-                placeholder="Never"
-                defaultValue={fields.keyExpiryDays.initialValue as string}
-                error={fields.keyExpiryDays.errors?.[0]}
-                hint="Empty: keys never expire. For example 365 or 730."
-                className="max-w-40"
-              />
-              <ul className="grid gap-3 text-sm" aria-label="Keys signing now">
-                {keys.map((key) => (
-                  <li key={key.fingerprint} className="grid gap-1 rounded-md border border-border p-3">
-                    <span className="break-all font-mono text-xs sm:text-sm">{key.fingerprint}</span>
-                    <span className="text-muted-foreground">
-                      {key.algorithm === "ed25519" ? "Ed25519" : "RSA 3072"} · made{" "}
-                      <FormattedDate iso={key.createdAt} />
-                      {key.expiresAt ? (
-                        <>
-                          {" "}
-                          · expires <FormattedDate iso={key.expiresAt} />
-                        </>
-                      ) : (
-                        " · never expires"
-                      )}
-                      {key.retireAt ? (
-                        <>
-                          {" "}
-                          · signs until <FormattedDate iso={key.retireAt} withTime />
-                        </>
-                      ) : null}
-                    </span>
-                  </li>
-                ))}
-              </ul>
-            </CardContent>
-          </Card>
-          <Card>
-            <CardHeader>
-              <CardTitle>APT Release file</CardTitle>
-              <CardDescription>
-                Empty fields use the default shown. apt remembers Origin, Label and Codename: machines that
-                already use the repository refuse a change until they run{" "}
-                <code className="font-mono text-foreground">apt-get update --allow-releaseinfo-change</code>.
-              </CardDescription>
-            </CardHeader>
-            <CardContent className="grid gap-4">
-              <div className="grid gap-2">
-                <label className="flex items-center gap-2 text-sm font-medium">
-                  <input
-                    type="checkbox"
-                    name={fields.aptValidUntil.name}
-                    defaultChecked={fields.aptValidUntil.initialValue === "on"}
-                    className="size-4 accent-primary"
-                  />
-                  Add Valid-Until
-                </label>
-                <p className="text-sm text-muted-foreground">
-                  apt refuses a Release past its Valid-Until, so a stale mirror or a replayed old index is
-                  noticed. Packyard signs again when half the period has passed.
-                </p>
-              </div>
-              <FormField
-                label="Valid-Until period (days)"
-                name={fields.aptValidUntilDays.name}
-                inputMode="numeric"
-                defaultValue={fields.aptValidUntilDays.initialValue as string}
-                error={fields.aptValidUntilDays.errors?.[0]}
-                className="max-w-40"
-              />
-              <FormField
-                label="Origin"
-                name={fields.aptOrigin.name}
-                placeholder={defaults.aptOrigin}
-                autoComplete="off"
-                maxLength={100}
-                defaultValue={fields.aptOrigin.initialValue as string}
-                error={fields.aptOrigin.errors?.[0]}
-              />
-              <FormField
-                label="Label"
-                name={fields.aptLabel.name}
-                placeholder={defaults.aptLabel}
-                autoComplete="off"
-                maxLength={100}
-                defaultValue={fields.aptLabel.initialValue as string}
-                error={fields.aptLabel.errors?.[0]}
-              />
-              <FormField
-                label="Codename"
-                name={fields.aptCodename.name}
-                placeholder={defaults.aptCodename}
-                autoComplete="off"
-                autoCapitalize="none"
-                spellCheck={false}
-                maxLength={64}
-                className="font-mono"
-                defaultValue={fields.aptCodename.initialValue as string}
-                error={fields.aptCodename.errors?.[0]}
-                hint="Of the default suite, stable. Other suites keep their name as codename."
-              />
-            </CardContent>
-          </Card>
-          <Button type="submit" className="justify-self-start" disabled={busy}>
-            {busy ? "Saving…" : "Save settings"}
-          </Button>
+          <fieldset disabled={!can.manage} className="grid min-w-0 gap-6">
+            <Card>
+              <CardHeader>
+                <CardTitle>Signing keys</CardTitle>
+                <CardDescription>
+                  {`A key with an expiry gets its successor ${ROTATION_LEAD_DAYS} days before it expires; both sign during a 7-day overlap, and you are mailed 30 and 7 days before. Applies to keys made from now on.`}
+                </CardDescription>
+              </CardHeader>
+              <CardContent className="grid gap-4">
+                <FormField
+                  label="Key expiry (days)"
+                  name={fields.keyExpiryDays.name}
+                  inputMode="numeric"
+                  placeholder="Never"
+                  defaultValue={fields.keyExpiryDays.initialValue as string}
+                  error={fields.keyExpiryDays.errors?.[0]}
+                  hint="Empty: keys never expire. For example 365 or 730."
+                  className="max-w-40"
+                />
+                <ul className="grid gap-3 text-sm" aria-label="Keys signing now">
+                  {keys.map((key) => (
+                    <li key={key.fingerprint} className="grid gap-1 rounded-md border border-border p-3">
+                      <span className="break-all font-mono text-xs sm:text-sm">{key.fingerprint}</span>
+                      <span className="text-muted-foreground">
+                        {key.algorithm === "ed25519" ? "Ed25519" : "RSA 3072"} · made{" "}
+                        <FormattedDate iso={key.createdAt} />
+                        {key.expiresAt ? (
+                          <>
+                            {" "}
+                            · expires <FormattedDate iso={key.expiresAt} />
+                          </>
+                        ) : (
+                          " · never expires"
+                        )}
+                        {key.retireAt ? (
+                          <>
+                            {" "}
+                            · signs until <FormattedDate iso={key.retireAt} withTime />
+                          </>
+                        ) : null}
+                      </span>
+                    </li>
+                  ))}
+                </ul>
+              </CardContent>
+            </Card>
+            <Card>
+              <CardHeader>
+                <CardTitle>APT Release file</CardTitle>
+                <CardDescription>
+                  Empty fields use the default shown. apt remembers Origin, Label and Codename: machines that
+                  already use the repository refuse a change until they run{" "}
+                  <code className="font-mono text-foreground">apt-get update --allow-releaseinfo-change</code>
+                  .
+                </CardDescription>
+              </CardHeader>
+              <CardContent className="grid gap-4">
+                <div className="grid gap-2">
+                  <label className="flex items-center gap-2 text-sm font-medium">
+                    <input
+                      type="checkbox"
+                      name={fields.aptValidUntil.name}
+                      defaultChecked={fields.aptValidUntil.initialValue === "on"}
+                      className="size-4 accent-primary"
+                    />
+                    Add Valid-Until
+                  </label>
+                  <p className="text-sm text-muted-foreground">
+                    apt refuses a Release past its Valid-Until, so a stale mirror or a replayed old index is
+                    noticed. Packyard signs again when half the period has passed.
+                  </p>
+                </div>
+                <FormField
+                  label="Valid-Until period (days)"
+                  name={fields.aptValidUntilDays.name}
+                  inputMode="numeric"
+                  defaultValue={fields.aptValidUntilDays.initialValue as string}
+                  error={fields.aptValidUntilDays.errors?.[0]}
+                  className="max-w-40"
+                />
+                <FormField
+                  label="Origin"
+                  name={fields.aptOrigin.name}
+                  placeholder={defaults.aptOrigin}
+                  autoComplete="off"
+                  maxLength={100}
+                  defaultValue={fields.aptOrigin.initialValue as string}
+                  error={fields.aptOrigin.errors?.[0]}
+                />
+                <FormField
+                  label="Label"
+                  name={fields.aptLabel.name}
+                  placeholder={defaults.aptLabel}
+                  autoComplete="off"
+                  maxLength={100}
+                  defaultValue={fields.aptLabel.initialValue as string}
+                  error={fields.aptLabel.errors?.[0]}
+                />
+                <FormField
+                  label="Codename"
+                  name={fields.aptCodename.name}
+                  placeholder={defaults.aptCodename}
+                  autoComplete="off"
+                  autoCapitalize="none"
+                  spellCheck={false}
+                  maxLength={64}
+                  className="font-mono"
+                  defaultValue={fields.aptCodename.initialValue as string}
+                  error={fields.aptCodename.errors?.[0]}
+                  hint="Of the default suite, stable. Other suites keep their name as codename."
+                />
+              </CardContent>
+            </Card>
+            {can.manage ? (
+              <Button type="submit" className="justify-self-start" disabled={busy}>
+                {busy ? "Saving…" : "Save settings"}
+              </Button>
+            ) : null}
+          </fieldset>
         </Form>
-        <RetentionSettingsCard
-          settings={retention}
-          posted={actionData && "form" in actionData ? (actionData as unknown as RetentionReply) : undefined}
-        />
+        {can.manage ? (
+          <>
+            <RetentionSettingsCard
+              settings={retention}
+              posted={
+                actionData && "form" in actionData ? (actionData as unknown as RetentionReply) : undefined
+              }
+            />
+            <TransferProjectCard project={{ ...loaderData, name }} targets={transferTargets} />
+          </>
+        ) : null}
       </div>
     </>
   );

@@ -9,6 +9,7 @@ import { useEffect, useRef, useState } from "react";
 import { data, useFetcher } from "react-router";
 import { toast } from "sonner";
 import { z } from "zod";
+import { WEBHOOK_MANAGE_ACCESS } from "../../../server/domain/authorization.ts";
 import { requestContext } from "../../../server/http/request-context.ts";
 import type { ChangeContext } from "../../../server/webhooks/service.ts";
 import { NewSecret } from "../../components/api-keys/new-secret.tsx";
@@ -27,11 +28,16 @@ import {
   domainFailure,
   invalid,
   ownProjectOr404,
+  projectForAction,
+  projectPermissions,
+  projectPlace,
+  projectRef,
   refused,
   sessionActor,
 } from "../../lib/dashboard.server.ts";
 import { type FormReply, parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
+import { projectCrumbs, projectPath } from "../../lib/project-path.ts";
 import { requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/project-webhooks";
 
@@ -52,12 +58,19 @@ const DELIVERIES_SHOWN = 20;
 export async function loader({ request, context, url, params }: Route.LoaderArgs) {
   const user = await requireOnboardedUser(request, context, url);
   const { database, webhooks } = services(context);
-  const project = await ownProjectOr404(database.db, sessionActor(user), params.projectSlug);
+  const actor = sessionActor(user);
+  const project = await ownProjectOr404(database.db, actor, projectRef(params, user));
   const list = await webhooks.list(project);
   const deliveries: Record<string, WebhookDelivery[]> = {};
   for (const hook of list)
     deliveries[hook.id] = await webhooks.deliveries(project, hook.id, DELIVERIES_SHOWN);
-  return { slug: project.slug, name: project.name, webhooks: list, deliveries };
+  return {
+    ...(await projectPlace(database.db, project)),
+    name: project.name,
+    webhooks: list,
+    deliveries,
+    can: await projectPermissions(database.db, actor, project),
+  };
 }
 
 /** An answer that may carry a secret to show once. */
@@ -68,12 +81,19 @@ interface SecretReply extends FormReply {
 export async function action({ request, context, url, params }: Route.ActionArgs) {
   const user = await requireOnboardedUser(request, context, url);
   const { database, webhooks } = services(context);
-  const project = await ownProjectOr404(database.db, sessionActor(user), params.projectSlug);
+  const form = await request.formData();
+  const { project, refusal } = await projectForAction(
+    database.db,
+    sessionActor(user),
+    projectRef(params, user),
+    WEBHOOK_MANAGE_ACCESS,
+    form,
+  );
+  if (refusal) return refusal;
   const change: ChangeContext = {
     actor: { kind: "user", userId: user.id },
     address: context.get(requestContext).clientAddress,
   };
-  const form = await request.formData();
   const intent = String(form.get("intent") ?? "");
   const webhookId = String(form.get("webhookId") ?? "");
 
@@ -144,7 +164,7 @@ export async function action({ request, context, url, params }: Route.ActionArgs
 }
 
 export default function ProjectWebhooks({ loaderData }: Route.ComponentProps) {
-  const { slug, name, webhooks, deliveries } = loaderData;
+  const { webhooks, deliveries, can } = loaderData;
   const secretFetcher = useFetcher<SecretReply>({ key: SECRET_FETCHER });
   const [dismissed, setDismissed] = useState<string | null>(null);
   const secret = secretFetcher.data?.secret;
@@ -161,14 +181,8 @@ export default function ProjectWebhooks({ loaderData }: Route.ComponentProps) {
 
   return (
     <>
-      <Breadcrumbs
-        items={[
-          { label: "Projects", to: "/projects" },
-          { label: name, to: `/projects/${slug}` },
-          { label: "Webhooks" },
-        ]}
-      />
-      <ProjectTabs slug={slug} />
+      <Breadcrumbs items={projectCrumbs(loaderData, "Webhooks")} />
+      <ProjectTabs base={projectPath(loaderData)} />
       <PageHeader
         title="Webhooks"
         description="Packyard POSTs a signed JSON message to your URLs when releases, files, repositories or keys of this project change."
@@ -196,18 +210,26 @@ export default function ProjectWebhooks({ loaderData }: Route.ComponentProps) {
           </div>
         ) : null}
 
-        <Card>
-          <CardHeader>
-            <CardTitle>Add a webhook</CardTitle>
-            <CardDescription>
-              Failed deliveries are retried with backoff for 24 hours; a webhook failing for 3 days is turned
-              off and you are mailed.
-            </CardDescription>
-          </CardHeader>
-          <CardContent>
-            <CreateWebhookForm key={secret && !secret.rotated ? secret.webhookId : "new"} />
-          </CardContent>
-        </Card>
+        {can.publish ? null : (
+          <p className="text-sm text-muted-foreground" data-testid="read-only">
+            Your role in {loaderData.owner} ({can.role}) shows webhooks read-only: its publishers, admins and
+            owners change them.
+          </p>
+        )}
+        {can.publish ? (
+          <Card>
+            <CardHeader>
+              <CardTitle>Add a webhook</CardTitle>
+              <CardDescription>
+                Failed deliveries are retried with backoff for 24 hours; a webhook failing for 3 days is
+                turned off and you are mailed.
+              </CardDescription>
+            </CardHeader>
+            <CardContent>
+              <CreateWebhookForm key={secret && !secret.rotated ? secret.webhookId : "new"} />
+            </CardContent>
+          </Card>
+        ) : null}
 
         {webhooks.length === 0 ? (
           <EmptyState icon={WebhookIcon} title="No webhooks yet">

@@ -36,6 +36,9 @@ import {
   listReleaseSummaries,
   ownProjectOr404,
   projectDto,
+  projectForAction,
+  projectPermissions,
+  projectRef,
   refused,
   sessionActor,
   sessionAudit,
@@ -45,6 +48,7 @@ import {
 import { formatCompactCount } from "../../lib/format.ts";
 import { parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
+import { projectCrumbs, projectPath } from "../../lib/project-path.ts";
 import { repositorySetup } from "../../lib/repository-setup.server.ts";
 import { clientAddress, requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/project";
@@ -61,20 +65,22 @@ export async function loader({ request, context, url, params }: Route.LoaderArgs
   const user = await requireOnboardedUser(request, context, url);
   const { database, config } = services(context);
   const db = database.db;
-  const row = await ownProjectOr404(db, sessionActor(user), params.projectSlug);
+  const actor = sessionActor(user);
+  const row = await ownProjectOr404(db, actor, projectRef(params, user));
   const project = await projectDto(db, row);
   const releases = await listReleaseSummaries(db, row.id);
   return {
     project,
     latest: releases.find((r) => !r.yanked) ?? null,
     recent: releases.slice(0, 5),
+    can: await projectPermissions(db, actor, row),
     latestUrlBase: `${config.baseUrl}/dl/${project.owner}/${project.slug}/releases/latest/`,
     setup: await repositorySetup(context, row, project.owner),
     badgeBase: `${config.baseUrl}/dl/${project.owner}/${project.slug}/badge`,
     badgeLink:
       project.visibility === "public"
         ? `${config.baseUrl}/releases/${project.owner}/${project.slug}`
-        : `${config.baseUrl}/projects/${project.slug}`,
+        : `${config.baseUrl}${projectPath(project)}`,
   };
 }
 
@@ -83,16 +89,21 @@ export async function action({ request, context, url, params }: Route.ActionArgs
   const { database, config } = services(context);
   const db = database.db;
   const actor = sessionActor(user);
+  const ref = projectRef(params, user);
   const slug = params.projectSlug;
   const formData = await request.formData();
   const intent = formData.get("intent") ?? "";
+  if (intent === "update" || intent === "delete") {
+    const { refusal } = await projectForAction(db, actor, ref, "manage", formData);
+    if (refusal) return refusal;
+  }
 
   if (intent === "update") {
     const submission = parseForm(formData, editProjectForm);
     if (submission.status !== "success") return invalid(submission);
-    const before = await ownProjectOr404(db, actor, slug);
+    const before = await ownProjectOr404(db, actor, ref);
     try {
-      const updated = await updateProject(db, actor, slug, submission.value, config);
+      const updated = await updateProject(db, actor, ref, submission.value, config);
       await auditProjectUpdate(db, sessionAudit(user, clientAddress(context)), before, updated);
     } catch (error) {
       return domainFailure(submission, error);
@@ -101,11 +112,12 @@ export async function action({ request, context, url, params }: Route.ActionArgs
   }
 
   if (intent === "delete") {
-    const project = await ownProjectOr404(db, actor, slug);
+    const project = await ownProjectOr404(db, actor, ref);
+    const place = await projectDto(db, project);
     const submission = parseForm(formData, deleteProjectForm(slug));
     if (submission.status !== "success") return invalid(submission);
     try {
-      await deleteProject(db, actor, slug);
+      await deleteProject(db, actor, ref);
     } catch (error) {
       return domainFailure(submission, error);
     }
@@ -113,7 +125,8 @@ export async function action({ request, context, url, params }: Route.ActionArgs
       action: "project.deleted",
       target: slug,
     });
-    throw redirect(`/projects?deleted=${encodeURIComponent(slug)}`);
+    const back = place.ownerKind === "organization" ? `/orgs/${place.owner}` : "/projects";
+    throw redirect(`${back}?deleted=${encodeURIComponent(slug)}`);
   }
 
   return refused(parseForm(formData, buttonForm), 400, { formError: "Unknown action" });
@@ -143,15 +156,15 @@ function ExternalLinkItem({ href, icon: Icon, label }: { href: string; icon: typ
 }
 
 export default function ProjectHome({ loaderData }: Route.ComponentProps) {
-  const { project, latest, recent, latestUrlBase } = loaderData;
+  const { project, latest, recent, latestUrlBase, can } = loaderData;
   useFlashToast("created", () => `Project ${project.slug} created`);
-  const releasesPath = `/projects/${project.slug}/releases`;
+  const releasesPath = projectPath(project, "/releases");
   const releasePath = (version: string) => `${releasesPath}/${encodeURIComponent(version)}`;
 
   return (
     <>
-      <Breadcrumbs items={[{ label: "Projects", to: "/projects" }, { label: project.name }]} />
-      <ProjectTabs slug={project.slug} />
+      <Breadcrumbs items={projectCrumbs(project)} />
+      <ProjectTabs base={projectPath(project)} />
       <header className="mb-8 flex flex-col gap-4 lg:flex-row lg:items-start lg:justify-between">
         <div className="min-w-0 lg:flex-1">
           <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
@@ -161,6 +174,12 @@ export default function ProjectHome({ loaderData }: Route.ComponentProps) {
           <p className="mt-1 font-mono text-sm text-muted-foreground">
             {project.owner}/{project.slug}
           </p>
+          {can.role ? (
+            <p className="mt-1 text-sm text-muted-foreground" data-testid="project-role">
+              Your role in {project.owner}: <span className="font-medium text-foreground">{can.role}</span>
+              {can.publish ? null : " (read only)"}
+            </p>
+          ) : null}
           {project.description ? (
             <p className="mt-3 max-w-3xl whitespace-pre-line text-muted-foreground">{project.description}</p>
           ) : null}
@@ -193,8 +212,12 @@ export default function ProjectHome({ loaderData }: Route.ComponentProps) {
               </a>
             </Button>
           ) : null}
-          <EditProjectDialog project={project} />
-          <DeleteProjectDialog project={project} />
+          {can.manage ? (
+            <>
+              <EditProjectDialog project={project} />
+              <DeleteProjectDialog project={project} />
+            </>
+          ) : null}
         </div>
       </header>
 
@@ -225,12 +248,14 @@ export default function ProjectHome({ loaderData }: Route.ComponentProps) {
           icon={Package}
           title="No releases yet"
           action={
-            <Button asChild>
-              <Link to={`${releasesPath}?new=1`}>
-                <Plus aria-hidden="true" />
-                New release
-              </Link>
-            </Button>
+            can.publish ? (
+              <Button asChild>
+                <Link to={`${releasesPath}?new=1`}>
+                  <Plus aria-hidden="true" />
+                  New release
+                </Link>
+              </Button>
+            ) : undefined
           }
         >
           Create a release, then upload its .deb, .rpm, archives and binaries. The newest release that isn't
@@ -244,12 +269,14 @@ export default function ProjectHome({ loaderData }: Route.ComponentProps) {
                 <CardTitle>Latest release</CardTitle>
                 <CardDescription>The newest release that isn't yanked.</CardDescription>
               </div>
-              <Button asChild variant="outline" size="sm">
-                <Link to={`${releasesPath}?new=1`}>
-                  <Plus aria-hidden="true" />
-                  New release
-                </Link>
-              </Button>
+              {can.publish ? (
+                <Button asChild variant="outline" size="sm">
+                  <Link to={`${releasesPath}?new=1`}>
+                    <Plus aria-hidden="true" />
+                    New release
+                  </Link>
+                </Button>
+              ) : null}
             </CardHeader>
             <CardContent>
               {latest ? (

@@ -1,28 +1,27 @@
 // /projects: the publisher's projects, and the New project dialog.
 import { FolderGit2, Plus } from "lucide-react";
-import { Link, redirect } from "react-router";
-import { VisibilityBadge } from "../../components/dashboard/badges.tsx";
-import { FormattedDate } from "../../components/dashboard/formatted-date.tsx";
+import { redirect } from "react-router";
 import { buttonForm, newProjectForm } from "../../components/dashboard/forms.ts";
 import { NewProjectDialog } from "../../components/dashboard/project-dialogs.tsx";
+import { ProjectsTable } from "../../components/dashboard/projects-table.tsx";
 import { useFlashToast } from "../../components/dashboard/use-flash-toast.ts";
 import { EmptyState } from "../../components/empty-state.tsx";
 import { PageHeader } from "../../components/page-header.tsx";
 import { Button } from "../../components/ui/button.tsx";
-import { Card } from "../../components/ui/card.tsx";
 import {
   auditProjectAction,
   createProject,
   domainFailure,
   invalid,
   listProjects,
+  ownProjectOr404,
   refused,
   sessionActor,
   sessionAudit,
 } from "../../lib/dashboard.server.ts";
-import { formatCompactCount } from "../../lib/format.ts";
 import { parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
+import { projectPath, projectRefOf } from "../../lib/project-path.ts";
 import { clientAddress, requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/projects";
 
@@ -55,14 +54,14 @@ export async function action({ request, context, url }: Route.ActionArgs) {
   } catch (error) {
     return domainFailure(submission, error, { PROJECT_EXISTS: "slug", INVALID_SLUG: "slug" });
   }
-  const { slug } = created;
-  await auditProjectAction(
-    database.db,
-    sessionAudit(user, clientAddress(context)),
-    { id: created.id, owner_id: user.id, slug },
-    { action: "project.created", target: slug, details: { visibility: created.visibility } },
-  );
-  throw redirect(`/projects/${slug}?created=1`);
+  // Created under the user, or under an organization the user administers (the org page's dialog).
+  const row = await ownProjectOr404(database.db, sessionActor(user), projectRefOf(created));
+  await auditProjectAction(database.db, sessionAudit(user, clientAddress(context)), row, {
+    action: "project.created",
+    target: created.slug,
+    details: { visibility: created.visibility },
+  });
+  throw redirect(`${projectPath(created)}?created=1`);
 }
 
 export default function Projects({ loaderData }: Route.ComponentProps) {
@@ -90,77 +89,7 @@ export default function Projects({ loaderData }: Route.ComponentProps) {
           Projects you create are listed here with their latest release and download counts.
         </EmptyState>
       ) : (
-        <Card className="overflow-hidden">
-          <table className="w-full table-fixed text-sm" data-testid="projects-table">
-            <caption className="sr-only">Your projects</caption>
-            <thead className="border-b border-border bg-muted/40 text-left text-xs font-medium uppercase tracking-wide text-muted-foreground">
-              <tr>
-                <th scope="col" className="px-4 py-3 sm:px-6">
-                  Project
-                </th>
-                <th scope="col" className="hidden w-32 px-4 py-3 md:table-cell">
-                  Visibility
-                </th>
-                <th scope="col" className="w-32 px-4 py-3 sm:w-44">
-                  Latest
-                </th>
-                <th scope="col" className="hidden w-32 px-4 py-3 text-right sm:table-cell">
-                  Downloads
-                </th>
-                <th scope="col" className="hidden w-36 px-4 py-3 text-right lg:table-cell sm:pr-6">
-                  Updated
-                </th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-border">
-              {projects.map((project) => (
-                <tr key={project.id} className="transition-colors hover:bg-muted/40">
-                  <td className="break-words px-4 py-3 sm:px-6">
-                    <Link
-                      to={`/projects/${project.slug}`}
-                      className="rounded-sm font-medium text-foreground hover:text-primary hover:underline"
-                    >
-                      {project.name}
-                    </Link>
-                    <div className="mt-0.5 flex items-center gap-2">
-                      <span className="truncate font-mono text-xs text-muted-foreground">{project.slug}</span>
-                      <span className="md:hidden">
-                        <VisibilityBadge visibility={project.visibility} />
-                      </span>
-                    </div>
-                  </td>
-                  <td className="hidden px-4 py-3 md:table-cell">
-                    <VisibilityBadge visibility={project.visibility} />
-                  </td>
-                  <td className="px-4 py-3">
-                    {project.latestVersion ? (
-                      <span
-                        className="block truncate font-mono text-xs sm:text-sm"
-                        title={project.latestVersion}
-                      >
-                        {project.latestVersion}
-                      </span>
-                    ) : (
-                      <span className="text-muted-foreground">—</span>
-                    )}
-                    <div className="text-xs text-muted-foreground">
-                      {project.releaseCount} {project.releaseCount === 1 ? "release" : "releases"}
-                    </div>
-                    <div className="text-xs text-muted-foreground sm:hidden">
-                      {formatCompactCount(project.downloads)} downloads
-                    </div>
-                  </td>
-                  <td className="hidden px-4 py-3 text-right tabular-nums sm:table-cell">
-                    {formatCompactCount(project.downloads)}
-                  </td>
-                  <td className="hidden px-4 py-3 text-right text-muted-foreground lg:table-cell sm:pr-6">
-                    <FormattedDate iso={project.updatedAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </Card>
+        <ProjectsTable projects={projects} caption="Your projects" />
       )}
     </>
   );

@@ -1,0 +1,66 @@
+// The top of an organization's pages: its name and slug, the signed-in member's role, and tabs
+// for its projects, members and settings (plain links, like a project's tabs).
+import type { OrgRole } from "@packyard/contract/orgs.ts";
+import { Building2 } from "lucide-react";
+import { NavLink } from "react-router";
+import { orgPath } from "../../lib/project-path.ts";
+import { cn } from "../../lib/utils.ts";
+import { Badge } from "../ui/badge.tsx";
+
+const TABS = [
+  { label: "Projects", path: "", end: true },
+  { label: "Members", path: "/members", end: true },
+  { label: "Settings", path: "/settings", end: true },
+] as const;
+
+export function RoleBadge({ role }: { role: OrgRole }) {
+  return (
+    <Badge variant={role === "owner" || role === "admin" ? "default" : "secondary"} data-testid="org-role">
+      {role}
+    </Badge>
+  );
+}
+
+export function OrgHeader({ org, role }: { org: { slug: string; name: string }; role: OrgRole }) {
+  return (
+    <>
+      <header className="mb-4 flex min-w-0 items-start gap-3">
+        <div className="rounded-lg bg-accent p-2.5 text-primary">
+          <Building2 className="size-5" aria-hidden="true" />
+        </div>
+        <div className="min-w-0">
+          <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
+            <h1 className="break-words text-2xl font-bold tracking-tight">{org.name}</h1>
+            <span className="flex items-center gap-1.5 text-sm text-muted-foreground">
+              Your role <RoleBadge role={role} />
+            </span>
+          </div>
+          <p className="mt-0.5 font-mono text-sm text-muted-foreground">{org.slug}</p>
+        </div>
+      </header>
+      <nav aria-label="Organization" className="-mx-1 mb-6 overflow-x-auto border-b border-border">
+        <ul className="flex min-w-max gap-1 px-1">
+          {TABS.map((tab) => (
+            <li key={tab.label}>
+              <NavLink
+                to={orgPath(org.slug, tab.path)}
+                end={tab.end}
+                className={({ isActive }) =>
+                  cn(
+                    "-mb-px inline-flex h-10 items-center border-b-2 px-3 text-sm font-medium transition-colors",
+                    "rounded-t-sm focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring",
+                    isActive
+                      ? "border-primary text-foreground"
+                      : "border-transparent text-muted-foreground hover:border-border hover:text-foreground",
+                  )
+                }
+              >
+                {tab.label}
+              </NavLink>
+            </li>
+          ))}
+        </ul>
+      </nav>
+    </>
+  );
+}
