@@ -1,21 +1,13 @@
 // Loaders and actions of the organization pages (/orgs/…, /invitations/…): the domain functions
 // (server/domain/orgs.ts) do the work and enforce the rules, authorization.ts decides who may;
 // this file only adapts them to pages and forms (dashboard.server.ts answers the forms).
-import {
-  createOrgSchema,
-  inviteMemberSchema,
-  type OrgRole,
-  updateMemberSchema,
-  updateOrgSchema,
-} from "@packyard/contract/orgs.ts";
+import type { OrgRole } from "@packyard/contract/orgs.ts";
 import type { Kysely } from "kysely";
 import { data } from "react-router";
-import { z } from "zod";
 import type { Database } from "../../server/db/schema.ts";
 import { type Actor, assertOrgAction, type OrgAction } from "../../server/domain/authorization.ts";
 import { DomainError } from "../../server/domain/errors.ts";
 import { type OrganizationRow, requireOrganization } from "../../server/domain/orgs.ts";
-import { text, trimmed } from "./forms.ts";
 
 type Db = Kysely<Database>;
 
@@ -47,32 +39,6 @@ export function orgAbilities(actor: Actor, role: OrgRole) {
     }
   };
   return { admin: allows("admin"), own: allows("own") };
-}
-
-// The forms: the contract's schemas, read the way a form posts them.
-export const newOrgForm = z.object({
-  slug: text(trimmed(createOrgSchema.shape.slug)),
-  name: text(createOrgSchema.shape.name),
-});
-export const renameOrgForm = z.object({ name: text(updateOrgSchema.shape.name) });
-export const inviteForm = z.object({
-  email: text(inviteMemberSchema.shape.email),
-  role: text(inviteMemberSchema.shape.role),
-});
-export const memberRoleForm = z.object({
-  username: text(z.string().min(1)),
-  role: text(updateMemberSchema.shape.role),
-});
-export const memberForm = z.object({ username: text(z.string().min(1)) });
-export const invitationForm = z.object({ invitationId: text(z.string().min(1)) });
-export function deleteOrgForm(slug: string) {
-  return z.object({
-    confirm: text(
-      z
-        .string()
-        .refine((typed) => typed.trim() === slug, `Type ${slug} to confirm that you want to delete it`),
-    ),
-  });
 }
 
 export {

@@ -11,6 +11,7 @@ import { toast } from "sonner";
 import { FormattedDate } from "../../components/dashboard/formatted-date.tsx";
 import { FormAlert } from "../../components/dashboard/project-dialogs.tsx";
 import { selectClass } from "../../components/dashboard/transfer-project.tsx";
+import { invitationForm, inviteForm, memberForm, memberRoleForm } from "../../components/orgs/forms.ts";
 import { OrgHeader, RoleBadge } from "../../components/orgs/org-header.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
@@ -21,13 +22,9 @@ import { domainFailure, invalid, refused, sessionActor, succeeded } from "../../
 import { type FormReply, parseForm, succeededReply } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import {
-  invitationForm,
-  inviteForm,
   inviteMember,
   listInvitations,
   listMembers,
-  memberForm,
-  memberRoleForm,
   orgAbilities,
   orgOr404,
   removeMember,

@@ -6,6 +6,7 @@ import { useEffect, useRef, useState } from "react";
 import { data, Form, redirect, useNavigation } from "react-router";
 import { toast } from "sonner";
 import { FormAlert } from "../../components/dashboard/project-dialogs.tsx";
+import { deleteOrgForm, renameOrgForm } from "../../components/orgs/forms.ts";
 import { OrgHeader } from "../../components/orgs/org-header.tsx";
 import { Alert } from "../../components/ui/alert.tsx";
 import { Button } from "../../components/ui/button.tsx";
@@ -14,14 +15,7 @@ import { FormField } from "../../components/ui/form-field.tsx";
 import { domainFailure, invalid, refused, sessionActor, succeeded } from "../../lib/dashboard.server.ts";
 import { type FormReply, parseForm, succeededReply } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
-import {
-  deleteOrganization,
-  deleteOrgForm,
-  orgAbilities,
-  orgOr404,
-  renameOrgForm,
-  updateOrganization,
-} from "../../lib/orgs.server.ts";
+import { deleteOrganization, orgAbilities, orgOr404, updateOrganization } from "../../lib/orgs.server.ts";
 import { requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/org-settings";
 
