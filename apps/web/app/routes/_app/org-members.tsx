@@ -19,7 +19,7 @@ import { CopyButton } from "../../components/ui/copy-button.tsx";
 import { FormField } from "../../components/ui/form-field.tsx";
 import { Label } from "../../components/ui/label.tsx";
 import { domainFailure, invalid, refused, sessionActor, succeeded } from "../../lib/dashboard.server.ts";
-import { type FormReply, parseForm, succeededReply } from "../../lib/forms.ts";
+import { type FormReply, parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import {
   inviteMember,
@@ -156,7 +156,8 @@ export default function OrgMembers({ loaderData, actionData }: Route.ComponentPr
   useEffect(() => {
     if (!reply || toasted.current === reply) return;
     toasted.current = reply;
-    if (succeededReply(reply) && reply.message) toast.success(reply.message);
+    // A reset form's answer (the invitation sent) carries no status: only refusals say "error".
+    if (reply.result.status !== "error" && reply.message) toast.success(reply.message);
   }, [reply]);
   const errorsOf = (section: Section) =>
     reply?.section === section && reply.result.status === "error"

@@ -36,6 +36,7 @@ export default function Organization({ loaderData }: Route.ComponentProps) {
   const { org, role, can, projects } = loaderData;
   useFlashToast("created", () => `Organization ${org.slug} created`);
   useFlashToast("deleted", (slug) => `Project ${slug} deleted`);
+  useFlashToast("joined", () => `You joined ${org.name} as ${role}`);
   const newProject = can.admin ? (
     <NewProjectDialog
       owner={org.slug}
