@@ -179,7 +179,7 @@ export default function OrgMembers({ loaderData, actionData }: Route.ComponentPr
           </CardHeader>
           <CardContent className="grid gap-4">
             <FormAlert errors={errorsOf("members")} code={reply?.code} />
-            <ul className="divide-y divide-border rounded-md border border-border" aria-label="Members">
+            <ul className="min-w-0 divide-y divide-border rounded-md border border-border" aria-label="Members">
               {members.map((member) => {
                 const self = member.username === me;
                 const mayChange = can.admin && (member.role !== "owner" || can.own);
@@ -276,7 +276,7 @@ export default function OrgMembers({ loaderData, actionData }: Route.ComponentPr
                 <p className="text-sm text-muted-foreground">No open invitations.</p>
               ) : (
                 <ul
-                  className="divide-y divide-border rounded-md border border-border"
+                  className="min-w-0 divide-y divide-border rounded-md border border-border"
                   aria-label="Open invitations"
                 >
                   {invitations.map((invitation) => (
@@ -285,7 +285,7 @@ export default function OrgMembers({ loaderData, actionData }: Route.ComponentPr
                       className="flex flex-col gap-2 p-3 sm:flex-row sm:items-center sm:justify-between"
                     >
                       <div className="min-w-0">
-                        <p className="truncate font-medium">{invitation.email}</p>
+                        <p className="break-all font-medium">{invitation.email}</p>
                         <p className="text-sm text-muted-foreground">
                           {invitation.role} · expires <FormattedDate iso={invitation.expiresAt} />
                           {invitation.invitedBy ? ` · by @${invitation.invitedBy}` : ""}
