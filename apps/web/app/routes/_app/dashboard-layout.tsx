@@ -8,6 +8,7 @@ import { billingNotice } from "../../../server/billing/account.ts";
 import { downloadAlert } from "../../../server/domain/usage.ts";
 import { PastDueBanner } from "../../components/billing/past-due-banner.tsx";
 import { UsageBanner } from "../../components/billing/usage-banner.tsx";
+import { useFlashToast } from "../../components/dashboard/use-flash-toast.ts";
 import {
   accountNav,
   integrationsIcon as IntegrationsIcon,
@@ -75,6 +76,9 @@ export default function DashboardLayout({ loaderData }: Route.ComponentProps) {
   const location = useLocation();
   const [open, setOpen] = useState(false);
   const close = () => setOpen(false);
+  // After leaving or deleting an organization (its pages redirect here).
+  useFlashToast("left", (slug) => `You left ${slug}`);
+  useFlashToast("orgDeleted", (slug) => `Organization ${slug} deleted`);
 
   async function onSignOut() {
     if (await signOut()) {

@@ -179,7 +179,10 @@ export default function OrgMembers({ loaderData, actionData }: Route.ComponentPr
           </CardHeader>
           <CardContent className="grid gap-4">
             <FormAlert errors={errorsOf("members")} code={reply?.code} />
-            <ul className="min-w-0 divide-y divide-border rounded-md border border-border" aria-label="Members">
+            <ul
+              className="min-w-0 divide-y divide-border rounded-md border border-border"
+              aria-label="Members"
+            >
               {members.map((member) => {
                 const self = member.username === me;
                 const mayChange = can.admin && (member.role !== "owner" || can.own);

@@ -1,0 +1,108 @@
+// The organization pages through their loaders and actions, in memory (decision 040): creating
+// one (its slug refused when a user has it), a project under it, an invitation accepted from its
+// link, a viewer's read-only project pages (their writes answered FORBIDDEN in the form), the last
+// owner kept, and a transfer back to a person moving the pages. The browser journey is
+// e2e/organizations.spec.ts. SQLite, and PostgreSQL when configured.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, databaseKind, onboardedUser, type TestApp } from "../../../test/harness.ts";
+
+let app: TestApp;
+let owner: { cookie: string; username: string };
+let viewer: { cookie: string; username: string };
+beforeAll(async () => {
+  app = await createTestApp();
+  owner = await onboardedUser(app, "olive");
+  viewer = await onboardedUser(app, "victor");
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+function post(path: string, values: Record<string, string>, cookie = owner.cookie) {
+  return app.request(path, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(values).toString(),
+    cookie,
+  });
+}
+
+describe(`organization pages (${databaseKind})`, () => {
+  it("creates an organization, a project in it, and lets an invited viewer in read-only", async () => {
+    const taken = await post("/orgs/new", { name: "Olive", slug: "olive" });
+    expect(taken.status).toBe(409);
+    expect(await taken.text()).toContain("This name is already taken by a user or an organization");
+
+    const created = await post("/orgs/new", { name: "Acme Corp", slug: "acme" });
+    expect(created.status).toBe(302);
+    expect(created.headers.get("location")).toBe("/orgs/acme?created=1");
+
+    const project = await post("/projects", {
+      intent: "create",
+      owner: "acme",
+      slug: "rocket",
+      name: "Rocket",
+      visibility: "private",
+    });
+    expect(project.headers.get("location")).toBe("/orgs/acme/projects/rocket?created=1");
+    const page = await (await app.request("/orgs/acme", { cookie: owner.cookie })).text();
+    expect(page).toContain('href="/orgs/acme/projects/rocket"');
+
+    const invited = await post("/orgs/acme/members", {
+      intent: "invite",
+      email: "victor@example.com",
+      role: "viewer",
+    });
+    expect(invited.status).toBe(200);
+    const link = app
+      .outbox()
+      .findLast((m) => m.to.includes("victor@example.com"))
+      ?.links.find((l) => l.includes("/invitations/"));
+    const path = new URL(link!).pathname;
+    const signedOut = await (await app.request(path)).text();
+    expect(signedOut).toContain("Acme Corp");
+    expect(signedOut).toContain("Create an account");
+    const accepted = await post(path, { invitationId: path.split("/").at(-1)! }, viewer.cookie);
+    expect(accepted.headers.get("location")).toBe("/orgs/acme?joined=1");
+
+    const home = await app.request("/orgs/acme/projects/rocket", { cookie: viewer.cookie });
+    expect(home.status).toBe(200);
+    const html = await home.text();
+    expect(html).toContain("(read only)");
+    expect(html).not.toContain("Edit project");
+    expect(html).toContain('href="/orgs/acme/projects/rocket/settings"');
+
+    const release = await post(
+      "/orgs/acme/projects/rocket/releases",
+      { intent: "create", version: "1.0.0" },
+      viewer.cookie,
+    );
+    expect(release.status).toBe(403);
+    expect(await release.text()).toContain("Your role in this organization (viewer) does not allow this");
+    const settings = await post(
+      "/orgs/acme/projects/rocket/settings",
+      { intent: "transfer", owner: viewer.username },
+      viewer.cookie,
+    );
+    expect(settings.status).toBe(403);
+    // Not a member's personal URL.
+    expect((await app.request("/projects/rocket", { cookie: viewer.cookie })).status).toBe(404);
+  });
+
+  it("keeps the last owner, and a transfer moves the project's pages", async () => {
+    const leave = await post("/orgs/acme/members", { intent: "leave", username: owner.username });
+    expect(leave.status).toBe(409);
+    expect(await leave.text()).toContain("An organization needs at least one owner");
+
+    const moved = await post("/orgs/acme/projects/rocket/settings", {
+      intent: "transfer",
+      owner: owner.username,
+    });
+    expect(moved.headers.get("location")).toBe("/projects/rocket?transferred=1");
+    expect((await app.request("/projects/rocket", { cookie: owner.cookie })).status).toBe(200);
+    expect((await app.request("/orgs/acme/projects/rocket", { cookie: viewer.cookie })).status).toBe(404);
+
+    const deleted = await post("/orgs/acme/settings", { intent: "delete", confirm: "acme" });
+    expect(deleted.headers.get("location")).toBe("/dashboard?orgDeleted=acme");
+  });
+});
