@@ -94,7 +94,8 @@ export function UnyankButton({ variant = "outline" }: { variant?: "outline" | "d
   );
 }
 
-export function YankedBanner({ release }: { release: Release }) {
+/** `readOnly`: without the Unyank button (a viewer of an organization's project). */
+export function YankedBanner({ release, readOnly = false }: { release: Release; readOnly?: boolean }) {
   return (
     <section
       aria-label="Yanked release"
@@ -123,9 +124,7 @@ export function YankedBanner({ release }: { release: Release }) {
           </p>
         </div>
       </div>
-      <div className="shrink-0">
-        <UnyankButton />
-      </div>
+      <div className="shrink-0">{readOnly ? null : <UnyankButton />}</div>
     </section>
   );
 }

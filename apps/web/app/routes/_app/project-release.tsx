@@ -28,6 +28,7 @@ import { useFetcherToasts } from "../../components/dashboard/use-fetcher-outcome
 import { useFlashToast } from "../../components/dashboard/use-flash-toast.ts";
 import { Button } from "../../components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
+import { Markdown } from "../../components/ui/markdown.tsx";
 import {
   auditProjectAction,
   deleteFile,
@@ -220,7 +221,7 @@ export default function ProjectRelease({ loaderData }: Route.ComponentProps) {
         </div>
       </header>
 
-      {release.yanked ? <YankedBanner release={release} /> : null}
+      {release.yanked ? <YankedBanner release={release} readOnly={!can.publish} /> : null}
 
       <StatGrid
         className="mb-6 lg:grid-cols-3"
@@ -281,7 +282,18 @@ export default function ProjectRelease({ loaderData }: Route.ComponentProps) {
             />
           </CardContent>
         </Card>
-        {can.publish ? <ReleaseDetailsForm key={release.id} release={release} /> : null}
+        {can.publish ? (
+          <ReleaseDetailsForm key={release.id} release={release} />
+        ) : release.notes ? (
+          <Card>
+            <CardHeader className="px-4 sm:px-6">
+              <CardTitle>Release notes</CardTitle>
+            </CardHeader>
+            <CardContent className="px-4 sm:px-6">
+              <Markdown>{release.notes}</Markdown>
+            </CardContent>
+          </Card>
+        ) : null}
       </div>
     </>
   );
