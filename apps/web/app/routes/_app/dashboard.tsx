@@ -20,8 +20,12 @@ import { Progress } from "../../components/ui/progress.tsx";
 import { dashboardOverview } from "../../lib/dashboard.server.ts";
 import { formatCompactCount, formatFileSize } from "../../lib/format.ts";
 import { pageMeta } from "../../lib/meta.ts";
+import { type ProjectPlace, projectPath, releasePath } from "../../lib/project-path.ts";
 import { requireOnboardedUser, type SessionUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/dashboard";
+
+/** The overview lists the user's own projects. */
+const own = (slug: string): ProjectPlace => ({ owner: "", ownerKind: "user", slug });
 
 export const meta: Route.MetaFunction = ({ matches, location }) =>
   pageMeta({
@@ -144,7 +148,7 @@ export default function Dashboard({ loaderData }: Route.ComponentProps) {
                   >
                     <div className="flex min-w-0 flex-wrap items-center gap-x-2 gap-y-1">
                       <Link
-                        to={`/projects/${release.projectSlug}/releases/${encodeURIComponent(release.version)}`}
+                        to={releasePath(own(release.projectSlug), release.version)}
                         className="truncate rounded-sm font-mono font-medium hover:text-primary hover:underline"
                       >
                         {release.version}
@@ -153,7 +157,7 @@ export default function Dashboard({ loaderData }: Route.ComponentProps) {
                       <span className="text-sm text-muted-foreground">
                         in{" "}
                         <Link
-                          to={`/projects/${release.projectSlug}`}
+                          to={projectPath(own(release.projectSlug))}
                           className="font-medium text-foreground hover:underline"
                         >
                           {release.projectName}

@@ -18,6 +18,7 @@ import { Badge } from "../../components/ui/badge.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { Card } from "../../components/ui/card.tsx";
 import { pageMeta } from "../../lib/meta.ts";
+import { releasePath as dashboardReleasePath, projectPath } from "../../lib/project-path.ts";
 import { loadReleasePage } from "../../lib/public-releases.server.ts";
 import { repositorySetup } from "../../lib/repository-setup.server.ts";
 import { getSessionUser, services } from "../../lib/session.server.ts";
@@ -95,7 +96,13 @@ export default function ReleasePage({ loaderData: page }: Route.ComponentProps) 
               version={page.requested}
             />
           ) : (
-            <NoRelease owner={project.owner} slug={project.slug} versions={versions} isOwner={page.isOwner} />
+            <NoRelease
+              owner={project.owner}
+              slug={project.slug}
+              versions={versions}
+              isOwner={page.isOwner}
+              manage={projectPath(project)}
+            />
           )}
         </div>
         <aside className="grid content-start gap-6" aria-label="Project versions">
@@ -107,13 +114,7 @@ export default function ReleasePage({ loaderData: page }: Route.ComponentProps) 
                 Edit notes, upload files or yank releases from your dashboard.
               </p>
               <Button asChild variant="outline" size="sm" className="justify-self-start">
-                <Link
-                  to={
-                    current
-                      ? `/projects/${encodeURIComponent(project.slug)}/releases/${encodeURIComponent(current)}`
-                      : `/projects/${encodeURIComponent(project.slug)}`
-                  }
-                >
+                <Link to={current ? dashboardReleasePath(project, current) : projectPath(project)}>
                   <Settings2 aria-hidden="true" />
                   Manage
                 </Link>
@@ -221,11 +222,14 @@ function NoRelease({
   slug,
   versions,
   isOwner,
+  manage,
 }: {
   owner: string;
   slug: string;
   versions: OkPage["versions"];
   isOwner: boolean;
+  /** The project's dashboard page (lib/project-path.ts). */
+  manage: string;
 }) {
   const allYanked = versions.length > 0;
   return (
@@ -235,7 +239,7 @@ function NoRelease({
       action={
         isOwner ? (
           <Button asChild>
-            <Link to={`/projects/${encodeURIComponent(slug)}`}>Publish a release</Link>
+            <Link to={manage}>Publish a release</Link>
           </Button>
         ) : allYanked ? (
           <VersionSelect owner={owner} slug={slug} versions={versions} />
