@@ -1,13 +1,17 @@
 // Loaders and actions of the organization pages (/orgs/…, /invitations/…): the domain functions
 // (server/domain/orgs.ts) do the work and enforce the rules, authorization.ts decides who may;
 // this file only adapts them to pages and forms (dashboard.server.ts answers the forms).
+import type { AuditAction } from "@packyard/contract";
 import type { OrgRole } from "@packyard/contract/orgs.ts";
 import type { Kysely } from "kysely";
 import { data } from "react-router";
+import { recordAudit } from "../../server/audit/record.ts";
+import { type AuditSource, auditActorOf, auditProjectAction } from "../../server/audit/request.ts";
 import type { Database } from "../../server/db/schema.ts";
 import { type Actor, assertOrgAction, type OrgAction } from "../../server/domain/authorization.ts";
 import { DomainError } from "../../server/domain/errors.ts";
 import { type OrganizationRow, requireOrganization } from "../../server/domain/orgs.ts";
+import type { ProjectRow } from "../../server/domain/projects.ts";
 
 type Db = Kysely<Database>;
 
@@ -26,6 +30,55 @@ export async function orgOr404(
     if (error instanceof DomainError && error.code === "NOT_FOUND") throw data(null, { status: 404 });
     throw error;
   }
+}
+
+/**
+ * An entry in an owner's audit log (the organization's, or for a deleted one the member's own)
+ * naming the member who acted: the same entries as /api/v1/orgs records.
+ */
+export function auditOrgAction(
+  db: Db,
+  source: AuditSource,
+  ownerId: string,
+  action: AuditAction,
+  target: string | null,
+  details?: Record<string, unknown>,
+): Promise<void> {
+  return recordAudit(db, {
+    ownerId,
+    actor: auditActorOf(source.actor),
+    address: source.address,
+    action,
+    target,
+    details,
+  });
+}
+
+/**
+ * A project's transfer, as /api/v1/projects/{ref}/transfer records it: in the new owner's log
+ * (and the project's), and in the old owner's, which keeps where it went.
+ */
+export async function auditTransfer(
+  db: Db,
+  source: AuditSource,
+  before: ProjectRow,
+  from: string,
+  to: string,
+): Promise<void> {
+  const entry = { action: "project.transferred" as const, target: before.slug, details: { from, to } };
+  const after = await db
+    .selectFrom("project")
+    .select("owner_id")
+    .where("id", "=", before.id)
+    .executeTakeFirstOrThrow();
+  await auditProjectAction(db, source, { ...before, owner_id: after.owner_id }, entry);
+  await recordAudit(db, {
+    ownerId: before.owner_id,
+    projectSlug: before.slug,
+    actor: auditActorOf(source.actor),
+    address: source.address,
+    ...entry,
+  });
 }
 
 /** What the role allows with the organization, so pages hide what would be refused. */

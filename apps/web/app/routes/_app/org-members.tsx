@@ -4,6 +4,7 @@
 // invitations; anyone may leave. The rules are the domain's (server/domain/orgs.ts): an
 // organization keeps at least one owner, and its refusals show in the form's alert.
 import { useForm } from "@conform-to/react";
+import type { AuditAction } from "@packyard/contract";
 import { type OrgRole, orgRoleDescriptions, orgRoles } from "@packyard/contract/orgs.ts";
 import { useEffect, useRef } from "react";
 import { data, Form, redirect, useNavigation } from "react-router";
@@ -18,10 +19,18 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../..
 import { CopyButton } from "../../components/ui/copy-button.tsx";
 import { FormField } from "../../components/ui/form-field.tsx";
 import { Label } from "../../components/ui/label.tsx";
-import { domainFailure, invalid, refused, sessionActor, succeeded } from "../../lib/dashboard.server.ts";
+import {
+  domainFailure,
+  invalid,
+  refused,
+  sessionActor,
+  sessionAudit,
+  succeeded,
+} from "../../lib/dashboard.server.ts";
 import { type FormReply, parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import {
+  auditOrgAction,
   inviteMember,
   listInvitations,
   listMembers,
@@ -31,7 +40,7 @@ import {
   revokeInvitation,
   updateMemberRole,
 } from "../../lib/orgs.server.ts";
-import { requireOnboardedUser, services } from "../../lib/session.server.ts";
+import { clientAddress, requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/org-members";
 
 export const meta: Route.MetaFunction = ({ matches, location, loaderData }) =>
@@ -71,25 +80,30 @@ function answer(section: Section, reply: ReturnType<typeof succeeded>): ReturnTy
 
 export async function action({ request, context, url, params }: Route.ActionArgs) {
   const user = await requireOnboardedUser(request, context, url);
-  const { database, config, mailer } = services(context);
+  const { database, config, mailer, clock } = services(context);
   const db = database.db;
   const actor = sessionActor(user);
   const slug = params.orgSlug;
   const formData = await request.formData();
   const intent = String(formData.get("intent") ?? "");
+  const { org } = await orgOr404(db, actor, slug);
+  const audit = (action: AuditAction, target: string, details: Record<string, unknown>) =>
+    auditOrgAction(db, sessionAudit(user, clientAddress(context)), org.id, action, target, details);
+  const members = () => listMembers(db, actor, slug);
 
   switch (intent) {
     case "role": {
       const submission = parseForm(formData, memberRoleForm);
       if (submission.status !== "success") return answer("members", invalid(submission));
       try {
-        const member = await updateMemberRole(
-          db,
-          actor,
-          slug,
-          submission.value.username,
-          submission.value.role,
-        );
+        const { username, role } = submission.value;
+        const before = (await members()).find((m) => m.username.toLowerCase() === username.toLowerCase());
+        const member = await updateMemberRole(db, actor, slug, username, role);
+        if (before?.role !== member.role)
+          await audit("organization.member_role_changed", member.username, {
+            from: before?.role ?? null,
+            to: member.role,
+          });
         return answer("members", succeeded(submission, `${member.username} is now ${member.role}`));
       } catch (error) {
         return answer("members", domainFailure(submission, error));
@@ -100,11 +114,17 @@ export async function action({ request, context, url, params }: Route.ActionArgs
       const submission = parseForm(formData, memberForm);
       if (submission.status !== "success") return answer("members", invalid(submission));
       const leaving = intent === "leave";
+      const username = leaving ? user.username : submission.value.username;
+      const member = (await members()).find((m) => m.username.toLowerCase() === username.toLowerCase());
       try {
-        await removeMember(db, actor, slug, leaving ? user.username : submission.value.username);
+        await removeMember(db, actor, slug, username);
       } catch (error) {
         return answer("members", domainFailure(submission, error));
       }
+      await audit("organization.member_removed", member?.username ?? username, {
+        role: member?.role ?? null,
+        left: member?.userId === user.id,
+      });
       if (leaving) throw redirect(`/dashboard?left=${encodeURIComponent(slug)}`);
       return answer("members", succeeded(submission, `${submission.value.username} was removed`));
     }
@@ -112,7 +132,19 @@ export async function action({ request, context, url, params }: Route.ActionArgs
       const submission = parseForm(formData, inviteForm);
       if (submission.status !== "success") return answer("invite", invalid(submission));
       try {
-        const invitation = await inviteMember(db, mailer, actor, slug, submission.value, config.baseUrl);
+        const invitation = await inviteMember(
+          db,
+          mailer,
+          actor,
+          slug,
+          submission.value,
+          config.baseUrl,
+          clock,
+        );
+        await audit("organization.invitation_created", invitation.email, {
+          invitationId: invitation.id,
+          role: invitation.role,
+        });
         return answer(
           "invite",
           data<FormReply>({
@@ -127,11 +159,19 @@ export async function action({ request, context, url, params }: Route.ActionArgs
     case "revoke": {
       const submission = parseForm(formData, invitationForm);
       if (submission.status !== "success") return answer("invitations", invalid(submission));
+      const { invitationId } = submission.value;
+      let open: Awaited<ReturnType<typeof listInvitations>> = [];
       try {
-        await revokeInvitation(db, actor, slug, submission.value.invitationId);
+        open = await listInvitations(db, actor, slug, config.baseUrl, clock);
+        await revokeInvitation(db, actor, slug, invitationId, clock);
       } catch (error) {
         return answer("invitations", domainFailure(submission, error));
       }
+      const revoked = open.find((i) => i.id === invitationId);
+      await audit("organization.invitation_revoked", revoked?.email ?? invitationId, {
+        invitationId,
+        role: revoked?.role ?? null,
+      });
       return answer("invitations", succeeded(submission, "Invitation revoked"));
     }
     default:

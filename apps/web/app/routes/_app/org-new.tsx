@@ -9,12 +9,12 @@ import { PageHeader } from "../../components/page-header.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { Card, CardContent } from "../../components/ui/card.tsx";
 import { FormField } from "../../components/ui/form-field.tsx";
-import { domainFailure, invalid, sessionActor } from "../../lib/dashboard.server.ts";
+import { domainFailure, invalid, sessionActor, sessionAudit } from "../../lib/dashboard.server.ts";
 import { parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
-import { createOrganization } from "../../lib/orgs.server.ts";
+import { auditOrgAction, createOrganization } from "../../lib/orgs.server.ts";
 import { orgPath } from "../../lib/project-path.ts";
-import { requireOnboardedUser, services } from "../../lib/session.server.ts";
+import { clientAddress, requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/org-new";
 
 export const meta: Route.MetaFunction = ({ matches, location }) =>
@@ -29,14 +29,22 @@ export async function action({ request, context, url }: Route.ActionArgs) {
   const user = await requireOnboardedUser(request, context, url);
   const submission = parseForm(await request.formData(), newOrgForm);
   if (submission.status !== "success") return invalid(submission);
-  let slug: string;
+  const db = services(context).database.db;
+  let created: Awaited<ReturnType<typeof createOrganization>>;
   try {
-    slug = (await createOrganization(services(context).database.db, sessionActor(user), submission.value))
-      .slug;
+    created = await createOrganization(db, sessionActor(user), submission.value, services(context).clock);
   } catch (error) {
     return domainFailure(submission, error, { NAME_TAKEN: "slug" });
   }
-  throw redirect(`${orgPath(slug)}?created=1`);
+  await auditOrgAction(
+    db,
+    sessionAudit(user, clientAddress(context)),
+    created.id,
+    "organization.created",
+    created.slug,
+    { name: created.name },
+  );
+  throw redirect(`${orgPath(created.slug)}?created=1`);
 }
 
 export default function NewOrganization({ actionData }: Route.ComponentProps) {

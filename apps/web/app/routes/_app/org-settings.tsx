@@ -12,11 +12,24 @@ import { Alert } from "../../components/ui/alert.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
 import { FormField } from "../../components/ui/form-field.tsx";
-import { domainFailure, invalid, refused, sessionActor, succeeded } from "../../lib/dashboard.server.ts";
+import {
+  domainFailure,
+  invalid,
+  refused,
+  sessionActor,
+  sessionAudit,
+  succeeded,
+} from "../../lib/dashboard.server.ts";
 import { type FormReply, parseForm, succeededReply } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
-import { deleteOrganization, orgAbilities, orgOr404, updateOrganization } from "../../lib/orgs.server.ts";
-import { requireOnboardedUser, services } from "../../lib/session.server.ts";
+import {
+  auditOrgAction,
+  deleteOrganization,
+  orgAbilities,
+  orgOr404,
+  updateOrganization,
+} from "../../lib/orgs.server.ts";
+import { clientAddress, requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/org-settings";
 
 export const meta: Route.MetaFunction = ({ matches, location, loaderData }) =>
@@ -38,8 +51,10 @@ type Reply = FormReply & { section: "rename" | "delete" };
 
 export async function action({ request, context, url, params }: Route.ActionArgs) {
   const user = await requireOnboardedUser(request, context, url);
-  const db = services(context).database.db;
+  const { database, clock } = services(context);
+  const db = database.db;
   const actor = sessionActor(user);
+  const source = sessionAudit(user, clientAddress(context));
   const formData = await request.formData();
   const intent = String(formData.get("intent") ?? "");
   const tag = (section: Reply["section"], reply: ReturnType<typeof succeeded>) =>
@@ -49,7 +64,13 @@ export async function action({ request, context, url, params }: Route.ActionArgs
     const submission = parseForm(formData, renameOrgForm);
     if (submission.status !== "success") return tag("rename", invalid(submission));
     try {
-      await updateOrganization(db, actor, params.orgSlug, submission.value);
+      const { org } = await orgOr404(db, actor, params.orgSlug);
+      const updated = await updateOrganization(db, actor, params.orgSlug, submission.value, clock);
+      if (updated.name !== org.name)
+        await auditOrgAction(db, source, org.id, "organization.renamed", org.slug, {
+          from: org.name,
+          to: updated.name,
+        });
     } catch (error) {
       return tag("rename", domainFailure(submission, error));
     }
@@ -60,10 +81,12 @@ export async function action({ request, context, url, params }: Route.ActionArgs
     const submission = parseForm(formData, deleteOrgForm(org.slug));
     if (submission.status !== "success") return tag("delete", invalid(submission));
     try {
-      await deleteOrganization(db, actor, org.slug);
+      await deleteOrganization(db, actor, org.slug, clock);
     } catch (error) {
       return tag("delete", domainFailure(submission, error));
     }
+    // The organization's log goes with it: the deletion is in the deleting member's own.
+    await auditOrgAction(db, source, user.id, "organization.deleted", org.slug, { organizationId: org.id });
     throw redirect(`/dashboard?orgDeleted=${encodeURIComponent(org.slug)}`);
   }
   return tag("rename", refused(parseForm(formData, renameOrgForm), 400, { formError: "Unknown action" }));

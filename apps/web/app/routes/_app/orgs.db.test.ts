@@ -102,6 +102,31 @@ describe(`organization pages (${databaseKind})`, () => {
     expect((await app.request("/projects/rocket", { cookie: owner.cookie })).status).toBe(200);
     expect((await app.request("/orgs/acme/projects/rocket", { cookie: viewer.cookie })).status).toBe(404);
 
+    // The organization's log names the member who acted, as the API's does.
+    const org = await app.services.database.db
+      .selectFrom("organization")
+      .select("id")
+      .where("slug", "=", "acme")
+      .executeTakeFirstOrThrow();
+    const entries = await app.services.database.db
+      .selectFrom("audit_event")
+      .select(["action", "actor_username", "target"])
+      .where("owner_id", "=", org.id)
+      .orderBy("created_at")
+      .execute();
+    expect(entries.map((e) => e.action)).toEqual(
+      expect.arrayContaining([
+        "organization.created",
+        "project.created",
+        "organization.invitation_created",
+        "organization.invitation_accepted",
+        "project.transferred",
+      ]),
+    );
+    expect(entries.find((e) => e.action === "organization.invitation_accepted")?.actor_username).toBe(
+      viewer.username,
+    );
+
     const deleted = await post("/orgs/acme/settings", { intent: "delete", confirm: "acme" });
     expect(deleted.headers.get("location")).toBe("/dashboard?orgDeleted=acme");
   });

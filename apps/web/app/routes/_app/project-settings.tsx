@@ -50,7 +50,7 @@ import {
 } from "../../lib/dashboard.server.ts";
 import { type FormReply, parseForm, succeededReply, text } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
-import { listOrganizations } from "../../lib/orgs.server.ts";
+import { auditTransfer, listOrganizations } from "../../lib/orgs.server.ts";
 import { projectCrumbs, projectPath } from "../../lib/project-path.ts";
 import { type RetentionReply, retentionAction } from "../../lib/retention.server.ts";
 import { clientAddress, requireOnboardedUser, services } from "../../lib/session.server.ts";
@@ -143,6 +143,7 @@ export async function action({ request, context, url, params }: Route.ActionArgs
     const submission = parseForm(formData, transferProjectSchema);
     if (submission.status !== "success") return invalid(submission);
     let moved: Awaited<ReturnType<typeof transferProject>>;
+    const from = await projectPlace(database.db, project);
     try {
       moved = await transferProject(
         database.db,
@@ -154,6 +155,13 @@ export async function action({ request, context, url, params }: Route.ActionArgs
     } catch (error) {
       return domainFailure(submission, error, { VALIDATION_FAILED: "owner" });
     }
+    await auditTransfer(
+      database.db,
+      sessionAudit(user, clientAddress(context)),
+      project,
+      from.owner,
+      moved.owner,
+    );
     throw redirect(`${projectPath(moved)}?transferred=1`);
   }
   const submission = parseForm(formData, settingsForm);
