@@ -6,12 +6,31 @@ import type { OrgRole } from "@packyard/contract/orgs.ts";
 import type { Kysely } from "kysely";
 import { data } from "react-router";
 import { recordAudit } from "../../server/audit/record.ts";
-import { type AuditSource, auditActorOf, auditProjectAction } from "../../server/audit/request.ts";
+import {
+  type AuditSource,
+  apiKeyDetails,
+  auditActorOf,
+  auditProjectAction,
+} from "../../server/audit/request.ts";
 import type { Database } from "../../server/db/schema.ts";
-import { type Actor, assertOrgAction, type OrgAction } from "../../server/domain/authorization.ts";
+import {
+  type CreatedKey,
+  createUserApiKey,
+  deleteUserApiKey,
+  type KeySummary,
+  listUserApiKeys,
+} from "../../server/domain/api-keys.ts";
+import {
+  type Actor,
+  assertOrgAction,
+  type KeyScope,
+  type OrgAction,
+} from "../../server/domain/authorization.ts";
 import { DomainError } from "../../server/domain/errors.ts";
 import { type OrganizationRow, requireOrganization } from "../../server/domain/orgs.ts";
 import type { ProjectRow } from "../../server/domain/projects.ts";
+import type { Services } from "../../server/services.ts";
+import { listOwnProjects } from "./api-keys.server.ts";
 
 type Db = Kysely<Database>;
 
@@ -109,3 +128,52 @@ export {
   updateOrganization,
   viewInvitation,
 } from "../../server/domain/orgs.ts";
+
+// ---------------------------------------------------------------------------------------------
+// An organization's API keys (its admins and owners): owned by the organization (better-auth's
+// referenceId), so they outlive whoever made them; scoped to its projects. The same functions
+// as /api/v1/orgs/{slug}/keys, and the same audit entries in the organization's log.
+
+/** The organization's projects a key may be scoped to. */
+export function orgKeyProjects(db: Db, orgId: string) {
+  return listOwnProjects(db, orgId);
+}
+
+export function listOrgKeys(db: Db, orgId: string, now = new Date()): Promise<KeySummary[]> {
+  return listUserApiKeys(db, orgId, now);
+}
+
+export async function createOrgKey(
+  services: Services,
+  source: AuditSource,
+  orgId: string,
+  input: { name: string; expiresIn: number | null; scope: KeyScope },
+): Promise<CreatedKey> {
+  const db = services.database.db;
+  const created = await createUserApiKey(services.auth, db, orgId, input);
+  const summary = (await listUserApiKeys(db, orgId)).find((k) => k.id === created.id);
+  await auditOrgAction(
+    db,
+    source,
+    orgId,
+    "api_key.created",
+    input.name,
+    summary ? apiKeyDetails(summary) : { keyId: created.id },
+  );
+  return created;
+}
+
+/** Deletes one of the organization's keys, recorded; false when it has no such key. */
+export async function deleteOrgKey(
+  services: Services,
+  source: AuditSource,
+  orgId: string,
+  keyId: string,
+  now = new Date(),
+): Promise<boolean> {
+  const db = services.database.db;
+  const key = (await listUserApiKeys(db, orgId, now)).find((k) => k.id === keyId);
+  if (!key || !(await deleteUserApiKey(db, orgId, keyId))) return false;
+  await auditOrgAction(db, source, orgId, "api_key.deleted", key.name, apiKeyDetails(key));
+  return true;
+}

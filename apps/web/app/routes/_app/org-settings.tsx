@@ -1,10 +1,18 @@
-// /orgs/{orgSlug}/settings: rename the organization (admins and owners) and delete it (owners,
-// once it owns no project: ORG_NOT_EMPTY says to transfer or delete them first). Its slug stays:
-// it is in its projects' public URLs.
-import { useForm } from "@conform-to/react";
+// /orgs/{orgSlug}/settings: rename the organization (admins and owners), its API keys (admins and
+// owners: made like /api-keys's, but owned by the organization and scoped to its projects, so they
+// keep working when their maker leaves; the secret shown once), and delete it (owners, once it
+// owns no project: ORG_NOT_EMPTY says to transfer or delete them first). Its slug stays: it is in
+// its projects' public URLs.
+import { type SubmissionResult, useForm } from "@conform-to/react";
 import { useEffect, useRef, useState } from "react";
 import { data, Form, redirect, useNavigation } from "react-router";
 import { toast } from "sonner";
+import { DomainError } from "../../../server/domain/errors.ts";
+import { requireOrganization } from "../../../server/domain/orgs.ts";
+import { CreateKeyForm } from "../../components/api-keys/create-key-form.tsx";
+import { KeyList, type KeyListAnswer } from "../../components/api-keys/key-list.tsx";
+import { NewSecret } from "../../components/api-keys/new-secret.tsx";
+import { createKeyForm } from "../../components/api-keys/options.ts";
 import { FormAlert } from "../../components/dashboard/project-dialogs.tsx";
 import { deleteOrgForm, renameOrgForm } from "../../components/orgs/forms.ts";
 import { OrgHeader } from "../../components/orgs/org-header.tsx";
@@ -12,6 +20,7 @@ import { Alert } from "../../components/ui/alert.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
 import { FormField } from "../../components/ui/form-field.tsx";
+import { type CreatedKey, expiresInSeconds, UnknownProjectError } from "../../lib/api-keys.server.ts";
 import {
   domainFailure,
   invalid,
@@ -24,8 +33,12 @@ import { type FormReply, parseForm, succeededReply } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import {
   auditOrgAction,
+  createOrgKey,
   deleteOrganization,
+  deleteOrgKey,
+  listOrgKeys,
   orgAbilities,
+  orgKeyProjects,
   orgOr404,
   updateOrganization,
 } from "../../lib/orgs.server.ts";
@@ -43,11 +56,29 @@ export const meta: Route.MetaFunction = ({ matches, location, loaderData }) =>
 export async function loader({ request, context, url, params }: Route.LoaderArgs) {
   const user = await requireOnboardedUser(request, context, url);
   const actor = sessionActor(user);
-  const { org, role } = await orgOr404(services(context).database.db, actor, params.orgSlug);
-  return { org: { slug: org.slug, name: org.name }, role, can: orgAbilities(actor, role) };
+  const db = services(context).database.db;
+  const { org, role } = await orgOr404(db, actor, params.orgSlug);
+  const can = orgAbilities(actor, role);
+  return {
+    org: { slug: org.slug, name: org.name },
+    role,
+    can,
+    keys: can.admin ? await listOrgKeys(db, org.id) : [],
+    projects: can.admin ? await orgKeyProjects(db, org.id) : [],
+  };
 }
 
+/** A page that can show a fresh secret: never cached. */
+export const headers: Route.HeadersFunction = () => ({ "Cache-Control": "no-store" });
+
 type Reply = FormReply & { section: "rename" | "delete" };
+
+/** The key form's answer: Conform's result, and the key once it is created. */
+interface CreateAnswer {
+  intent: "create";
+  result: SubmissionResult;
+  created?: CreatedKey;
+}
 
 export async function action({ request, context, url, params }: Route.ActionArgs) {
   const user = await requireOnboardedUser(request, context, url);
@@ -76,7 +107,53 @@ export async function action({ request, context, url, params }: Route.ActionArgs
     }
     return tag("rename", succeeded(submission, "Organization renamed"));
   }
-  if (intent === "delete") {
+  // The API keys' forms (components/api-keys): admins and owners.
+  if (intent === "create" || intent === "delete" || intent === "delete-expired") {
+    let org: Awaited<ReturnType<typeof orgOr404>>["org"];
+    try {
+      ({ org } = await requireOrganization(db, actor, params.orgSlug, "admin"));
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.code === "NOT_FOUND") throw data(null, { status: 404 });
+      return data<KeyListAnswer>({ intent: null, ok: false, error: error.message }, { status: 403 });
+    }
+    if (intent === "create") {
+      const submission = parseForm(formData, createKeyForm);
+      if (submission.status !== "success")
+        return data<CreateAnswer>({ intent, result: submission.reply() }, { status: 400 });
+      const input = submission.value;
+      try {
+        const created = await createOrgKey(services(context), source, org.id, {
+          name: input.name,
+          expiresIn: expiresInSeconds(input.expiry),
+          scope: { projects: input.scope === "all" ? "*" : input.projectIds, access: input.access },
+        });
+        return data<CreateAnswer>({ intent, result: submission.reply(), created });
+      } catch (error) {
+        if (error instanceof UnknownProjectError)
+          return data<CreateAnswer>(
+            { intent, result: submission.reply({ fieldErrors: { projectIds: [error.message] } }) },
+            { status: 400 },
+          );
+        throw error;
+      }
+    }
+    if (intent === "delete") {
+      const keyId = String(formData.get("keyId") ?? "");
+      const deleted = keyId ? await deleteOrgKey(services(context), source, org.id, keyId) : false;
+      return deleted
+        ? data<KeyListAnswer>({ intent, ok: true })
+        : data<KeyListAnswer>(
+            { intent, ok: false, error: "This key does not exist any more" },
+            { status: 404 },
+          );
+    }
+    let deleted = 0;
+    for (const key of await listOrgKeys(db, org.id))
+      if (key.expired && (await deleteOrgKey(services(context), source, org.id, key.id))) deleted++;
+    return data<KeyListAnswer>({ intent, ok: true, deleted });
+  }
+
+  if (intent === "delete-organization") {
     const { org } = await orgOr404(db, actor, params.orgSlug);
     const submission = parseForm(formData, deleteOrgForm(org.slug));
     if (submission.status !== "success") return tag("delete", invalid(submission));
@@ -94,7 +171,14 @@ export async function action({ request, context, url, params }: Route.ActionArgs
 
 export default function OrgSettings({ loaderData, actionData }: Route.ComponentProps) {
   const { org, role, can } = loaderData;
-  const reply = actionData as Reply | undefined;
+  const reply = actionData && "section" in actionData ? (actionData as Reply) : undefined;
+  const createAnswer =
+    actionData && "intent" in actionData && actionData.intent === "create"
+      ? (actionData as CreateAnswer)
+      : undefined;
+  const created = createAnswer?.created ?? null;
+  const [dismissed, setDismissed] = useState<string | null>(null);
+  const showSecret = created && dismissed !== created.id;
   const navigation = useNavigation();
   const busy = navigation.state !== "idle" && navigation.formMethod?.toLowerCase() === "post";
   const toasted = useRef<Reply | undefined>(undefined);
@@ -160,6 +244,41 @@ export default function OrgSettings({ loaderData, actionData }: Route.ComponentP
           </CardContent>
         </Card>
 
+        {can.admin && showSecret ? (
+          <NewSecret
+            title={`The new API key “${created.name ?? "Unnamed key"}” of ${org.name}`}
+            secret={created.key}
+            actions={
+              <Button variant="outline" onClick={() => setDismissed(created.id)}>
+                Done
+              </Button>
+            }
+          >
+            <p className="text-sm text-muted-foreground">
+              It belongs to {org.name}, not to you: it keeps working if you leave, until an admin deletes it.
+            </p>
+          </NewSecret>
+        ) : null}
+        {can.admin ? (
+          <Card>
+            <CardHeader>
+              <CardTitle>API keys</CardTitle>
+              <CardDescription>
+                Keys of the organization for CI and machines, scoped to its projects. They keep working when
+                the member who made them leaves; delete one when it is no longer needed.
+              </CardDescription>
+            </CardHeader>
+            <CardContent>
+              <CreateKeyForm
+                key={created?.id ?? "new"}
+                projects={loaderData.projects}
+                lastResult={created ? undefined : createAnswer?.result}
+              />
+            </CardContent>
+          </Card>
+        ) : null}
+        {can.admin ? <KeyList keys={loaderData.keys} projects={loaderData.projects} /> : null}
+
         {can.own ? (
           <Card className="border-destructive/40">
             <CardHeader>
@@ -172,7 +291,7 @@ export default function OrgSettings({ loaderData, actionData }: Route.ComponentP
             </CardHeader>
             <CardContent>
               <Form method="post" id={remove.id} onSubmit={remove.onSubmit} className="grid gap-4" noValidate>
-                <input type="hidden" name="intent" value="delete" />
+                <input type="hidden" name="intent" value="delete-organization" />
                 <FormAlert errors={remove.errors} code={reply?.code} />
                 <FormField
                   label={`Type ${org.slug} to confirm`}

@@ -89,6 +89,26 @@ describe(`organization pages (${databaseKind})`, () => {
     expect((await app.request("/projects/rocket", { cookie: viewer.cookie })).status).toBe(404);
   });
 
+  it("makes an organization's key on its settings page, which reaches its private project", async () => {
+    expect((await post("/orgs/acme/settings", { intent: "create" }, viewer.cookie)).status).toBe(403);
+    const res = await post("/orgs/acme/settings", {
+      intent: "create",
+      name: "ci",
+      expiry: "never",
+      scope: "all",
+      access: "read",
+    });
+    expect(res.status).toBe(200);
+    // The secret, shown once on the page.
+    const key = /pky_[A-Za-z0-9_-]+/.exec(await res.text())?.[0];
+    expect(key).toBeTruthy();
+    const api = await app.request("/api/v1/projects/acme/rocket", {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(api.status).toBe(200);
+    expect(await (await app.request("/orgs/acme/settings", { cookie: owner.cookie })).text()).toContain("ci");
+  });
+
   it("keeps the last owner, and a transfer moves the project's pages", async () => {
     const leave = await post("/orgs/acme/members", { intent: "leave", username: owner.username });
     expect(leave.status).toBe(409);
@@ -127,7 +147,7 @@ describe(`organization pages (${databaseKind})`, () => {
       viewer.username,
     );
 
-    const deleted = await post("/orgs/acme/settings", { intent: "delete", confirm: "acme" });
+    const deleted = await post("/orgs/acme/settings", { intent: "delete-organization", confirm: "acme" });
     expect(deleted.headers.get("location")).toBe("/dashboard?orgDeleted=acme");
   });
 });
