@@ -11,7 +11,7 @@ import {
   type Usage,
 } from "@packyard/contract";
 import type { Kysely } from "kysely";
-import { data } from "react-router";
+import { data, redirect } from "react-router";
 import { z } from "zod";
 import type { AuditSource } from "../../server/audit/request.ts";
 import type { Database } from "../../server/db/schema.ts";
@@ -37,7 +37,7 @@ import {
 } from "../../server/domain/releases.ts";
 import { accountUsage } from "../../server/domain/usage.ts";
 import { type FormReply, parseForm } from "./forms.ts";
-import type { ProjectPlace } from "./project-path.ts";
+import { type ProjectPlace, projectPath } from "./project-path.ts";
 
 type Db = Kysely<Database>;
 
@@ -131,6 +131,35 @@ export async function ownProjectOr404(
     if (error instanceof DomainError && (error.code === "NOT_FOUND" || error.code === "INVALID_SLUG"))
       throw data(null, { status: 404 });
     throw error;
+  }
+}
+
+/**
+ * A project page's project, for its loader: projectRef's, or the 404 page. A personal URL of an
+ * organization's project the user belongs to (a link in a mail, a bookmark from before a
+ * transfer) redirects to its page under /orgs/{org}/projects/.
+ */
+export async function projectPageOr404(
+  db: Db,
+  user: { id: string; username: string },
+  params: { orgSlug?: string; projectSlug: string },
+  url: URL,
+): Promise<ProjectRow> {
+  const actor = sessionActor(user);
+  try {
+    return await requireOwnProject(db, actor, projectRef(params, user), "read");
+  } catch (error) {
+    if (!(error instanceof DomainError) || (error.code !== "NOT_FOUND" && error.code !== "INVALID_SLUG"))
+      throw error;
+    if (!params.orgSlug && error.code === "NOT_FOUND") {
+      const elsewhere = await requireOwnProject(db, actor, params.projectSlug, "read").catch(() => undefined);
+      const place = elsewhere ? await projectPlace(db, elsewhere) : undefined;
+      if (place?.ownerKind === "organization") {
+        const rest = url.pathname.slice(`/projects/${params.projectSlug}`.length);
+        throw redirect(`${projectPath(place)}${rest}${url.search}`);
+      }
+    }
+    throw data(null, { status: 404 });
   }
 }
 

@@ -85,8 +85,10 @@ describe(`organization pages (${databaseKind})`, () => {
       viewer.cookie,
     );
     expect(settings.status).toBe(403);
-    // Not a member's personal URL.
-    expect((await app.request("/projects/rocket", { cookie: viewer.cookie })).status).toBe(404);
+    // A personal URL of it (a mail's link, a bookmark from before a transfer) leads to its page.
+    const personal = await app.request("/projects/rocket/webhooks?x=1", { cookie: viewer.cookie });
+    expect(personal.status).toBe(302);
+    expect(personal.headers.get("location")).toBe("/orgs/acme/projects/rocket/webhooks?x=1");
   });
 
   it("makes an organization's key on its settings page, which reaches its private project", async () => {

@@ -6,7 +6,7 @@ import { Breadcrumbs } from "../../components/dashboard/breadcrumbs.tsx";
 import { ProjectTabs } from "../../components/dashboard/project-tabs.tsx";
 import { PageHeader } from "../../components/page-header.tsx";
 import { auditView } from "../../lib/audit.server.ts";
-import { ownProjectOr404, projectPlace, projectRef, sessionActor } from "../../lib/dashboard.server.ts";
+import { projectPageOr404, projectPlace } from "../../lib/dashboard.server.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import { projectCrumbs, projectPath } from "../../lib/project-path.ts";
 import { requireOnboardedUser, services } from "../../lib/session.server.ts";
@@ -23,7 +23,7 @@ export const meta: Route.MetaFunction = ({ matches, location, loaderData }) =>
 export async function loader({ request, context, url, params }: Route.LoaderArgs) {
   const user = await requireOnboardedUser(request, context, url);
   const db = services(context).database.db;
-  const project = await ownProjectOr404(db, sessionActor(user), projectRef(params, user));
+  const project = await projectPageOr404(db, user, params, url);
   return {
     project: { ...(await projectPlace(db, project)), name: project.name },
     view: await auditView(db, { projectId: project.id }, url, user.id),

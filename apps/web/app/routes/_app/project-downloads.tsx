@@ -12,7 +12,7 @@ import { ProjectTabs } from "../../components/dashboard/project-tabs.tsx";
 import { StatGrid } from "../../components/dashboard/stats.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "../../components/ui/tabs.tsx";
-import { ownProjectOr404, projectPlace, projectRef, sessionActor } from "../../lib/dashboard.server.ts";
+import { projectPageOr404, projectPlace } from "../../lib/dashboard.server.ts";
 import { DOWNLOAD_PERIODS, downloadPeriod } from "../../lib/download-periods.ts";
 import { downloadsOverview } from "../../lib/downloads.server.ts";
 import { formatCompactCount, formatFileSize } from "../../lib/format.ts";
@@ -33,7 +33,7 @@ export const meta: Route.MetaFunction = ({ matches, location, loaderData }) =>
 export async function loader({ request, context, url, params }: Route.LoaderArgs) {
   const user = await requireOnboardedUser(request, context, url);
   const { database, clock } = services(context);
-  const row = await ownProjectOr404(database.db, sessionActor(user), projectRef(params, user));
+  const row = await projectPageOr404(database.db, user, params, url);
   const days = downloadPeriod(url.searchParams.get("days"));
   const today = clock().toISOString().slice(0, 10);
   return {

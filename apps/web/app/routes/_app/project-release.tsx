@@ -35,9 +35,9 @@ import {
   domainFailure,
   invalid,
   isDomainError,
-  ownProjectOr404,
   projectDto,
   projectForAction,
+  projectPageOr404,
   projectPermissions,
   projectRef,
   refused,
@@ -71,7 +71,7 @@ export async function loader({ request, context, url, params }: Route.LoaderArgs
   const { database, config } = services(context);
   const db = database.db;
   const actor = sessionActor(user);
-  const row = await ownProjectOr404(db, actor, projectRef(params, user));
+  const row = await projectPageOr404(db, user, params, url);
   const releaseRow = await releaseOr404(db, row.id, params.releaseVersion);
   const project = await projectDto(db, row);
   // "latest" moves; the page of a release lives at its own version.

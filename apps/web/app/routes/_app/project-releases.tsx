@@ -18,8 +18,8 @@ import {
   domainFailure,
   invalid,
   listReleaseSummaries,
-  ownProjectOr404,
   projectForAction,
+  projectPageOr404,
   projectPermissions,
   projectPlace,
   projectRef,
@@ -46,7 +46,7 @@ export async function loader({ request, context, url, params }: Route.LoaderArgs
   const user = await requireOnboardedUser(request, context, url);
   const db = services(context).database.db;
   const actor = sessionActor(user);
-  const project = await ownProjectOr404(db, actor, projectRef(params, user));
+  const project = await projectPageOr404(db, user, params, url);
   return {
     project: { ...(await projectPlace(db, project)), name: project.name },
     can: await projectPermissions(db, actor, project),

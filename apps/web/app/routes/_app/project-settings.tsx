@@ -38,8 +38,8 @@ import {
   auditRepositorySettings,
   domainFailure,
   invalid,
-  ownProjectOr404,
   projectForAction,
+  projectPageOr404,
   projectPermissions,
   projectPlace,
   projectRef,
@@ -95,7 +95,7 @@ export async function loader({ request, context, url, params }: Route.LoaderArgs
   const { database, keys, clock } = services(context);
   const actor = sessionActor(user);
   const ref = projectRef(params, user);
-  const row = await ownProjectOr404(database.db, actor, ref);
+  const row = await projectPageOr404(database.db, user, params, url);
   const settings = await getRepositorySettings(database.db, actor, ref);
   const place = await projectPlace(database.db, row);
   const can = await projectPermissions(database.db, actor, row);

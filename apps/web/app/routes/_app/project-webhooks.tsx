@@ -27,8 +27,8 @@ import { WebhookFields } from "../../components/webhooks/webhook-fields.tsx";
 import {
   domainFailure,
   invalid,
-  ownProjectOr404,
   projectForAction,
+  projectPageOr404,
   projectPermissions,
   projectPlace,
   projectRef,
@@ -59,7 +59,7 @@ export async function loader({ request, context, url, params }: Route.LoaderArgs
   const user = await requireOnboardedUser(request, context, url);
   const { database, webhooks } = services(context);
   const actor = sessionActor(user);
-  const project = await ownProjectOr404(database.db, actor, projectRef(params, user));
+  const project = await projectPageOr404(database.db, user, params, url);
   const list = await webhooks.list(project);
   const deliveries: Record<string, WebhookDelivery[]> = {};
   for (const hook of list)

@@ -37,6 +37,7 @@ import {
   ownProjectOr404,
   projectDto,
   projectForAction,
+  projectPageOr404,
   projectPermissions,
   projectRef,
   refused,
@@ -66,7 +67,7 @@ export async function loader({ request, context, url, params }: Route.LoaderArgs
   const { database, config } = services(context);
   const db = database.db;
   const actor = sessionActor(user);
-  const row = await ownProjectOr404(db, actor, projectRef(params, user));
+  const row = await projectPageOr404(db, user, params, url);
   const project = await projectDto(db, row);
   const releases = await listReleaseSummaries(db, row.id);
   return {
