@@ -102,7 +102,16 @@ function StateBadge({ webhook }: { webhook: Webhook }) {
   return <Badge variant="success">Active</Badge>;
 }
 
-export function WebhookCard({ webhook, deliveries }: { webhook: Webhook; deliveries: WebhookDelivery[] }) {
+/** `readOnly`: the webhook and its deliveries without the buttons (a viewer of an organization's project). */
+export function WebhookCard({
+  webhook,
+  deliveries,
+  readOnly = false,
+}: {
+  webhook: Webhook;
+  deliveries: WebhookDelivery[];
+  readOnly?: boolean;
+}) {
   return (
     <Card data-testid="webhook">
       <CardHeader className="gap-3">
@@ -132,7 +141,7 @@ export function WebhookCard({ webhook, deliveries }: { webhook: Webhook; deliver
         ) : null}
       </CardHeader>
       <CardContent className="grid gap-5">
-        <div className="flex flex-wrap gap-2">
+        <div className="flex flex-wrap gap-2" hidden={readOnly}>
           <EditWebhookDialog webhook={webhook} />
           <ActionButton intent="test" webhookId={webhook.id}>
             <Send aria-hidden="true" />
@@ -149,7 +158,7 @@ export function WebhookCard({ webhook, deliveries }: { webhook: Webhook; deliver
           </ActionButton>
           <DeleteWebhookDialog webhook={webhook} />
         </div>
-        <DeliveryLog webhookId={webhook.id} deliveries={deliveries} />
+        <DeliveryLog webhookId={webhook.id} deliveries={deliveries} readOnly={readOnly} />
       </CardContent>
     </Card>
   );
@@ -300,7 +309,15 @@ const stateBadge: Record<
   failed: { label: "Failed", variant: "destructive" },
 };
 
-function DeliveryLog({ webhookId, deliveries }: { webhookId: string; deliveries: WebhookDelivery[] }) {
+function DeliveryLog({
+  webhookId,
+  deliveries,
+  readOnly,
+}: {
+  webhookId: string;
+  deliveries: WebhookDelivery[];
+  readOnly: boolean;
+}) {
   return (
     <section aria-label="Recent deliveries" className="grid gap-2">
       <h4 className="text-sm font-medium">Recent deliveries</h4>
@@ -359,7 +376,7 @@ function DeliveryLog({ webhookId, deliveries }: { webhookId: string; deliveries:
                     <pre className="whitespace-pre-wrap break-all rounded-md border border-border bg-background p-2 font-mono text-xs">
                       {JSON.stringify(delivery.payload, null, 2)}
                     </pre>
-                    <div>
+                    <div hidden={readOnly}>
                       <ActionButton
                         intent="redeliver"
                         webhookId={webhookId}

@@ -238,7 +238,12 @@ export default function ProjectWebhooks({ loaderData }: Route.ComponentProps) {
         ) : (
           <section aria-label="Webhooks" className="grid gap-4">
             {webhooks.map((hook: Webhook) => (
-              <WebhookCard key={hook.id} webhook={hook} deliveries={deliveries[hook.id] ?? []} />
+              <WebhookCard
+                key={hook.id}
+                webhook={hook}
+                deliveries={deliveries[hook.id] ?? []}
+                readOnly={!can.publish}
+              />
             ))}
           </section>
         )}
