@@ -54,6 +54,7 @@ export default [
       route("orgs/:orgSlug", "routes/_app/org.tsx"),
       route("orgs/:orgSlug/members", "routes/_app/org-members.tsx"),
       route("orgs/:orgSlug/settings", "routes/_app/org-settings.tsx"),
+      route("orgs/:orgSlug/audit", "routes/_app/org-audit.tsx"),
       ...(
         [
           ["", "project"],

@@ -8,9 +8,10 @@ import { cn } from "../../lib/utils.ts";
 import { Badge } from "../ui/badge.tsx";
 
 const TABS = [
-  { label: "Projects", path: "", end: true },
-  { label: "Members", path: "/members", end: true },
-  { label: "Settings", path: "/settings", end: true },
+  { label: "Projects", path: "", end: true, adminOnly: false },
+  { label: "Members", path: "/members", end: true, adminOnly: false },
+  { label: "Audit log", path: "/audit", end: true, adminOnly: true },
+  { label: "Settings", path: "/settings", end: true, adminOnly: false },
 ] as const;
 
 export function RoleBadge({ role }: { role: OrgRole }) {
@@ -21,7 +22,16 @@ export function RoleBadge({ role }: { role: OrgRole }) {
   );
 }
 
-export function OrgHeader({ org, role }: { org: { slug: string; name: string }; role: OrgRole }) {
+/** `admin`: whether the member administers it (orgAbilities), for the admins' tabs. */
+export function OrgHeader({
+  org,
+  role,
+  admin,
+}: {
+  org: { slug: string; name: string };
+  role: OrgRole;
+  admin: boolean;
+}) {
   return (
     <>
       <header className="mb-4 flex min-w-0 items-start gap-3">
@@ -40,7 +50,7 @@ export function OrgHeader({ org, role }: { org: { slug: string; name: string }; 
       </header>
       <nav aria-label="Organization" className="-mx-1 mb-6 overflow-x-auto border-b border-border">
         <ul className="flex min-w-max gap-1 px-1">
-          {TABS.map((tab) => (
+          {TABS.filter((tab) => admin || !tab.adminOnly).map((tab) => (
             <li key={tab.label}>
               <NavLink
                 to={orgPath(org.slug, tab.path)}

@@ -206,7 +206,7 @@ export default function OrgMembers({ loaderData, actionData }: Route.ComponentPr
 
   return (
     <>
-      <OrgHeader org={org} role={role} />
+      <OrgHeader org={org} role={role} admin={can.admin} />
       <div className="grid max-w-3xl gap-6">
         <Card>
           <CardHeader>

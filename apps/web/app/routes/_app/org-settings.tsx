@@ -202,7 +202,7 @@ export default function OrgSettings({ loaderData, actionData }: Route.ComponentP
 
   return (
     <>
-      <OrgHeader org={org} role={role} />
+      <OrgHeader org={org} role={role} admin={can.admin} />
       <div className="grid max-w-2xl gap-6">
         {can.admin ? null : (
           <Alert data-testid="read-only">

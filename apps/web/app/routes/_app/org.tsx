@@ -50,7 +50,7 @@ export default function Organization({ loaderData }: Route.ComponentProps) {
   ) : null;
   return (
     <>
-      <OrgHeader org={org} role={role} />
+      <OrgHeader org={org} role={role} admin={can.admin} />
       <div className="mb-6 flex flex-col gap-3 sm:flex-row sm:items-center sm:justify-between">
         <p className="text-sm text-muted-foreground">
           {can.admin

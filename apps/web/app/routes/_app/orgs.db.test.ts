@@ -148,6 +148,11 @@ describe(`organization pages (${databaseKind})`, () => {
     expect(entries.find((e) => e.action === "organization.invitation_accepted")?.actor_username).toBe(
       viewer.username,
     );
+    // Its audit log page: admins and owners.
+    const log = await app.request("/orgs/acme/audit", { cookie: owner.cookie });
+    expect(log.status).toBe(200);
+    expect(await log.text()).toContain("Project transferred");
+    expect((await app.request("/orgs/acme/audit", { cookie: viewer.cookie })).status).toBe(403);
 
     const deleted = await post("/orgs/acme/settings", { intent: "delete-organization", confirm: "acme" });
     expect(deleted.headers.get("location")).toBe("/dashboard?orgDeleted=acme");
