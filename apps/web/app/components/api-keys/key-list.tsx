@@ -48,7 +48,16 @@ function dateTime(iso: string): string {
   return new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 }
 
-export function KeyList({ keys, projects }: { keys: KeyItem[]; projects: { id: string; name: string }[] }) {
+export function KeyList({
+  keys,
+  projects,
+  title = "Your keys",
+}: {
+  keys: KeyItem[];
+  projects: { id: string; name: string }[];
+  /** The list's heading: "Your keys" on /api-keys, the organization's keys on its settings. */
+  title?: string;
+}) {
   const cleanup = useFetcher<KeyListAnswer>({ key: "delete-expired-keys" });
   const expiredCount = keys.filter((k) => k.expired).length;
   const names = new Map(projects.map((p) => [p.id, p.name]));
@@ -66,7 +75,7 @@ export function KeyList({ keys, projects }: { keys: KeyItem[]; projects: { id: s
     <section aria-labelledby="keys-heading" className="grid gap-4">
       <div className="flex flex-wrap items-center justify-between gap-3">
         <h2 id="keys-heading" className="text-lg font-semibold tracking-tight">
-          Your keys <span className="font-normal text-muted-foreground">({keys.length})</span>
+          {title} <span className="font-normal text-muted-foreground">({keys.length})</span>
         </h2>
         {expiredCount > 0 ? (
           <cleanup.Form method="post">

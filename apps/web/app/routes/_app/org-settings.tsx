@@ -277,7 +277,9 @@ export default function OrgSettings({ loaderData, actionData }: Route.ComponentP
             </CardContent>
           </Card>
         ) : null}
-        {can.admin ? <KeyList keys={loaderData.keys} projects={loaderData.projects} /> : null}
+        {can.admin ? (
+          <KeyList keys={loaderData.keys} projects={loaderData.projects} title="Organization keys" />
+        ) : null}
 
         {can.own ? (
           <Card className="border-destructive/40">
