@@ -24,8 +24,12 @@ import type { PlanId } from "@packyard/contract/plans.ts";
 import { plans } from "@packyard/contract/plans.ts";
 import { DomainError, notFound } from "./errors.ts";
 
-/** read: see it; publish: releases and files; manage: the project itself (settings, delete, …). */
-export type Access = "read" | "publish" | "manage";
+/**
+ * read: see it; publish: releases and files; manage: the project itself (settings, delete, …);
+ * oversee: see how it is managed (its webhooks and their deliveries, its audit log) — an
+ * organization's admins and owners, and any key that reads it.
+ */
+export type Access = "read" | "publish" | "manage" | "oversee";
 export type { OrgRole };
 
 export interface KeyScope {
@@ -70,7 +74,7 @@ function assertKeyAllows(actor: Actor, projectId: string | "*", needed: Access):
   if (projectId !== "*" && scope.projects !== "*" && !scope.projects.includes(projectId)) {
     throw new DomainError("KEY_SCOPE", "This API key is not scoped to this project");
   }
-  if (needed !== "read" && scope.access !== "publish") {
+  if (needed !== "read" && needed !== "oversee" && scope.access !== "publish") {
     throw new DomainError("KEY_SCOPE", "This API key is read-only");
   }
 }
@@ -81,8 +85,8 @@ export function isOwner(actor: Actor | null, project: Pick<ProjectRef, "owner_id
 
 /** What each role in the owning organization allows on its projects. */
 const ROLE_ACCESS: Record<OrgRole, readonly Access[]> = {
-  owner: ["read", "publish", "manage"],
-  admin: ["read", "publish", "manage"],
+  owner: ["read", "publish", "manage", "oversee"],
+  admin: ["read", "publish", "manage", "oversee"],
   publisher: ["read", "publish"],
   viewer: ["read"],
 };
@@ -104,7 +108,7 @@ export function assertProjectAccess(
     if (!ROLE_ACCESS[role].includes(needed)) {
       throw new DomainError(
         "FORBIDDEN",
-        `Your role in this organization (${role}) does not allow this: ${needed === "manage" ? "an admin or owner" : "a publisher, admin or owner"} may`,
+        `Your role in this organization (${role}) does not allow this: ${needed === "manage" || needed === "oversee" ? "an admin or owner" : "a publisher, admin or owner"} may`,
       );
     }
   }
@@ -148,17 +152,21 @@ export function assertRoleChangeAllowed(
 }
 
 /**
- * Starting an import (server/imports) adds releases and files to a project: whoever may upload
- * to it may import into it (publish access). Reading a project's imports needs read access.
+ * What each project route needs (decision 040). Releases and files (upload, yank, edit, delete,
+ * promote within the owner's projects) need publish; the project's own settings need manage:
+ * repository settings, signing-key rotation, retention rules, webhooks, imports (they fill a
+ * project from elsewhere, with its settings), transfer, visibility and deletion. Webhooks and
+ * their deliveries and the project's audit log are seen by those who manage it (oversee); the
+ * rest of a project (releases, files, settings, signing keys, stats, imports) by whoever reads
+ * it. Keys: publish covers manage, read covers oversee.
  */
-export const IMPORT_ACCESS: Access = "publish";
-
-/**
- * Webhooks (server/webhooks) send a project's activity elsewhere: whoever may publish to the
- * project may add, change, test and redeliver them; read access lists them and their deliveries.
- */
-export const WEBHOOK_MANAGE_ACCESS: Access = "publish";
-export const WEBHOOK_READ_ACCESS: Access = "read";
+export const IMPORT_ACCESS: Access = "manage";
+export const WEBHOOK_MANAGE_ACCESS: Access = "manage";
+export const WEBHOOK_READ_ACCESS: Access = "oversee";
+export const RETENTION_MANAGE_ACCESS: Access = "manage";
+export const REPOSITORY_SETTINGS_ACCESS: Access = "manage";
+export const SIGNING_KEY_ROTATE_ACCESS: Access = "manage";
+export const PROJECT_AUDIT_ACCESS: Access = "oversee";
 
 /** Creating projects or reading and managing account-wide data. */
 export function assertAccountAccess(actor: Actor, needed: Access): void {

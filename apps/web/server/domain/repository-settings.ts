@@ -6,7 +6,7 @@
 import type { RepositorySettings, UpdateRepositorySettingsInput } from "@packyard/contract";
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema.ts";
-import type { Actor } from "./authorization.ts";
+import { type Actor, REPOSITORY_SETTINGS_ACCESS } from "./authorization.ts";
 import { emitProjectEvent } from "./changes.ts";
 import { nowIso } from "./ids.ts";
 import { type ProjectRow, requireOwnProject } from "./projects.ts";
@@ -74,7 +74,7 @@ export async function updateRepositorySettings(
   slug: string,
   input: UpdateRepositorySettingsInput,
 ): Promise<RepositorySettings> {
-  const project = await requireOwnProject(db, actor, slug, "publish");
+  const project = await requireOwnProject(db, actor, slug, REPOSITORY_SETTINGS_ACCESS);
   const username = await ownerUsername(db, project.owner_id);
   const changes: Partial<SettingsColumns> = {};
   if (input.keyExpiryDays !== undefined) changes.key_expiry_days = input.keyExpiryDays;

@@ -24,6 +24,7 @@ import { deleteOrphanBytes, placeBlob } from "../domain/blobs.ts";
 import { emitActivity, emitProjectEvent } from "../domain/changes.ts";
 import { DomainError, isUniqueViolation } from "../domain/errors.ts";
 import { newReleaseId, newRowId, nowIso } from "../domain/ids.ts";
+import { roleFor } from "../domain/orgs.ts";
 import { recordPackageIndexChange } from "../domain/package-index-changes.ts";
 import { findProject, type ProjectRow, requireOwnProject } from "../domain/projects.ts";
 import { findRelease, type ReleaseRow, requireRelease } from "../domain/releases.ts";
@@ -74,13 +75,16 @@ function aptTargetFor(file: SourceFile, input: PromoteInput): AptTarget {
   return parseAptTarget(input.distribution ?? file.suite!, input.component ?? file.component!);
 }
 
-/** The target named, or the source itself; PROMOTION_TARGET_NOT_FOUND for a slug the caller has no project of. */
+/**
+ * The target named (another project of the source's owner: the caller's, or the organization's),
+ * or the source itself; PROMOTION_TARGET_NOT_FOUND for a slug that owner has no project of.
+ */
 async function targetProject(db: Db, actor: Actor, source: ProjectRow, slug: string | undefined) {
   if (slug === undefined || slug === source.slug) return source;
-  const target = await findProject(db, actor.userId, slug);
+  const target = await findProject(db, source.owner_id, slug);
   if (!target)
     throw new DomainError("PROMOTION_TARGET_NOT_FOUND", `You have no project named ${slug} to promote to`);
-  assertProjectAccess(actor, target, "publish");
+  assertProjectAccess(actor, target, "publish", await roleFor(db, actor, target.owner_id));
   return target;
 }
 

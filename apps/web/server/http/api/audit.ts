@@ -4,7 +4,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { AUDIT_ACTION_GROUPS, AUDIT_ACTIONS, auditPage, auditQuery } from "@packyard/contract";
 import { listAuditEntries } from "../../audit/query.ts";
-import { assertAccountAccess } from "../../domain/authorization.ts";
+import { assertAccountAccess, PROJECT_AUDIT_ACCESS } from "../../domain/authorization.ts";
 import type { Services } from "../../services.ts";
 import { requireActor } from "../actor.ts";
 import { createApiApp, errors, json, ownProject, projectAccessErrors, projectPath, serve } from "./route.ts";
@@ -67,7 +67,7 @@ export function auditRoutes(services: Services) {
   });
 
   serve(api, projectAuditRoute, async (c) => {
-    const project = await ownProject(services, c, c.req.valid("param").slug, "read");
+    const project = await ownProject(services, c, c.req.valid("param").slug, PROJECT_AUDIT_ACCESS);
     const { project: _ignored, ...query } = auditQuery.parse(c.req.query());
     return c.json(await listAuditEntries(db, { projectId: project.id }, query), 200);
   });

@@ -1,8 +1,10 @@
 // /api/v1/projects/{slug}/repository-settings: the expiry of the project's signing keys, and
 // what its APT Release files say (Valid-Until, Origin, Label, Codename). Decision 027.
+
 import { createRoute, z } from "@hono/zod-openapi";
 import { repositorySettings, updateRepositorySettingsInput } from "@packyard/contract";
 import { auditRepositorySettings } from "../../audit/request.ts";
+import { REPOSITORY_SETTINGS_ACCESS } from "../../domain/authorization.ts";
 import { getRepositorySettings, updateRepositorySettings } from "../../domain/repository-settings.ts";
 import type { Services } from "../../services.ts";
 import { requireActor } from "../actor.ts";
@@ -54,7 +56,7 @@ export function repositorySettingsRoutes(services: Services) {
   serve(api, updateRepositorySettingsRoute, async (c) => {
     // The slug as given (or owner/slug): a bare slug may name several projects (decision 040).
     const ref = c.req.valid("param").slug;
-    const { actor, project } = await callerAndProject(services, c, ref, "publish");
+    const { actor, project } = await callerAndProject(services, c, ref, REPOSITORY_SETTINGS_ACCESS);
     const input = await readJson(c, updateRepositorySettingsRoute);
     const before = await getRepositorySettings(db, actor, ref);
     const settings = await updateRepositorySettings(db, actor, ref, input);

@@ -1,5 +1,6 @@
 // /api/v1/projects/{slug}/retention: the project's retention rules (decision 034), and a dry run
 // that shows what they would delete now without deleting anything.
+
 import { createRoute, z } from "@hono/zod-openapi";
 import {
   retentionDryRunInput,
@@ -7,6 +8,7 @@ import {
   retentionSettings,
   updateRetentionInput,
 } from "@packyard/contract";
+import { RETENTION_MANAGE_ACCESS } from "../../domain/authorization.ts";
 import { requireOwnProject } from "../../domain/projects.ts";
 import { previewRetention, updateRetention } from "../../retention/run.ts";
 import { getRetentionSettings } from "../../retention/settings.ts";
@@ -71,7 +73,7 @@ export function retentionRoutes(services: Services) {
 
   serve(api, putRetentionRoute, async (c) => {
     const actor = await requireActor(services, c.req.raw.headers);
-    const project = await requireOwnProject(db, actor, c.req.valid("param").slug, "publish");
+    const project = await requireOwnProject(db, actor, c.req.valid("param").slug, RETENTION_MANAGE_ACCESS);
     const input = await readJson(c, putRetentionRoute);
     const address = clientAddress(c, services.config.trustProxy);
     const settings = await updateRetention({ db, jobs: services.jobs }, actor, project, input, address);

@@ -1,7 +1,9 @@
 // /api/v1/projects/{slug}/keys: the keys that sign a project's repositories, and rotating them.
+
 import { createRoute, z } from "@hono/zod-openapi";
 import { rotateKeyInput, type SigningKeyInfo, signingKey } from "@packyard/contract";
 import { auditProjectAction } from "../../audit/request.ts";
+import { SIGNING_KEY_ROTATE_ACCESS } from "../../domain/authorization.ts";
 import { queueRpmResign } from "../../publishing/yum/resign-rpms.ts";
 import type { Services } from "../../services.ts";
 import {
@@ -68,7 +70,12 @@ export function signingKeyRoutes(services: Services) {
   // Rotation: a new key signs from now on; the current ones keep signing through the overlap,
   // so machines that trust only the old key keep working until they fetch the new keyring.
   serve(api, rotateSigningKeyRoute, async (c) => {
-    const { actor, project } = await callerAndProject(services, c, c.req.valid("param").slug, "publish");
+    const { actor, project } = await callerAndProject(
+      services,
+      c,
+      c.req.valid("param").slug,
+      SIGNING_KEY_ROTATE_ACCESS,
+    );
     const input = await readJson(c, rotateSigningKeyRoute);
     const successor = await services.keys.rotate(project, {
       algorithm: input.algorithm,
