@@ -10,7 +10,6 @@ import { buildTestRpms } from "@packyard/formats/rpm/testing/build-test-rpms.ts"
 import { requireTools } from "@packyard/formats/test-support/system-tools.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  bearer,
   createApiKey,
   createTestApp,
   databaseKind,
