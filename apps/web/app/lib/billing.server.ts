@@ -14,12 +14,52 @@ import {
   startCheckout,
 } from "../../server/billing/account.ts";
 import { type AccountPlan, accountPlan, operatorPlan } from "../../server/domain/account-plan.ts";
+import { DomainError } from "../../server/domain/errors.ts";
+import { requireOrganization } from "../../server/domain/orgs.ts";
 import { paidChoice } from "./billing.ts";
 import { services } from "./session.server.ts";
 
 export { paidChoice };
 
 type Context = Readonly<RouterContextProvider>;
+
+/**
+ * Whose plan a billing page shows and changes: the signed-in user's, or with `?org=slug` an
+ * organization's, which only its owners may see and pay for (decision 040: each organization
+ * has its own plan, paid on the owner's Stripe customer). Not a member: the 404 page; another
+ * role: 403.
+ */
+export interface BillingAccount {
+  id: string;
+  org?: { id: string; slug: string; name: string };
+}
+
+export async function billingAccount(context: Context, userId: string, url: URL): Promise<BillingAccount> {
+  const slug = url.searchParams.get("org");
+  if (!slug) return { id: userId };
+  try {
+    const { org } = await requireOrganization(
+      services(context).database.db,
+      { kind: "session", userId },
+      slug,
+      "own",
+    );
+    return { id: org.id, org: { id: org.id, slug: org.slug, name: org.name } };
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    if (error.code === "NOT_FOUND") throw data(null, { status: 404 });
+    throw data(error.message, { status: 403 });
+  }
+}
+
+/** The organization an account is, for pages that name it (undefined for a person). */
+export async function organizationOf(context: Context, accountId: string) {
+  return services(context)
+    .database.db.selectFrom("organization")
+    .select(["slug", "name"])
+    .where("id", "=", accountId)
+    .executeTakeFirst();
+}
 
 /** An account plan as the pages show it (dates as ISO strings). */
 export interface PlanView {
@@ -108,7 +148,8 @@ const CHECKOUT_INTENTS = ["checkout", "change", "cancel", "resume", "portal"] as
  * The billing forms: checkout (plan, annual) and portal redirect to Stripe; change (plan,
  * annual), cancel and resume answer with a message.
  */
-export async function billingAction(request: Request, context: Context, userId: string) {
+export async function billingAction(request: Request, context: Context, account: BillingAccount) {
+  const userId = account.id;
   const form = await request.formData();
   const intent = String(form.get("intent") ?? "");
   const svc = services(context);
@@ -130,7 +171,7 @@ export async function billingAction(request: Request, context: Context, userId: 
       case "checkout":
         if (!choice)
           return data<BillingAnswer>({ ok: false, error: "Choose Starter or Pro." }, { status: 400 });
-        target = await startCheckout(svc, request.headers, choice);
+        target = await startCheckout(svc, request.headers, choice, account.org);
         break;
       case "portal":
         target = await openPortal(svc, request.headers);

@@ -18,6 +18,7 @@ import {
   toDate,
 } from "../domain/account-plan.ts";
 import type { Services } from "../services.ts";
+import { mayBillFor } from "./reference.ts";
 import { createStripeClient, type PaidPlanId, priceFor } from "./stripe.ts";
 import { type Adapter, applyStripeSubscription, customerIdOf, planItem } from "./sync.ts";
 
@@ -73,14 +74,18 @@ function stripeFailure(error: unknown): never {
 /**
  * A Stripe Checkout for a paid plan and period, through the plugin (which creates the Stripe
  * customer once and remembers the pending subscription): the URL to send the browser to.
+ * `org`: an organization the signed-in owner subscribes for (its id becomes the subscription's
+ * referenceId; the plugin asks mayBillFor), on the owner's Stripe customer (decision 040).
  */
 export async function startCheckout(
   services: Services,
   headers: Headers,
   choice: { plan: PaidPlanId; annual: boolean },
+  org?: { id: string; slug: string },
 ): Promise<string> {
   requireStripe(services);
   const params = new URLSearchParams({ plan: choice.plan, annual: String(choice.annual) });
+  if (org) params.set("org", org.slug);
   try {
     const result = await services.auth.api.upgradeSubscription({
       body: {
@@ -89,6 +94,7 @@ export async function startCheckout(
         successUrl: CHECKOUT_SUCCESS_PATH,
         cancelUrl: `/billing/cancel?${params}`,
         disableRedirect: true,
+        ...(org ? { referenceId: org.id } : {}),
       },
       headers,
     });
@@ -108,13 +114,14 @@ export type CheckoutConfirmation =
 
 /**
  * The /billing/success check: the Checkout session as Stripe has it, applied at once when it is
- * paid (whether or not the webhook came first). A session of another user is "not-found".
+ * paid (whether or not the webhook came first). A session for an account the user may not bill
+ * for (another user's, an organization it does not own) is "not-found".
  */
 export async function confirmCheckout(
   services: Services,
-  userId: string,
+  signedIn: string,
   sessionId: string,
-): Promise<CheckoutConfirmation> {
+): Promise<CheckoutConfirmation & { account?: string }> {
   const config = requireStripe(services);
   const stripe = stripeClient(config);
   if (!/^cs_[A-Za-z0-9_]+$/.test(sessionId)) return { state: "not-found" };
@@ -125,14 +132,14 @@ export async function confirmCheckout(
     if ((error as { code?: string }).code === "resource_missing") return { state: "not-found" };
     stripeFailure(error);
   }
-  const owner = session.client_reference_id ?? session.metadata?.userId;
-  if (owner !== userId) return { state: "not-found" };
+  const userId = session.client_reference_id ?? session.metadata?.userId;
+  if (!userId || !(await mayBillFor(services.database.db, signedIn, userId))) return { state: "not-found" };
   if (session.status === "expired") return { state: "expired" };
   const subscriptionId = customerIdOf(session.subscription);
   if (session.status !== "complete" || !subscriptionId) return { state: "open" };
   const subscription = await stripe.subscriptions.retrieve(subscriptionId).catch(stripeFailure);
   await applyStripeSubscription(await adapterOf(services), config, subscription, { userId });
-  return { state: "complete", plan: await accountPlan(services.database.db, userId) };
+  return { state: "complete", plan: await accountPlan(services.database.db, userId), account: userId };
 }
 
 // ---------------------------------------------------------------------------------------------

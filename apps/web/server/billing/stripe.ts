@@ -15,9 +15,11 @@ import type { BetterAuthPlugin } from "better-auth";
 import { type Dialect, Kysely } from "kysely";
 import type Stripe from "stripe";
 import type { Config, StripeConfig } from "../config.ts";
+import type { Database } from "../db/schema.ts";
 import type { BillingDatabase } from "../domain/account-plan.ts";
 import type { CspAllowances } from "../http/site-scripts.ts";
 import type { Mailer } from "../mail/mailer.ts";
+import { mayBillFor } from "./reference.ts";
 import { stripeWebhookEndpoint } from "./webhook.ts";
 
 export type PaidPlanId = Exclude<PlanId, "basic">;
@@ -77,6 +79,8 @@ function schemaOnly() {
 
 function stripeBilling(config: StripeConfig, deps: { baseUrl: string; mailer: Mailer; dialect: Dialect }) {
   const client = createStripeClient(config);
+  // Packyard's own tables (stripe_event) on the connection better-auth shares.
+  const db = new Kysely<BillingDatabase>({ dialect: deps.dialect });
   const plugin = stripePlugin({
     stripeClient: client,
     stripeWebhookSecret: config.webhookSecret,
@@ -84,10 +88,12 @@ function stripeBilling(config: StripeConfig, deps: { baseUrl: string; mailer: Ma
       enabled: true,
       plans: stripePlans(config),
       requireEmailVerification: true,
+      // An organization's plan (referenceId: its id) is paid by one of its owners, on that
+      // owner's Stripe customer (decision 040).
+      authorizeReference: ({ user, referenceId }) =>
+        mayBillFor(db as unknown as Kysely<Database>, user.id, referenceId),
     },
   });
-  // Packyard's own tables (stripe_event) on the connection better-auth shares.
-  const db = new Kysely<BillingDatabase>({ dialect: deps.dialect });
   return {
     ...plugin,
     endpoints: {

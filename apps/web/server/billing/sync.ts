@@ -5,6 +5,7 @@ import type { DBAdapter } from "@better-auth/core/db/adapter";
 import type Stripe from "stripe";
 import type { StripeConfig } from "../config.ts";
 import type { SubscriptionStatus, SubscriptionTable } from "../domain/account-plan.ts";
+import { isOrganizationEmail } from "../domain/orgs.ts";
 import { planOfPrice } from "./stripe.ts";
 
 export type Adapter = DBAdapter;
@@ -109,11 +110,13 @@ export async function applyStripeSubscription(
     created = true;
   }
   if (customerId) {
-    const user = await adapter.findOne<{ id: string; stripeCustomerId?: string | null }>({
+    const user = await adapter.findOne<{ id: string; email: string; stripeCustomerId?: string | null }>({
       model: "user",
       where: [{ field: "id", value: userId }],
     });
-    if (user && !user.stripeCustomerId) {
+    // An organization is paid for on its owner's customer (decision 040): the customer stays
+    // the owner's, so looking a customer up finds a person.
+    if (user && !user.stripeCustomerId && !isOrganizationEmail(user.email)) {
       await adapter.update({
         model: "user",
         where: [{ field: "id", value: userId }],

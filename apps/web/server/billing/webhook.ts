@@ -19,7 +19,9 @@ import { HIDE_METADATA } from "better-auth";
 import type { Kysely } from "kysely";
 import type Stripe from "stripe";
 import type { StripeConfig } from "../config.ts";
+import type { Database } from "../db/schema.ts";
 import type { BillingDatabase } from "../domain/account-plan.ts";
+import { ownerRecipients } from "../domain/orgs.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { paymentFailedMail } from "../mail/templates.ts";
 import { type Adapter, applyStripeSubscription, customerIdOf, invoiceSubscriptionId } from "./sync.ts";
@@ -129,22 +131,25 @@ async function applyEvent(deps: WebhookDeps & { adapter: Adapter }, event: Strip
       const status = subscription.status === "active" ? "past_due" : subscription.status;
       const applied = await applyStripeSubscription(adapter, config, subscription, { status });
       if (!applied || status !== "past_due") return;
-      const user = await adapter.findOne<{ email: string; name: string }>({
-        model: "user",
-        where: [{ field: "id", value: applied.userId }],
-      });
-      if (!user) return;
+      // The person, or an organization's owners (decision 040).
+      const recipients = await ownerRecipients(deps.db as unknown as Kysely<Database>, applied.userId);
+      const org = await deps.db
+        .selectFrom("organization")
+        .select("slug")
+        .where("id", "=", applied.userId)
+        .executeTakeFirst();
       const planName = plans[applied.row.plan as keyof typeof plans]?.name ?? applied.row.plan;
-      await deps.mailer.send(
-        paymentFailedMail(user.email, user.name, {
-          planName,
-          amount: formatAmount(invoice.amount_due, invoice.currency),
-          ...(invoice.next_payment_attempt
-            ? { nextAttempt: formatDay(new Date(invoice.next_payment_attempt * 1000)) }
-            : {}),
-          billingUrl: `${deps.baseUrl}/billing`,
-        }),
-      );
+      for (const user of recipients)
+        await deps.mailer.send(
+          paymentFailedMail(user.email, user.name, {
+            planName,
+            amount: formatAmount(invoice.amount_due, invoice.currency),
+            ...(invoice.next_payment_attempt
+              ? { nextAttempt: formatDay(new Date(invoice.next_payment_attempt * 1000)) }
+              : {}),
+            billingUrl: `${deps.baseUrl}/billing${org ? `?org=${encodeURIComponent(org.slug)}` : ""}`,
+          }),
+        );
       return;
     }
     default:

@@ -27,6 +27,7 @@ import {
   type Served,
   writeDownloadBatch,
 } from "./downloads.ts";
+import { ownerRecipients } from "./orgs.ts";
 
 type Db = Kysely<Database>;
 
@@ -323,23 +324,21 @@ async function warnAboutAllowance(
     .where("notified_percent", "<", level)
     .executeTakeFirst();
   if (Number(claimed.numUpdatedRows) === 0) return;
-  const user = await deps.db
-    .selectFrom("user")
-    .select(["email", "name"])
-    .where("id", "=", ownerId)
-    .executeTakeFirst();
-  if (!user) return;
+  // The person, or an organization's owners (decision 040).
+  const recipients = await ownerRecipients(deps.db, ownerId);
+  if (recipients.length === 0) return;
   try {
-    await deps.mailer.send(
-      downloadAllowanceMail(user.email, user.name, {
-        percent: level,
-        planName: plan.name,
-        month: monthName(totals.month),
-        used: formatFileSize(totals.bytes),
-        allowance: formatFileSize(plan.downloadBytesPerMonth),
-        pricingUrl: `${deps.config.baseUrl}/pricing`,
-      }),
-    );
+    for (const user of recipients)
+      await deps.mailer.send(
+        downloadAllowanceMail(user.email, user.name, {
+          percent: level,
+          planName: plan.name,
+          month: monthName(totals.month),
+          used: formatFileSize(totals.bytes),
+          allowance: formatFileSize(plan.downloadBytesPerMonth),
+          pricingUrl: `${deps.config.baseUrl}/pricing`,
+        }),
+      );
   } catch (error) {
     // Not sent: give the level back, so the next download tries again.
     await deps.db

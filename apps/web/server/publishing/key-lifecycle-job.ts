@@ -6,6 +6,7 @@ import type { Kysely } from "kysely";
 import { recordAudit } from "../audit/record.ts";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/schema.ts";
+import { ownerRecipients } from "../domain/orgs.ts";
 import { DAY_MS } from "../domain/repository-settings.ts";
 import type { Clock } from "../domain/usernames.ts";
 import type { Logger } from "../logger.ts";
@@ -50,8 +51,6 @@ async function candidates(db: Kysely<Database>, now: Date) {
       "project.owner_id",
       "project.apt_valid_until_days",
       "user.username",
-      "user.email",
-      "user.name as ownerName",
     ])
     .where((eb) =>
       eb.or([
@@ -127,21 +126,26 @@ export async function keyLifecyclePass(deps: KeyLifecycleDeps): Promise<KeyLifec
           const key = all[index]!;
           const successor = all[index + 1] ?? null;
           const expiresAt = key.expires_at!;
-          await deps.mailer.send(
-            signingKeyExpiryMail(project.email, project.ownerName, {
-              project: fullName,
-              fingerprint: key.fingerprint,
-              expiresAt,
-              days: notice.days,
-              successor: successor && { fingerprint: successor.fingerprint, createdAt: successor.created_at },
-              retireAt: successor ? key.retire_at : null,
-              successorDue: successor
-                ? null
-                : new Date(Date.parse(expiresAt) - ROTATION_LEAD_DAYS * DAY_MS).toISOString(),
-              keyringUrl: `${deps.config.baseUrl}/dl/${fullName}/keyring.gpg`,
-              settingsUrl: `${deps.config.baseUrl}/projects/${project.slug}/settings`,
-            }),
-          );
+          // To the owner: the person, or an organization's owners (decision 040).
+          for (const owner of await ownerRecipients(db, project.owner_id))
+            await deps.mailer.send(
+              signingKeyExpiryMail(owner.email, owner.name, {
+                project: fullName,
+                fingerprint: key.fingerprint,
+                expiresAt,
+                days: notice.days,
+                successor: successor && {
+                  fingerprint: successor.fingerprint,
+                  createdAt: successor.created_at,
+                },
+                retireAt: successor ? key.retire_at : null,
+                successorDue: successor
+                  ? null
+                  : new Date(Date.parse(expiresAt) - ROTATION_LEAD_DAYS * DAY_MS).toISOString(),
+                keyringUrl: `${deps.config.baseUrl}/dl/${fullName}/keyring.gpg`,
+                settingsUrl: `${deps.config.baseUrl}/projects/${project.slug}/settings`,
+              }),
+            );
           result.mailed++;
         }
       }

@@ -26,6 +26,7 @@ import type { Database, WebhookDeliveryTable, WebhookTable } from "../db/schema.
 import { type ActivityEvent, onActivity } from "../domain/changes.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import { newRowId } from "../domain/ids.ts";
+import { ownerRecipients } from "../domain/orgs.ts";
 import { releaseUrls } from "../domain/releases.ts";
 import type { Clock } from "../domain/usernames.ts";
 import type { JobDefinition, JobQueue } from "../jobs/queue.ts";
@@ -742,15 +743,7 @@ export class WebhookService {
       .selectFrom("webhook")
       .innerJoin("project", "project.id", "webhook.project_id")
       .innerJoin("user", "user.id", "project.owner_id")
-      .select([
-        "webhook.url",
-        "project.id as projectId",
-        "project.slug",
-        "project.owner_id",
-        "user.email",
-        "user.name",
-        "user.username",
-      ])
+      .select(["webhook.url", "project.id as projectId", "project.slug", "project.owner_id", "user.username"])
       .where("webhook.id", "=", webhookId)
       .executeTakeFirst();
     if (!hook) return;
@@ -765,14 +758,16 @@ export class WebhookService {
       { failingSince },
     );
     try {
-      await mailer.send(
-        webhookDisabledMail(hook.email, hook.name, {
-          project: `${hook.username}/${hook.slug}`,
-          url: hook.url,
-          failingSince,
-          settingsUrl: `${baseUrl}/projects/${hook.slug}/webhooks`,
-        }),
-      );
+      // The owner hears of it: the person, or an organization's owners (decision 040).
+      for (const owner of await ownerRecipients(db, hook.owner_id))
+        await mailer.send(
+          webhookDisabledMail(owner.email, owner.name, {
+            project: `${hook.username}/${hook.slug}`,
+            url: hook.url,
+            failingSince,
+            settingsUrl: `${baseUrl}/projects/${hook.slug}/webhooks`,
+          }),
+        );
     } catch (error) {
       logger.error(`mailing that webhook ${webhookId} was turned off failed`, error);
     }

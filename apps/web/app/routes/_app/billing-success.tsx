@@ -9,7 +9,7 @@ import { BillingError, confirmCheckout } from "../../../server/billing/account.t
 import { FormattedDate } from "../../components/dashboard/formatted-date.tsx";
 import { EmptyState } from "../../components/empty-state.tsx";
 import { Button } from "../../components/ui/button.tsx";
-import { planView } from "../../lib/billing.server.ts";
+import { organizationOf, planView } from "../../lib/billing.server.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import { requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/billing-success";
@@ -30,9 +30,13 @@ export async function loader({ request, context, url }: Route.LoaderArgs) {
   if (!sessionId) return { state: "not-found" as const };
   try {
     const confirmed = await confirmCheckout(svc, user.id, sessionId);
-    return confirmed.state === "complete"
-      ? { state: "complete" as const, plan: planView(confirmed.plan) }
-      : { state: confirmed.state };
+    if (confirmed.state !== "complete") return { state: confirmed.state };
+    // An organization's plan, when an owner subscribed for it (decision 040).
+    const org =
+      confirmed.account && confirmed.account !== user.id
+        ? await organizationOf(context, confirmed.account)
+        : undefined;
+    return { state: "complete" as const, plan: planView(confirmed.plan), org: org ?? null };
   } catch (error) {
     if (!(error instanceof BillingError)) throw error;
     svc.logger.warn(`confirming checkout ${sessionId}: ${error.message}`);
@@ -43,19 +47,19 @@ export async function loader({ request, context, url }: Route.LoaderArgs) {
 export default function BillingSuccess({ loaderData }: Route.ComponentProps) {
   const result = loaderData;
   if (result.state === "complete") {
-    const { plan } = result;
+    const { plan, org } = result;
     return (
       <EmptyState
         titleAs="h1"
         icon={CircleCheck}
-        title={`You are on ${plans[plan.plan].name}`}
+        title={`${org ? `${org.name} is` : "You are"} on ${plans[plan.plan].name}`}
         action={
           <div className="flex flex-wrap justify-center gap-2">
             <Button asChild>
               <Link to="/dashboard">Go to the dashboard</Link>
             </Button>
             <Button asChild variant="outline">
-              <Link to="/billing">Billing and invoices</Link>
+              <Link to={org ? `/billing?org=${org.slug}` : "/billing"}>Billing and invoices</Link>
             </Button>
           </div>
         }

@@ -14,7 +14,7 @@ import { Alert } from "../../components/ui/alert.tsx";
 import { Badge } from "../../components/ui/badge.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
-import { billingAction, billingPageData } from "../../lib/billing.server.ts";
+import { billingAccount, billingAction, billingPageData } from "../../lib/billing.server.ts";
 import { SET_PLAN_COMMAND } from "../../lib/billing.ts";
 import { formatCurrency } from "../../lib/format.ts";
 import { pageMeta } from "../../lib/meta.ts";
@@ -31,12 +31,13 @@ export const meta: Route.MetaFunction = ({ matches, location }) =>
 
 export async function loader({ request, context, url }: Route.LoaderArgs) {
   const user = await requireOnboardedUser(request, context, url);
-  return billingPageData(context, user.id);
+  const account = await billingAccount(context, user.id, url);
+  return { ...(await billingPageData(context, account.id)), org: account.org ?? null };
 }
 
 export async function action({ request, context, url }: Route.ActionArgs) {
   const user = await requireOnboardedUser(request, context, url);
-  return billingAction(request, context, user.id);
+  return billingAction(request, context, await billingAccount(context, user.id, url));
 }
 
 const INVOICE_STATUS: Record<
@@ -70,8 +71,12 @@ export default function Billing({ loaderData, actionData }: Route.ComponentProps
   return (
     <>
       <PageHeader
-        title="Billing"
-        description="Your card, your invoices and what your plan costs."
+        title={page.org ? `Billing of ${page.org.name}` : "Billing"}
+        description={
+          page.org
+            ? `What the plan of the organization ${page.org.slug} costs. It is paid on your card, and its invoices are yours.`
+            : "Your card, your invoices and what your plan costs."
+        }
         actions={
           details?.hasCustomer ? (
             <StripeRedirectButton intent="portal" variant="outline">
@@ -120,7 +125,7 @@ export default function Billing({ loaderData, actionData }: Route.ComponentProps
             </p>
             <div>
               <Button asChild variant="outline" size="sm">
-                <Link to="/subscription">
+                <Link to={page.org ? `/subscription?org=${page.org.slug}` : "/subscription"}>
                   {page.plan.source === "default" ? "See the plans" : "Change plan"}
                 </Link>
               </Button>

@@ -17,7 +17,12 @@ import { Alert } from "../../components/ui/alert.tsx";
 import { Badge } from "../../components/ui/badge.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
-import { billingAction, type SubscriptionPageData, subscriptionPageData } from "../../lib/billing.server.ts";
+import {
+  billingAccount,
+  billingAction,
+  type SubscriptionPageData,
+  subscriptionPageData,
+} from "../../lib/billing.server.ts";
 import { paidChoice, SET_PLAN_COMMAND } from "../../lib/billing.ts";
 import { formatCurrency } from "../../lib/format.ts";
 import { pageMeta } from "../../lib/meta.ts";
@@ -36,16 +41,19 @@ export const meta: Route.MetaFunction = ({ matches, location }) =>
 export async function loader({ request, context, url }: Route.LoaderArgs) {
   const user = await requireOnboardedUser(request, context, url);
   const { database, config } = services(context);
+  const account = await billingAccount(context, user.id, url);
   return {
-    ...(await subscriptionPageData(context, user.id)),
-    // The same numbers as /dashboard: usage against each limit of the plan in force.
-    usageSummary: await usageSummary(database.db, config, user.id),
+    ...(await subscriptionPageData(context, account.id)),
+    // The same numbers as /dashboard: usage against each limit of the plan in force (an
+    // organization's: over its projects).
+    usageSummary: await usageSummary(database.db, config, account.id),
+    org: account.org ?? null,
   };
 }
 
 export async function action({ request, context, url }: Route.ActionArgs) {
   const user = await requireOnboardedUser(request, context, url);
-  return billingAction(request, context, user.id);
+  return billingAction(request, context, await billingAccount(context, user.id, url));
 }
 
 const STATUS_LABELS: Record<
@@ -82,8 +90,12 @@ export default function Subscription({ loaderData, actionData }: Route.Component
   return (
     <>
       <PageHeader
-        title="Subscription"
-        description="Your plan, what it costs and when it renews. Public projects and repository signing are included on every plan."
+        title={page.org ? `Subscription of ${page.org.name}` : "Subscription"}
+        description={
+          page.org
+            ? `The plan of the organization ${page.org.slug}: its own limits, counted over its projects, paid by one of its owners. Members are not charged.`
+            : "Your plan, what it costs and when it renews. Public projects and repository signing are included on every plan."
+        }
       />
       {page.notice ? <PastDueBanner plan={page.notice.plan} /> : null}
       {actionData && !actionData.ok ? (
@@ -106,7 +118,7 @@ export default function Subscription({ loaderData, actionData }: Route.Component
               Pay with Stripe
             </StripeRedirectButton>
             <Button asChild variant="outline">
-              <Link to="/subscription">Not now</Link>
+              <Link to={page.org ? `/subscription?org=${page.org.slug}` : "/subscription"}>Not now</Link>
             </Button>
           </CardContent>
         </Card>
@@ -167,7 +179,7 @@ export default function Subscription({ loaderData, actionData }: Route.Component
   );
 }
 
-function CurrentPlan({ page }: { page: SubscriptionPageData }) {
+function CurrentPlan({ page }: { page: SubscriptionPageData & { org: { slug: string } | null } }) {
   const current = page.plan;
   const plan = plans[current.plan];
   const sub = page.subscription;
@@ -231,7 +243,7 @@ function CurrentPlan({ page }: { page: SubscriptionPageData }) {
               </ConfirmedBillingButton>
             )}
             <Button asChild variant="outline" className="w-full sm:w-auto">
-              <Link to="/billing">Billing and invoices</Link>
+              <Link to={page.org ? `/billing?org=${page.org.slug}` : "/billing"}>Billing and invoices</Link>
             </Button>
           </div>
         ) : null}
