@@ -93,6 +93,22 @@ export default function Pricing({ loaderData }: Route.ComponentProps) {
           </code>
         </p>
       )}
+      <section
+        aria-labelledby="organizations-billing"
+        className="mx-auto mt-12 max-w-2xl rounded-lg border border-border p-6"
+        data-testid="organizations-billing"
+      >
+        <h2 id="organizations-billing" className="text-lg font-semibold">
+          How are organizations billed?
+        </h2>
+        <p className="mt-2 text-sm text-muted-foreground">
+          Each organization has a plan of its own, chosen from the same three. Its private projects, storage
+          and downloads are counted over the organization's projects only, never against its members' own
+          plans. Members cost nothing and are unlimited: invite as many owners, admins, publishers and viewers
+          as you need. An owner of the organization pays for its plan{payments ? " by card" : ""}, from
+          Subscription with the organization chosen; a new organization starts on Basic.
+        </p>
+      </section>
       <p className="mt-8 text-center text-sm text-muted-foreground">
         Prices in US dollars{payments ? ", paid by card through Stripe" : ""}. Limits are enforced on the
         server; you are told before anything is refused.
