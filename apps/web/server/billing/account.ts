@@ -20,7 +20,13 @@ import {
 import type { Services } from "../services.ts";
 import { mayBillFor } from "./reference.ts";
 import { createStripeClient, type PaidPlanId, priceFor } from "./stripe.ts";
-import { type Adapter, applyStripeSubscription, customerIdOf, planItem } from "./sync.ts";
+import {
+  type Adapter,
+  applyStripeSubscription,
+  customerIdOf,
+  invoiceSubscriptionId,
+  planItem,
+} from "./sync.ts";
 
 /** Where Checkout sends the user back (through the plugin's /api/auth/subscription/success). */
 export const CHECKOUT_SUCCESS_PATH = "/billing/success?session_id={CHECKOUT_SESSION_ID}";
@@ -296,7 +302,11 @@ export interface BillingDetails {
   hasCustomer: boolean;
 }
 
-/** The card on file and the latest invoices, from Stripe. */
+/**
+ * The card on file and the latest invoices, from Stripe. An organization has no customer of its
+ * own (decision 040): its subscriptions' customer is the owner who pays, and only the invoices
+ * of the organization's subscriptions are its.
+ */
 export async function billingDetails(services: Services, userId: string): Promise<BillingDetails> {
   const config = requireStripe(services);
   const user = await billingDb(services.database.db)
@@ -304,7 +314,20 @@ export async function billingDetails(services: Services, userId: string): Promis
     .select("stripeCustomerId")
     .where("id", "=", userId)
     .executeTakeFirst();
-  const customerId = user?.stripeCustomerId;
+  let customerId = user?.stripeCustomerId;
+  let onlySubscriptions: Set<string> | undefined;
+  if (!customerId) {
+    const rows = await billingDb(services.database.db)
+      .selectFrom("subscription")
+      .select(["stripeCustomerId", "stripeSubscriptionId"])
+      .where("referenceId", "=", userId)
+      .where("stripeCustomerId", "is not", null)
+      .execute();
+    customerId = rows[0]?.stripeCustomerId;
+    onlySubscriptions = new Set(
+      rows.flatMap((row) => (row.stripeSubscriptionId ? [row.stripeSubscriptionId] : [])),
+    );
+  }
   if (!customerId) return { invoices: [], hasCustomer: false };
   const stripe = stripeClient(config);
   try {
@@ -331,16 +354,20 @@ export async function billingDetails(services: Services, userId: string): Promis
             },
           }
         : {}),
-      invoices: invoices.data.map((invoice) => ({
-        id: invoice.id ?? "",
-        number: invoice.number ?? null,
-        date: new Date(invoice.created * 1000).toISOString(),
-        amount: invoice.amount_due,
-        currency: invoice.currency,
-        status: invoice.status ?? "draft",
-        pdfUrl: invoice.invoice_pdf ?? null,
-        hostedUrl: invoice.hosted_invoice_url ?? null,
-      })),
+      invoices: invoices.data
+        .filter(
+          (invoice) => !onlySubscriptions || onlySubscriptions.has(invoiceSubscriptionId(invoice) ?? ""),
+        )
+        .map((invoice) => ({
+          id: invoice.id ?? "",
+          number: invoice.number ?? null,
+          date: new Date(invoice.created * 1000).toISOString(),
+          amount: invoice.amount_due,
+          currency: invoice.currency,
+          status: invoice.status ?? "draft",
+          pdfUrl: invoice.invoice_pdf ?? null,
+          hostedUrl: invoice.hosted_invoice_url ?? null,
+        })),
     };
   } catch (error) {
     stripeFailure(error);

@@ -53,9 +53,9 @@ beforeAll(async () => {
       body: payload,
     }),
   );
-  [owner, admin, outsider] = await Promise.all(
-    ["owner", "admin", "outsider"].map((name) => onboardedUser(app, name)),
-  );
+  owner = await onboardedUser(app, "owner");
+  admin = await onboardedUser(app, "admin");
+  outsider = await onboardedUser(app, "outsider");
   const session = (userId: string): Actor => ({ kind: "session", userId });
   orgId = (await createOrganization(db(), session(owner.userId), { slug: "acme", name: "Acme Inc" })).id;
   const invitation = await createInvitation(
@@ -100,6 +100,13 @@ describe(`an organization's plan (${databaseKind})`, () => {
     const { error } = await second.json();
     expect(error.code).toBe("PLAN_LIMIT");
     expect(error.details.limit).toBe("privateProjects");
+  });
+
+  it("/pricing says how organizations are billed", async () => {
+    const pricing = text(await (await app.request("/pricing")).text());
+    expect(pricing).toContain("How are organizations billed?");
+    expect(pricing).toContain("Each organization has a plan of its own");
+    expect(pricing).toContain("Members cost nothing and are unlimited");
   });
 
   it("lets an owner subscribe for the organization through Checkout; the plan is the organization's", async () => {
@@ -169,6 +176,12 @@ describe(`an organization's plan (${databaseKind})`, () => {
       .where("id", "=", orgId)
       .executeTakeFirstOrThrow();
     expect((orgUser as { stripeCustomerId?: string | null }).stripeCustomerId ?? null).toBeNull();
+
+    // Its billing page: the owner's card, and the organization's invoices only.
+    const billing = text(await (await app.request("/billing?org=acme", { cookie: owner.cookie })).text());
+    expect(billing).toContain("Billing of Acme Inc");
+    expect(billing).toContain("Visa •••• 4242");
+    expect(billing).toMatch(/\$39\.00 Paid/);
 
     // A failed renewal is told to the organization's owners, not its own address.
     const subscriptionId = String(session.subscription);
