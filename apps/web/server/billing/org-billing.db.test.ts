@@ -11,7 +11,7 @@ import { accountPlan } from "../domain/account-plan.ts";
 import type { Actor } from "../domain/authorization.ts";
 import { currentMonth } from "../domain/downloads.ts";
 import { acceptInvitation, createInvitation, createOrganization } from "../domain/orgs.ts";
-import { flushDownloadCounts } from "../domain/usage.ts";
+import { accountHoldings, flushDownloadCounts } from "../domain/usage.ts";
 
 let app: TestApp;
 let fake: FakeStripe;
@@ -193,13 +193,16 @@ describe(`an organization's plan (${databaseKind})`, () => {
     expect(app.outbox().filter((m) => m.to.includes(".invalid"))).toEqual([]);
   });
 
-  it("mails the download allowance warning of an organization's project to its owners", async () => {
+  it("counts an organization project's storage and downloads against the organization, and mails its owners the allowance warning", async () => {
     const uploaded = await app.request("/api/v1/projects/inhouse/releases/1.0.0/files/tool.bin", {
       method: "PUT",
       body: "0123456789",
       cookie: admin.cookie,
     });
     expect(uploaded.status).toBe(201);
+    // Storage counts against the organization that holds the file, not the member who sent it.
+    expect((await accountHoldings(db(), orgId)).storageBytes).toBe(10);
+    expect((await accountHoldings(db(), admin.userId)).storageBytes).toBe(0);
     const seeded = Math.floor(plans.pro.downloadBytesPerMonth * 0.8) - 5;
     await db()
       .insertInto("download_month")
