@@ -6,7 +6,7 @@ import type { Kysely } from "kysely";
 import { recordAudit } from "../audit/record.ts";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/schema.ts";
-import { ownerRecipients } from "../domain/orgs.ts";
+import { isOrganization, ownerRecipients } from "../domain/orgs.ts";
 import { DAY_MS } from "../domain/repository-settings.ts";
 import type { Clock } from "../domain/usernames.ts";
 import type { Logger } from "../logger.ts";
@@ -126,7 +126,11 @@ export async function keyLifecyclePass(deps: KeyLifecycleDeps): Promise<KeyLifec
           const key = all[index]!;
           const successor = all[index + 1] ?? null;
           const expiresAt = key.expires_at!;
-          // To the owner: the person, or an organization's owners (decision 040).
+          // To the owner: the person, or an organization's owners (decision 040), whose project
+          // pages are under /orgs/{org}/projects.
+          const pages = (await isOrganization(db, project.owner_id))
+            ? `/orgs/${project.username}/projects/${project.slug}`
+            : `/projects/${project.slug}`;
           for (const owner of await ownerRecipients(db, project.owner_id))
             await deps.mailer.send(
               signingKeyExpiryMail(owner.email, owner.name, {
@@ -143,7 +147,7 @@ export async function keyLifecyclePass(deps: KeyLifecycleDeps): Promise<KeyLifec
                   ? null
                   : new Date(Date.parse(expiresAt) - ROTATION_LEAD_DAYS * DAY_MS).toISOString(),
                 keyringUrl: `${deps.config.baseUrl}/dl/${fullName}/keyring.gpg`,
-                settingsUrl: `${deps.config.baseUrl}/projects/${project.slug}/settings`,
+                settingsUrl: `${deps.config.baseUrl}${pages}/settings`,
               }),
             );
           result.mailed++;

@@ -26,7 +26,7 @@ import type { Database, WebhookDeliveryTable, WebhookTable } from "../db/schema.
 import { type ActivityEvent, onActivity } from "../domain/changes.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import { newRowId } from "../domain/ids.ts";
-import { ownerRecipients } from "../domain/orgs.ts";
+import { isOrganization, ownerRecipients } from "../domain/orgs.ts";
 import { releaseUrls } from "../domain/releases.ts";
 import type { Clock } from "../domain/usernames.ts";
 import type { JobDefinition, JobQueue } from "../jobs/queue.ts";
@@ -758,14 +758,18 @@ export class WebhookService {
       { failingSince },
     );
     try {
-      // The owner hears of it: the person, or an organization's owners (decision 040).
+      // The owner hears of it: the person, or an organization's owners (decision 040), whose
+      // project pages are under /orgs/{org}/projects.
+      const pages = (await isOrganization(db, hook.owner_id))
+        ? `/orgs/${hook.username}/projects/${hook.slug}`
+        : `/projects/${hook.slug}`;
       for (const owner of await ownerRecipients(db, hook.owner_id))
         await mailer.send(
           webhookDisabledMail(owner.email, owner.name, {
             project: `${hook.username}/${hook.slug}`,
             url: hook.url,
             failingSince,
-            settingsUrl: `${baseUrl}/projects/${hook.slug}/webhooks`,
+            settingsUrl: `${baseUrl}${pages}/webhooks`,
           }),
         );
     } catch (error) {
