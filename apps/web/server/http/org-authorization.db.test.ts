@@ -1,8 +1,9 @@
-// Who may do what with an organization's private project (issue 19, decision 040): its owner,
-// admin, publisher and viewer, a non-member, the organization's key, a member's personal key, the
-// personal key of a member who was removed, and anonymous, over every /api/v1 route (taken from
-// the OpenAPI document: a route without a row fails the test), the dashboard pages and /dl with
-// HTTP Basic credentials as apt and dnf send them. Every cell is a status. A project the caller
+// Who may do what with an organization and its private project (issue 19, decision 040): its
+// owner, admin, publisher and viewer, a non-member, the organization's key, a member's personal
+// key, the personal key of a member who was removed, and anonymous, over every /api/v1 route
+// (taken from the OpenAPI document: a route without a row fails the test), the /api/v1/orgs
+// routes included, the dashboard pages and /dl with HTTP Basic credentials as apt and dnf send
+// them. Every cell is a status. A project the caller
 // may not read is "not found"; one it reads but its role does not allow this on is FORBIDDEN.
 import { readFileSync } from "node:fs";
 import { buildTestDeb } from "@packyard/formats/deb/test-deb-builder.ts";
@@ -43,6 +44,10 @@ const cookies: Partial<Record<Caller, string>> = {};
 const keys: Partial<Record<Caller, string>> = {};
 /** Per-caller targets made in setup, for writes that remove something. */
 const hookFor: Partial<Record<Caller, string>> = {};
+/** Per-caller organization invitations and keys to revoke, and members to remove. */
+const invitationFor: Partial<Record<Caller, string>> = {};
+const orgKeyFor: Partial<Record<Caller, string>> = {};
+let acceptable = "";
 let hook = "";
 let delivery = "";
 let anImport = "";
@@ -64,7 +69,7 @@ beforeAll(async () => {
   const db = app.services.database.db;
   const users = Object.fromEntries(
     await Promise.all(
-      (["owner", "admin", "publisher", "viewer", "nonMember", "former"] as const).map(
+      (["owner", "admin", "publisher", "viewer", "nonMember", "former", "extraOne", "extraTwo"] as const).map(
         async (name) => [name, await onboardedUser(app, name.toLowerCase())] as const,
       ),
     ),
@@ -76,6 +81,8 @@ beforeAll(async () => {
     ["publisher", "publisher"],
     ["viewer", "viewer"],
     ["former", "publisher"],
+    ["extraOne", "viewer"],
+    ["extraTwo", "viewer"],
   ] as const) {
     const invitation = await createInvitation(
       db,
@@ -126,6 +133,27 @@ beforeAll(async () => {
     const created = await post(`${P}/webhooks`, { url: receiver.url, events: ["release.created"] });
     hookFor[caller] = created.webhook.id;
   }
+  for (const caller of callers) {
+    await post("/api/v1/projects", {
+      slug: `move-${caller.toLowerCase()}`,
+      name: "Moving",
+      visibility: "private",
+      keyAlgorithm: "ed25519",
+      owner: ORG,
+    });
+    invitationFor[caller] = (
+      await post(`/api/v1/orgs/${ORG}/invitations`, {
+        email: `revoke-${caller.toLowerCase()}@example.com`,
+        role: "viewer",
+      })
+    ).invitation.id;
+    orgKeyFor[caller] = (
+      await post(`/api/v1/orgs/${ORG}/keys`, { name: `k-${caller}`, access: "read" })
+    ).key.id;
+  }
+  acceptable = (
+    await post(`/api/v1/orgs/${ORG}/invitations`, { email: "nonmember@example.com", role: "viewer" })
+  ).invitation.id;
   hook = (await post(`${P}/webhooks`, { url: receiver.url, events: ["release.created"] })).webhook.id;
   delivery = (await post(`${P}/webhooks/${hook}/test`, {}, 200)).delivery.id;
   anImport = (
@@ -156,6 +184,9 @@ const publish = (ok: number): Expect => ({ ...read(ok), viewer: 403 });
 const manage = (ok: number): Expect => ({ ...read(ok), publisher: 403, viewer: 403, memberKey: 403 });
 /** Seen by those who manage the project (webhooks, the audit log); keys that read it too. */
 const oversee = (ok = 200): Expect => ({ ...manage(ok) });
+/** The organization itself: its members see it; keys act only as a person's (assertOrgAction). */
+const orgView = (ok = 200): Expect => ({ ...read(ok), orgKey: 404 });
+const orgAdmin = (ok: number): Expect => ({ ...orgView(ok), publisher: 403, viewer: 403, memberKey: 403 });
 
 interface Row {
   /** "METHOD /api/v1/path/{param}" as in the OpenAPI document; absent for pages and /dl. */
@@ -235,6 +266,101 @@ const rows: Row[] = [
     method: "GET",
     path: "/api/v1/me",
     expect: { ...read(), nonMember: 200, formerKey: 200 },
+  },
+
+  // The organization: members by role, the organization's key and non-members are told it is
+  // not found, a role that falls short is FORBIDDEN (authorization.ts assertOrgAction).
+  {
+    route: "GET /api/v1/orgs",
+    method: "GET",
+    path: "/api/v1/orgs",
+    expect: { ...read(), nonMember: 200, formerKey: 200 },
+  },
+  {
+    route: "POST /api/v1/orgs",
+    method: "POST",
+    path: "/api/v1/orgs",
+    body: (c: Caller) => ({ slug: `new-${lower(c)}`, name: "New" }),
+    expect: { ...read(201), nonMember: 201, formerKey: 201, orgKey: 403 },
+  },
+  { route: "GET /api/v1/orgs/{slug}", method: "GET", path: `/api/v1/orgs/${ORG}`, expect: orgView() },
+  {
+    route: "PATCH /api/v1/orgs/{slug}",
+    method: "PATCH",
+    path: `/api/v1/orgs/${ORG}`,
+    body: { name: "Acme" },
+    expect: orgAdmin(200),
+  },
+  {
+    route: "GET /api/v1/orgs/{slug}/members",
+    method: "GET",
+    path: `/api/v1/orgs/${ORG}/members`,
+    expect: orgView(),
+  },
+  {
+    route: "PATCH /api/v1/orgs/{slug}/members/{username}",
+    method: "PATCH",
+    path: `/api/v1/orgs/${ORG}/members/viewer`,
+    body: { role: "viewer" },
+    expect: orgAdmin(200),
+  },
+  {
+    route: "DELETE /api/v1/orgs/{slug}/members/{username}",
+    method: "DELETE",
+    path: (c) =>
+      `/api/v1/orgs/${ORG}/members/${c === "owner" ? "extraone" : c === "admin" ? "extratwo" : "admin"}`,
+    expect: orgAdmin(204),
+  },
+  {
+    route: "POST /api/v1/orgs/{slug}/invitations",
+    method: "POST",
+    path: `/api/v1/orgs/${ORG}/invitations`,
+    body: (c: Caller) => ({ email: `invited-${lower(c)}@example.com`, role: "viewer" }),
+    expect: orgAdmin(201),
+  },
+  {
+    route: "GET /api/v1/orgs/{slug}/invitations",
+    method: "GET",
+    path: `/api/v1/orgs/${ORG}/invitations`,
+    expect: orgAdmin(200),
+  },
+  {
+    route: "DELETE /api/v1/orgs/{slug}/invitations/{id}",
+    method: "DELETE",
+    path: (c) => `/api/v1/orgs/${ORG}/invitations/${invitationFor[c]}`,
+    expect: orgAdmin(204),
+  },
+  {
+    route: "GET /api/v1/orgs/{slug}/keys",
+    method: "GET",
+    path: `/api/v1/orgs/${ORG}/keys`,
+    expect: orgAdmin(200),
+  },
+  {
+    route: "POST /api/v1/orgs/{slug}/keys",
+    method: "POST",
+    path: `/api/v1/orgs/${ORG}/keys`,
+    body: (c: Caller) => ({ name: `made-${lower(c)}`, access: "read" }),
+    expect: orgAdmin(201),
+  },
+  {
+    route: "DELETE /api/v1/orgs/{slug}/keys/{id}",
+    method: "DELETE",
+    path: (c) => `/api/v1/orgs/${ORG}/keys/${orgKeyFor[c]}`,
+    expect: orgAdmin(204),
+  },
+  {
+    route: "GET /api/v1/orgs/{slug}/audit",
+    method: "GET",
+    path: `/api/v1/orgs/${ORG}/audit`,
+    expect: orgAdmin(200),
+  },
+  {
+    // Not empty (it has projects): only an owner gets that far.
+    route: "DELETE /api/v1/orgs/{slug}",
+    method: "DELETE",
+    path: `/api/v1/orgs/${ORG}`,
+    expect: { ...orgAdmin(409), admin: 403 },
   },
 
   // The project: read.
@@ -433,6 +559,14 @@ const rows: Row[] = [
     expect: manage(204),
   },
   {
+    // To the caller's own account; an organization's key moves no project.
+    route: "POST /api/v1/projects/{slug}/transfer",
+    method: "POST",
+    path: (c) => `/api/v1/projects/move-${lower(c)}/transfer`,
+    body: (c: Caller) => ({ owner: lower(c) }),
+    expect: { ...manage(200), orgKey: 403 },
+  },
+  {
     route: "DELETE /api/v1/projects/{slug}",
     method: "DELETE",
     path: (c) => `/api/v1/projects/gone-${lower(c)}`,
@@ -469,6 +603,14 @@ const rows: Row[] = [
     ? [{ method: "GET", path: `${DL}/rpm/repodata/repomd.xml`, expect: { ...read(), anonymous: 404 } }]
     : []),
   { method: "GET", path: `/api/p/${ORG}/secret`, expect: { ...read(), anonymous: 404 } },
+
+  // Last: the non-member joins. Only the invited address, signed in, accepts.
+  {
+    route: "POST /api/v1/invitations/{id}/accept",
+    method: "POST",
+    path: () => `/api/v1/invitations/${acceptable}/accept`,
+    expect: { ...read(403), nonMember: 200, formerKey: 403, anonymous: 401 },
+  },
 ];
 
 async function call(row: Row, caller: Caller): Promise<number> {
