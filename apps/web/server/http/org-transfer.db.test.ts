@@ -1,9 +1,9 @@
-// A project moved from its user to an organization (issue 19, decision 040) keeps installing
-// from its old source lines: real apt-get and dnf in private roots, configured with
-// /dl/{olduser}/{slug}/… before the transfer, follow the 301s to /dl/{org}/{slug}/… — packages
-// uploaded after the transfer included — and a private repository keeps answering at the old
-// path to the credentials apt holds for it (apt does not send them to a redirect's target).
-// Runs on SQLite and on PostgreSQL.
+// A project moved from its user to an organization (issue 19, decision 040; POST
+// /api/v1/projects/{slug}/transfer) keeps installing from its old source lines: real apt-get and
+// dnf in private roots, configured with /dl/{olduser}/{slug}/… before the transfer, follow the
+// 301s to /dl/{org}/{slug}/… — packages uploaded after the transfer included — and a private
+// repository keeps answering at the old path to the credentials apt holds for it (apt does not
+// send them to a redirect's target). Runs on SQLite and on PostgreSQL.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildTestDeb } from "@packyard/formats/deb/test-deb-builder.ts";
@@ -16,7 +16,6 @@ import { databaseKind } from "../../test/harness.ts";
 import { type LiveServer, publisher, startLiveServer } from "../../test/live-server.ts";
 import { removeTempDirs } from "../../test/temp-dirs.ts";
 import { createOrganization } from "../domain/orgs.ts";
-import { transferProject } from "../domain/projects.ts";
 
 const hasTools = requireTools(["apt-get", "apt-cache", "dpkg", "gpgv", "rpmbuild", "rpm", "dnf", "gpg"]);
 
@@ -123,10 +122,15 @@ describe.runIf(hasTools)(`apt-get and dnf after a transfer to an organization ($
     const privateBefore = await machine("inhouse", readToken);
     await privateBefore.update();
 
-    const db = server.services.database.db;
-    const actor = { kind: "session", userId: pub.userId } as const;
-    for (const slug of ["tools", "inhouse"])
-      expect((await transferProject(db, actor, slug, ORG, server.services.config)).owner).toBe(ORG);
+    for (const slug of ["tools", "inhouse"]) {
+      const res = await pub.api(`/api/v1/projects/${slug}/transfer`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ owner: ORG }),
+      });
+      expect(res.status, await res.clone().text()).toBe(200);
+      expect((await res.json()).project.owner).toBe(ORG);
+    }
     const moved = await fetch(`${server.url}/dl/${OLD}/tools/deb/dists/stable/InRelease`, {
       redirect: "manual",
     });
