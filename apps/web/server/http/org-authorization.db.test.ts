@@ -365,6 +365,8 @@ const rows: Row[] = [
 
   // The project: read.
   { route: "GET /api/v1/projects/{slug}", method: "GET", path: P, expect: read() },
+  // Addressed as owner/slug, the same answers.
+  { method: "GET", path: `/api/v1/projects/${ORG}/secret/releases/1.0.0`, expect: read() },
   { route: "GET /api/v1/projects/{slug}/releases", method: "GET", path: `${P}/releases`, expect: read() },
   {
     route: "GET /api/v1/projects/{slug}/releases/{version}",
