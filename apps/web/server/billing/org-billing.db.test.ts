@@ -139,6 +139,13 @@ describe(`an organization's plan (${databaseKind})`, () => {
     const session = fake.sessions.get(sessionId)!;
     expect(session.client_reference_id).toBe(orgId);
     expect(session.cancel_url).toBe("http://localhost:3000/billing/cancel?plan=pro&annual=false&org=acme");
+    // Going back from Checkout offers the same plan again, for the organization.
+    const back = await app.request("/billing/cancel?plan=pro&annual=false&org=acme", {
+      cookie: owner.cookie,
+    });
+    const backHtml = await back.text();
+    expect(text(backHtml)).toContain("Acme Inc is still on its current plan");
+    expect(backHtml).toContain('action="/subscription?org=acme"');
     await fake.completeCheckout(sessionId);
     await fake.settled();
     const success = await app.request(`/billing/success?session_id=${sessionId}`, { cookie: owner.cookie });

@@ -7,6 +7,7 @@ import { Link } from "react-router";
 import { StripeRedirectButton } from "../../components/billing/billing-forms.tsx";
 import { EmptyState } from "../../components/empty-state.tsx";
 import { Button } from "../../components/ui/button.tsx";
+import { billingAccount } from "../../lib/billing.server.ts";
 import { paidChoice } from "../../lib/billing.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import { requireOnboardedUser, services } from "../../lib/session.server.ts";
@@ -21,14 +22,17 @@ export const meta: Route.MetaFunction = ({ matches, location }) =>
   });
 
 export async function loader({ request, context, url }: Route.LoaderArgs) {
-  await requireOnboardedUser(request, context, url);
+  const user = await requireOnboardedUser(request, context, url);
   const payments = Boolean(services(context).config.stripe);
   const choice = payments ? paidChoice(url.searchParams) : undefined;
-  return { choice: choice ?? null };
+  // A checkout for an organization (?org=) is tried again for it (decision 040).
+  const { org } = await billingAccount(context, user.id, url);
+  return { choice: choice ?? null, org: org ? { slug: org.slug, name: org.name } : null };
 }
 
 export default function BillingCancel({ loaderData }: Route.ComponentProps) {
-  const { choice } = loaderData;
+  const { choice, org } = loaderData;
+  const subscription = org ? `/subscription?org=${encodeURIComponent(org.slug)}` : "/subscription";
   return (
     <EmptyState
       titleAs="h1"
@@ -41,13 +45,13 @@ export default function BillingCancel({ loaderData }: Route.ComponentProps) {
               intent="checkout"
               plan={choice.plan}
               annual={choice.annual}
-              action="/subscription"
+              action={subscription}
             >
               Try again
             </StripeRedirectButton>
           ) : null}
           <Button asChild variant={choice ? "outline" : "default"}>
-            <Link to="/subscription">{choice ? "Compare plans" : "Choose a plan"}</Link>
+            <Link to={subscription}>{choice ? "Compare plans" : "Choose a plan"}</Link>
           </Button>
         </div>
       }
@@ -55,7 +59,7 @@ export default function BillingCancel({ loaderData }: Route.ComponentProps) {
       <span data-testid="checkout-canceled">
         Nothing was charged
         {choice
-          ? ` and you are still on your current plan. Try ${plans[choice.plan].name} (${choice.annual ? "annual" : "monthly"}) again whenever you are ready.`
+          ? ` and ${org ? `${org.name} is` : "you are"} still on ${org ? "its" : "your"} current plan. Try ${plans[choice.plan].name} (${choice.annual ? "annual" : "monthly"}) again whenever you are ready.`
           : ". You can pick a plan again whenever you are ready."}
       </span>
     </EmptyState>
