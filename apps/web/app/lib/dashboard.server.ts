@@ -137,18 +137,22 @@ export async function ownProjectOr404(
 /**
  * A project page's project, for its loader: projectRef's, or the 404 page. A personal URL of an
  * organization's project the user belongs to (a link in a mail, a bookmark from before a
- * transfer) redirects to its page under /orgs/{org}/projects/.
+ * transfer) redirects to its page under /orgs/{org}/projects/. `needed`: what the page shows
+ * needs (the webhooks and audit log pages: oversee); a role short of it gets the 403 page.
  */
 export async function projectPageOr404(
   db: Db,
   user: { id: string; username: string },
   params: { orgSlug?: string; projectSlug: string },
   url: URL,
+  needed: Access = "read",
 ): Promise<ProjectRow> {
   const actor = sessionActor(user);
   try {
-    return await requireOwnProject(db, actor, projectRef(params, user), "read");
+    return await requireOwnProject(db, actor, projectRef(params, user), needed);
   } catch (error) {
+    if (error instanceof DomainError && error.code === "FORBIDDEN")
+      throw data(error.message, { status: 403 });
     if (!(error instanceof DomainError) || (error.code !== "NOT_FOUND" && error.code !== "INVALID_SLUG"))
       throw error;
     if (!params.orgSlug && error.code === "NOT_FOUND") {

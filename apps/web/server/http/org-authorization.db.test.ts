@@ -185,6 +185,7 @@ const manage = (ok: number): Expect => ({ ...read(ok), publisher: 403, viewer: 4
 /** Seen by those who manage the project (webhooks, the audit log); keys that read it too. */
 const oversee = (ok = 200): Expect => ({ ...manage(ok) });
 /** The organization itself: its members see it; keys act only as a person's (assertOrgAction). */
+const signInInstead = { orgKey: 302, memberKey: 302, formerKey: 302, anonymous: 302 } as const;
 const orgView = (ok = 200): Expect => ({ ...read(ok), orgKey: 404 });
 const orgAdmin = (ok: number): Expect => ({ ...orgView(ok), publisher: 403, viewer: 403, memberKey: 403 });
 
@@ -575,14 +576,30 @@ const rows: Row[] = [
     expect: manage(204),
   },
 
-  // The dashboard: pages for people signed in; keys do not sign in.
+  // The dashboard: pages for people signed in; keys do not sign in (the sign-in page).
+  ...["", "/members", "/settings", "/audit"].map(
+    (page): Row => ({
+      method: "GET",
+      path: `/orgs/${ORG}${page}`,
+      expect: {
+        ...(page === "/audit" ? { ...read(), publisher: 403, viewer: 403 } : read()),
+        ...signInInstead,
+      },
+    }),
+  ),
   ...["", "/releases", "/releases/1.0.0", "/downloads", "/settings", "/webhooks", "/audit"].map(
     (page): Row => ({
       method: "GET",
-      path: `/projects/secret${page}`,
-      expect: { ...read(), orgKey: 302, memberKey: 302, formerKey: 302, anonymous: 302 },
+      path: `/orgs/${ORG}/projects/secret${page}`,
+      expect: { ...(page === "/webhooks" || page === "/audit" ? oversee() : read()), ...signInInstead },
     }),
   ),
+  // A personal URL of it (a mail's link, a bookmark from before a transfer): to its /orgs/ page.
+  {
+    method: "GET",
+    path: "/projects/secret/settings",
+    expect: { ...read(302), nonMember: 404, ...signInInstead },
+  },
   // The public release page: people signed in (pages do not take keys).
   {
     method: "GET",

@@ -15,8 +15,12 @@ const TABS = [
   { label: "Settings", path: "/settings", end: true },
 ] as const;
 
-/** `base`: the project's page (lib/project-path.ts projectPath). */
-export function ProjectTabs({ base }: { base: string }) {
+/**
+ * `base`: the project's page (lib/project-path.ts projectPath). `oversee`: whether the user sees
+ * how the project is managed (its audit log and webhooks: an organization's admins and owners,
+ * authorization.ts); without it those tabs are left out.
+ */
+export function ProjectTabs({ base, oversee = true }: { base: string; oversee?: boolean }) {
   const nav = useRef<HTMLElement>(null);
   const { pathname } = useLocation();
   useEffect(() => {
@@ -29,7 +33,7 @@ export function ProjectTabs({ base }: { base: string }) {
   return (
     <nav ref={nav} aria-label="Project" className="-mx-1 mb-6 overflow-x-auto border-b border-border">
       <ul className="flex min-w-max gap-1 px-1">
-        {TABS.map((tab) => (
+        {TABS.filter((tab) => oversee || (tab.path !== "/audit" && tab.path !== "/webhooks")).map((tab) => (
           <li key={tab.label}>
             <NavLink
               to={`${base}${tab.path}`}

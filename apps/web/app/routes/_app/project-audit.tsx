@@ -1,6 +1,7 @@
 // /projects/{projectSlug}/audit: the project's audit log — uploads, deletions, yanks, releases,
 // settings and key rotations, with who made them (the owner signed in, or which API key) and
 // from which address — filtered by the query string (components/audit/audit-log.tsx).
+import { PROJECT_AUDIT_ACCESS } from "../../../server/domain/authorization.ts";
 import { AuditLog } from "../../components/audit/audit-log.tsx";
 import { Breadcrumbs } from "../../components/dashboard/breadcrumbs.tsx";
 import { ProjectTabs } from "../../components/dashboard/project-tabs.tsx";
@@ -23,7 +24,8 @@ export const meta: Route.MetaFunction = ({ matches, location, loaderData }) =>
 export async function loader({ request, context, url, params }: Route.LoaderArgs) {
   const user = await requireOnboardedUser(request, context, url);
   const db = services(context).database.db;
-  const project = await projectPageOr404(db, user, params, url);
+  // Seen by those who manage the project (authorization.ts: oversee).
+  const project = await projectPageOr404(db, user, params, url, PROJECT_AUDIT_ACCESS);
   return {
     project: { ...(await projectPlace(db, project)), name: project.name },
     view: await auditView(db, { projectId: project.id }, url, user.id),

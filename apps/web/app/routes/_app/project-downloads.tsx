@@ -12,7 +12,12 @@ import { ProjectTabs } from "../../components/dashboard/project-tabs.tsx";
 import { StatGrid } from "../../components/dashboard/stats.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "../../components/ui/tabs.tsx";
-import { projectPageOr404, projectPlace } from "../../lib/dashboard.server.ts";
+import {
+  projectPageOr404,
+  projectPermissions,
+  projectPlace,
+  sessionActor,
+} from "../../lib/dashboard.server.ts";
 import { DOWNLOAD_PERIODS, downloadPeriod } from "../../lib/download-periods.ts";
 import { downloadsOverview } from "../../lib/downloads.server.ts";
 import { formatCompactCount, formatFileSize } from "../../lib/format.ts";
@@ -39,13 +44,14 @@ export async function loader({ request, context, url, params }: Route.LoaderArgs
   return {
     project: { ...(await projectPlace(database.db, row)), name: row.name },
     overview: await downloadsOverview(database.db, row.id, days, today),
+    can: await projectPermissions(database.db, sessionActor(user), row),
   };
 }
 
 const isClientKind = (key: string): key is ClientKind => (CLIENT_KINDS as readonly string[]).includes(key);
 
 export default function ProjectDownloads({ loaderData }: Route.ComponentProps) {
-  const { project, overview } = loaderData;
+  const { project, overview, can } = loaderData;
   const busiest = overview.byDay.reduce<(typeof overview.byDay)[number] | undefined>(
     (best, row) => (row.downloads > 0 && (!best || row.downloads > best.downloads) ? row : best),
     undefined,
@@ -56,7 +62,7 @@ export default function ProjectDownloads({ loaderData }: Route.ComponentProps) {
   return (
     <>
       <Breadcrumbs items={projectCrumbs(project, "Downloads")} />
-      <ProjectTabs base={projectPath(project)} />
+      <ProjectTabs base={projectPath(project)} oversee={can.manage} />
       <header className="mb-6 flex flex-col gap-4 sm:flex-row sm:items-end sm:justify-between">
         <div className="min-w-0">
           <h1 className="text-2xl font-bold tracking-tight">Downloads</h1>

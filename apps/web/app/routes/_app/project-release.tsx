@@ -189,7 +189,7 @@ export default function ProjectRelease({ loaderData }: Route.ComponentProps) {
           { label: release.version },
         ]}
       />
-      <ProjectTabs base={projectPath(project)} />
+      <ProjectTabs base={projectPath(project)} oversee={can.manage} />
       <header className="mb-6 flex flex-col gap-4 lg:flex-row lg:items-start lg:justify-between">
         <div className="min-w-0">
           <div className="flex flex-wrap items-center gap-x-3 gap-y-2">

@@ -124,7 +124,7 @@ export default function ProjectReleases({ loaderData }: Route.ComponentProps) {
   return (
     <>
       <Breadcrumbs items={projectCrumbs(project, "Releases")} />
-      <ProjectTabs base={projectPath(project)} />
+      <ProjectTabs base={projectPath(project)} oversee={can.manage} />
       <PageHeader
         title="Releases"
         description={

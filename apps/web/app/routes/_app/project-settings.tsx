@@ -219,7 +219,7 @@ export default function ProjectSettings({ loaderData, actionData }: Route.Compon
   return (
     <>
       <Breadcrumbs items={projectCrumbs(loaderData, "Settings")} />
-      <ProjectTabs base={projectPath(loaderData)} />
+      <ProjectTabs base={projectPath(loaderData)} oversee={can.manage} />
       <PageHeader
         title="Repository settings"
         description="How this project's APT and YUM repositories are signed, and what apt is told about them."

@@ -9,7 +9,7 @@ import { useEffect, useRef, useState } from "react";
 import { data, useFetcher } from "react-router";
 import { toast } from "sonner";
 import { z } from "zod";
-import { WEBHOOK_MANAGE_ACCESS } from "../../../server/domain/authorization.ts";
+import { WEBHOOK_MANAGE_ACCESS, WEBHOOK_READ_ACCESS } from "../../../server/domain/authorization.ts";
 import { requestContext } from "../../../server/http/request-context.ts";
 import type { ChangeContext } from "../../../server/webhooks/service.ts";
 import { NewSecret } from "../../components/api-keys/new-secret.tsx";
@@ -59,7 +59,8 @@ export async function loader({ request, context, url, params }: Route.LoaderArgs
   const user = await requireOnboardedUser(request, context, url);
   const { database, webhooks } = services(context);
   const actor = sessionActor(user);
-  const project = await projectPageOr404(database.db, user, params, url);
+  // Seen by those who manage the project (authorization.ts: oversee).
+  const project = await projectPageOr404(database.db, user, params, url, WEBHOOK_READ_ACCESS);
   const list = await webhooks.list(project);
   const deliveries: Record<string, WebhookDelivery[]> = {};
   for (const hook of list)
@@ -210,13 +211,7 @@ export default function ProjectWebhooks({ loaderData }: Route.ComponentProps) {
           </div>
         ) : null}
 
-        {can.publish ? null : (
-          <p className="text-sm text-muted-foreground" data-testid="read-only">
-            Your role in {loaderData.owner} ({can.role}) shows webhooks read-only: its publishers, admins and
-            owners change them.
-          </p>
-        )}
-        {can.publish ? (
+        {can.manage ? (
           <Card>
             <CardHeader>
               <CardTitle>Add a webhook</CardTitle>
@@ -242,7 +237,7 @@ export default function ProjectWebhooks({ loaderData }: Route.ComponentProps) {
                 key={hook.id}
                 webhook={hook}
                 deliveries={deliveries[hook.id] ?? []}
-                readOnly={!can.publish}
+                readOnly={!can.manage}
               />
             ))}
           </section>

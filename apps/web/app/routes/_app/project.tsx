@@ -165,7 +165,7 @@ export default function ProjectHome({ loaderData }: Route.ComponentProps) {
   return (
     <>
       <Breadcrumbs items={projectCrumbs(project)} />
-      <ProjectTabs base={projectPath(project)} />
+      <ProjectTabs base={projectPath(project)} oversee={can.manage} />
       <header className="mb-8 flex flex-col gap-4 lg:flex-row lg:items-start lg:justify-between">
         <div className="min-w-0 lg:flex-1">
           <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
