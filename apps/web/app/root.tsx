@@ -15,7 +15,7 @@ import { type ScriptTag, siteScripts } from "../server/http/site-scripts.ts";
 import { browserErrorReporting } from "../server/observability.ts";
 import type { Route } from "./+types/root";
 import { ProgressBar } from "./components/progress-bar.tsx";
-import { ErrorView, NotFoundView } from "./components/status-pages.tsx";
+import { ErrorView, ForbiddenView, NotFoundView } from "./components/status-pages.tsx";
 import { startErrorReporting } from "./lib/error-reporting.client.ts";
 import { InlineStyles } from "./lib/inline-styles.tsx";
 import { DEFAULT_TITLE, jsonLdText, organizationJsonLd, pageMeta } from "./lib/meta.ts";
@@ -144,6 +144,11 @@ export function ErrorBoundary() {
   const signedIn = Boolean(rootData?.user);
   if (isRouteErrorResponse(error) && error.status === 404) {
     return <NotFoundView signedIn={signedIn} />;
+  }
+  if (isRouteErrorResponse(error) && error.status === 403) {
+    return (
+      <ForbiddenView signedIn={signedIn} reason={typeof error.data === "string" ? error.data : undefined} />
+    );
   }
   // On the server, entry.server's handleError has logged (and reported) it already.
   if (!isRouteErrorResponse(error) && typeof document !== "undefined") console.error(error);

@@ -1,6 +1,6 @@
 // The not-found and generic error views (spec §2) in the public site's frame, shared by the root
 // error boundary and the catch-all route.
-import { ArrowLeft, CircleAlert, Compass } from "lucide-react";
+import { ArrowLeft, CircleAlert, Compass, Lock } from "lucide-react";
 import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { SiteShell } from "./marketing/site-shell.tsx";
@@ -55,6 +55,32 @@ export function NotFoundView({ signedIn }: { signedIn: boolean }) {
         <li>Go back to the previous page</li>
         <li>Return to the dashboard</li>
       </ul>
+      <div className="mt-8 flex flex-wrap gap-3">
+        <HomeButton signedIn={signedIn} />
+        <Button variant="outline" type="button" onClick={() => window.history.back()}>
+          <ArrowLeft aria-hidden="true" />
+          Go back
+        </Button>
+      </div>
+    </StatusPage>
+  );
+}
+
+/**
+ * A page the signed-in user's role does not open (403), e.g. an organization project's audit log
+ * for a viewer. `reason`: the server's message, naming the role that may.
+ */
+export function ForbiddenView({ signedIn, reason }: { signedIn: boolean; reason?: string }) {
+  return (
+    <StatusPage
+      signedIn={signedIn}
+      icon={<Lock className="size-6" aria-hidden="true" />}
+      eyebrow="403"
+      title="Not for your role"
+    >
+      <p className="mt-3 text-muted-foreground" data-testid="forbidden-reason">
+        {reason || "Your role does not open this page."}
+      </p>
       <div className="mt-8 flex flex-wrap gap-3">
         <HomeButton signedIn={signedIn} />
         <Button variant="outline" type="button" onClick={() => window.history.back()}>

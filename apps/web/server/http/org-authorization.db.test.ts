@@ -668,6 +668,22 @@ describe(`authorization matrix for an organization's private project (${database
     expect(documented.filter((route) => !covered.has(route))).toEqual([]);
   });
 
+  it("tells a viewer which role opens a page, and leaves its tab out", async () => {
+    const page = await app.request(`/orgs/${ORG}/projects/secret/audit`, { cookie: cookies.viewer });
+    expect(page.status).toBe(403);
+    const html = await page.text();
+    expect(html).toContain("Not for your role");
+    expect(html).toContain(
+      "Your role in this organization (viewer) does not allow this: an admin or owner may",
+    );
+    const tabs = (caller: Caller) =>
+      app
+        .request(`/orgs/${ORG}/projects/secret/releases`, { cookie: cookies[caller] })
+        .then((res) => res.text());
+    expect(await tabs("viewer")).not.toContain(`href="/orgs/${ORG}/projects/secret/webhooks"`);
+    expect(await tabs("admin")).toContain(`href="/orgs/${ORG}/projects/secret/webhooks"`);
+  });
+
   for (const row of rows) {
     it(row.route ?? `${row.method} ${row.path}`, async () => {
       const results: Partial<Expect> = {};
