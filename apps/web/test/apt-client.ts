@@ -92,3 +92,35 @@ DPkg::Options { "--root=${root}"; "--admindir=${root}/var/lib/dpkg"; "--log=${ro
     install: (...packages) => checked("apt-get", "install", "-y", "--no-install-recommends", ...packages),
   };
 }
+
+/**
+ * A machine set up for `{baseUrl}/dl/{owner}/{project}/deb` as setup.deb.sh leaves it: the
+ * repository's keyring, the source line naming that owner, and with a key the auth.conf.d entry
+ * for the repository's path. Tests of old names (a renamed user, a transferred project) give the
+ * old owner, so every request apt makes starts from the old URL.
+ */
+export async function aptMachineFor(
+  server: { url: string; port: number },
+  owner: string,
+  project: string,
+  token?: string,
+): Promise<AptRoot> {
+  const apt = aptRoot();
+  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  const res = await fetch(`${server.url}/dl/${owner}/${project}/keyring.gpg`, { headers });
+  if (res.status !== 200) throw new Error(`keyring.gpg of ${owner}/${project}: ${res.status}`);
+  const keyring = join(apt.root, `${project}.gpg`);
+  writeFileSync(keyring, Buffer.from(await res.arrayBuffer()));
+  writeFileSync(
+    join(apt.root, "etc/apt/sources.list"),
+    `deb [signed-by=${keyring}] ${server.url}/dl/${owner}/${project}/deb stable main\n`,
+  );
+  if (token) {
+    writeFileSync(
+      join(apt.root, "etc/apt/auth.conf.d/packyard.conf"),
+      `machine http://127.0.0.1:${server.port}/dl/${owner}/${project}/deb login token password ${token}\n`,
+      { mode: 0o600 },
+    );
+  }
+  return apt;
+}

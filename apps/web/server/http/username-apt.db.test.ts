@@ -3,12 +3,12 @@
 // naming the old username, keeps updating and installing through the 301s to the new name —
 // a machine that had already updated, and a new one given the old line. Runs on SQLite and on
 // PostgreSQL.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildTestDeb } from "@packyard/formats/deb/test-deb-builder.ts";
 import { requireTools } from "@packyard/formats/test-support/system-tools.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AptRoot, aptRoot } from "../../test/apt-client.ts";
+import { type AptRoot, aptMachineFor } from "../../test/apt-client.ts";
 import { databaseKind } from "../../test/harness.ts";
 import { type LiveServer, publisher, startLiveServer } from "../../test/live-server.ts";
 import { removeTempDirs } from "../../test/temp-dirs.ts";
@@ -45,27 +45,8 @@ async function upload(project: string, version: string, name: string) {
 }
 
 /** A machine with the repository's keyring and the source line naming the OLD username. */
-async function machine(project: string, token?: string): Promise<AptRoot> {
-  const apt = aptRoot();
-  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
-  const res = await fetch(`${server.url}/dl/${OLD}/${project}/keyring.gpg`, { headers });
-  expect(res.status).toBe(200);
-  const keyring = join(apt.root, `${project}.gpg`);
-  writeFileSync(keyring, Buffer.from(await res.arrayBuffer()));
-  writeFileSync(
-    join(apt.root, "etc/apt/sources.list"),
-    `deb [signed-by=${keyring}] ${server.url}/dl/${OLD}/${project}/deb stable main\n`,
-  );
-  if (token) {
-    // As setup.deb.sh writes it: the entry names the repository's path, with the old name.
-    writeFileSync(
-      join(apt.root, "etc/apt/auth.conf.d/packyard.conf"),
-      `machine http://127.0.0.1:${server.port}/dl/${OLD}/${project}/deb login token password ${token}\n`,
-      { mode: 0o600 },
-    );
-  }
-  return apt;
-}
+const machine = (project: string, token?: string): Promise<AptRoot> =>
+  aptMachineFor(server, OLD, project, token);
 
 beforeAll(async () => {
   if (!hasTools) return;
