@@ -14,7 +14,7 @@ export const meta: Route.MetaFunction = ({ matches, location }) =>
     path: location.pathname,
     title: "Features",
     description:
-      "Everything Packyard does today: releases and files, the CLI and CI, signed APT and YUM/DNF repositories, atomic publishing, key rotation, private repositories, API keys, release pages and self-hosting.",
+      "Everything Packyard does today: releases and files, the CLI and CI, signed APT and YUM/DNF repositories, atomic publishing, key rotation, private repositories, organizations, API keys, release pages and self-hosting.",
   });
 
 interface Feature {
@@ -198,6 +198,20 @@ const groups: Group[] = [
         picture: shot(
           "private-setup",
           "The install card of a private project: the setup line passes a read API key in a header, never in the URL.",
+        ),
+      },
+      {
+        title: "Organizations and roles",
+        text: "A team's projects belong to an organization, not to whoever created them: members publish by their role.",
+        points: [
+          "Owner, admin, publisher and viewer; invitations by email, valid 7 days",
+          "Organization API keys for CI that keep working when someone leaves",
+          "Move a project into an organization: old URLs and apt and dnf lines keep working",
+          "Each organization has its own plan; members are not charged for",
+        ],
+        picture: shot(
+          "organizations",
+          "An organization's members page: four members, each with a role to change and a button to remove them, and the start of the form that invites someone by email.",
         ),
       },
       {
