@@ -31,9 +31,9 @@ generated and printed once.`;
 const SET_PLAN_USAGE = `Usage: packyard users set-plan --username USERNAME --plan basic|starter|pro [--until DATE]
        packyard users set-plan --username USERNAME --clear
 
-Puts the user on a plan chosen by the operator, whatever they pay through Stripe, for good or
-until DATE (YYYY-MM-DD: through that day, UTC; or an ISO time). --clear removes it: the Stripe
-subscription, or Basic, decides again.`;
+Puts the user (or the organization: its slug as USERNAME) on a plan chosen by the operator,
+whatever they pay through Stripe, for good or until DATE (YYYY-MM-DD: through that day, UTC; or
+an ISO time). --clear removes it: the Stripe subscription, or Basic, decides again.`;
 
 const MIGRATE_USAGE = `Usage: packyard migrate
 
