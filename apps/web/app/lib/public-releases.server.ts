@@ -6,8 +6,9 @@
 import type { Project, Release } from "@packyard/contract";
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../../server/db/schema.ts";
-import { type Actor, isOwner } from "../../server/domain/authorization.ts";
+import { type Actor, mayAccessProject } from "../../server/domain/authorization.ts";
 import { DomainError } from "../../server/domain/errors.ts";
+import { roleFor } from "../../server/domain/orgs.ts";
 import { describeProjects, findVisibleProject } from "../../server/domain/projects.ts";
 import { describeRelease, findRelease, listReleaseRows, releaseUrls } from "../../server/domain/releases.ts";
 import { resolveUsername, UsernameMovedError } from "../../server/domain/usernames.ts";
@@ -128,7 +129,9 @@ export async function loadReleasePage(
     yanked: Number(r.yanked) === 1,
     createdAt: r.created_at,
   }));
-  const ownsIt = isOwner(viewer, row);
+  // "Manage" and "Publish a release" for whoever may publish to it: its owner, or a member of
+  // the organization owning it whose role allows publishing.
+  const ownsIt = mayAccessProject(viewer, row, "publish", await roleFor(db, viewer, row.owner_id));
   const found = await findRelease(db, row.id, params.requested);
   if (!found) {
     const status = params.requested === "latest" ? "no-release" : "release-not-found";

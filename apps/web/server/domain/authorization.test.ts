@@ -8,6 +8,7 @@ import {
   assertRoleChangeAllowed,
   assertUploadAllowed,
   canViewProject,
+  mayAccessProject,
   scopeFromPermissions,
   scopeToPermissions,
   visibleProjectIds,
@@ -139,6 +140,13 @@ describe("an organization's projects (decision 040)", () => {
     expect(codeOf(() => assertOrgAction(member, "admin", "admin"))).toBe("OK");
     expect(codeOf(() => assertOrgAction(member, "admin", "own"))).toBe("FORBIDDEN");
     expect(codeOf(() => assertOrgAction(member, "owner", "own"))).toBe("OK");
+  });
+
+  it("answers yes or no for pages that show what a member may use", () => {
+    expect(mayAccessProject(member, orgPrivate, "publish", "publisher")).toBe(true);
+    expect(mayAccessProject(member, orgPrivate, "publish", "viewer")).toBe(false);
+    expect(mayAccessProject(member, orgPrivate, "read", null)).toBe(false);
+    expect(mayAccessProject(null, orgPrivate, "read", null)).toBe(false);
   });
 
   it("lets only owners make or unmake owners", () => {

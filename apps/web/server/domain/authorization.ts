@@ -115,6 +115,23 @@ export function assertProjectAccess(
   assertKeyAllows(actor, project.id, needed);
 }
 
+/** assertProjectAccess as a yes or no, for pages that only show or hide what the actor may use. */
+export function mayAccessProject(
+  actor: Actor | null,
+  project: Pick<ProjectRef, "id" | "owner_id">,
+  needed: Access,
+  role: OrgRole | null = null,
+): boolean {
+  if (!actor) return false;
+  try {
+    assertProjectAccess(actor, project, needed, role);
+    return true;
+  } catch (error) {
+    if (error instanceof DomainError) return false;
+    throw error;
+  }
+}
+
 /** What a member may do with the organization itself. */
 export type OrgAction =
   /** See it, its members and its projects. */

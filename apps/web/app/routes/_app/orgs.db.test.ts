@@ -85,6 +85,11 @@ describe(`organization pages (${databaseKind})`, () => {
       viewer.cookie,
     );
     expect(settings.status).toBe(403);
+    // Its public page offers to publish only to those who may: the owner, not a viewer.
+    const publicPage = async (cookie: string) =>
+      (await app.request("/releases/acme/rocket/latest", { cookie })).text();
+    expect(await publicPage(owner.cookie)).toContain("Publish a release");
+    expect(await publicPage(viewer.cookie)).not.toContain("Publish a release");
     // A personal URL of it (a mail's link, a bookmark from before a transfer) leads to its page.
     const personal = await app.request("/projects/rocket/webhooks?x=1", { cookie: viewer.cookie });
     expect(personal.status).toBe(302);
