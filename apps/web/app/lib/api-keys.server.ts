@@ -9,14 +9,24 @@ import {
   createUserApiKey,
   deleteUserApiKey,
   type KeySummary,
+  listScopeProjects,
   listUserApiKeys,
+  type ScopeProject,
   UnknownProjectError,
 } from "../../server/domain/api-keys.ts";
 import type { KeyScope } from "../../server/domain/authorization.ts";
 import type { Services } from "../../server/services.ts";
 import { EXPIRY_OPTIONS, type ExpiryChoice, KEY_NAME_MAX } from "../components/api-keys/options.ts";
 
-export { type CreatedKey, type ExpiryChoice, KEY_NAME_MAX, type KeySummary, UnknownProjectError };
+export {
+  type CreatedKey,
+  type ExpiryChoice,
+  KEY_NAME_MAX,
+  type KeySummary,
+  listScopeProjects,
+  type ScopeProject,
+  UnknownProjectError,
+};
 
 const DAY_SECONDS = 24 * 60 * 60;
 

@@ -28,7 +28,7 @@ function reachableProjects(db: Db, ownerId: string) {
   return db
     .selectFrom("project")
     .innerJoin("user as owner", "owner.id", "project.owner_id")
-    .select(["project.id", "project.slug", "project.owner_id", "owner.username as owner"])
+    .select(["project.id", "project.slug", "project.name", "project.owner_id", "owner.username as owner"])
     .where((eb) =>
       eb.or([
         eb("project.owner_id", "=", ownerId),
@@ -39,6 +39,30 @@ function reachableProjects(db: Db, ownerId: string) {
         ),
       ]),
     );
+}
+
+/** A project a key may be scoped to, named as the API names it (`owner/slug` for another owner's). */
+export interface ScopeProject {
+  id: string;
+  slug: string;
+  name: string;
+}
+
+/**
+ * The projects a key of `ownerId` may be scoped to (reachableProjects), for choosing them: the
+ * owner's own first, then each organization's, by name.
+ */
+export async function listScopeProjects(db: Db, ownerId: string): Promise<ScopeProject[]> {
+  const rows = await reachableProjects(db, ownerId).execute();
+  return rows
+    .map((r) => ({
+      own: r.owner_id === ownerId,
+      id: r.id,
+      slug: r.owner_id === ownerId ? r.slug : `${r.owner ?? ""}/${r.slug}`,
+      name: r.name,
+    }))
+    .sort((a, b) => Number(b.own) - Number(a.own) || a.slug.localeCompare(b.slug))
+    .map(({ id, slug, name }) => ({ id, slug, name }));
 }
 
 export interface CreatedKey {

@@ -1,10 +1,9 @@
 // The top of an organization's pages: its name and slug, the signed-in member's role, and tabs
-// for its projects, members and settings (plain links, like a project's tabs).
+// for its projects, members, audit log and settings (a TabRow, like a project's tabs).
 import type { OrgRole } from "@packyard/contract/orgs.ts";
 import { Building2 } from "lucide-react";
-import { NavLink } from "react-router";
 import { orgPath } from "../../lib/project-path.ts";
-import { cn } from "../../lib/utils.ts";
+import { TabRow } from "../dashboard/tab-row.tsx";
 import { Badge } from "../ui/badge.tsx";
 
 const TABS = [
@@ -48,29 +47,14 @@ export function OrgHeader({
           <p className="mt-0.5 font-mono text-sm text-muted-foreground">{org.slug}</p>
         </div>
       </header>
-      <nav aria-label="Organization" className="-mx-1 mb-6 overflow-x-auto border-b border-border">
-        <ul className="flex min-w-max gap-1 px-1">
-          {TABS.filter((tab) => admin || !tab.adminOnly).map((tab) => (
-            <li key={tab.label}>
-              <NavLink
-                to={orgPath(org.slug, tab.path)}
-                end={tab.end}
-                className={({ isActive }) =>
-                  cn(
-                    "-mb-px inline-flex h-10 items-center border-b-2 px-3 text-sm font-medium transition-colors",
-                    "rounded-t-sm focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-ring",
-                    isActive
-                      ? "border-primary text-foreground"
-                      : "border-transparent text-muted-foreground hover:border-border hover:text-foreground",
-                  )
-                }
-              >
-                {tab.label}
-              </NavLink>
-            </li>
-          ))}
-        </ul>
-      </nav>
+      <TabRow
+        label="Organization"
+        tabs={TABS.filter((tab) => admin || !tab.adminOnly).map((tab) => ({
+          label: tab.label,
+          to: orgPath(org.slug, tab.path),
+          end: tab.end,
+        }))}
+      />
     </>
   );
 }

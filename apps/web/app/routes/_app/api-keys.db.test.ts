@@ -161,6 +161,36 @@ describe(`creating API keys (${databaseKind})`, () => {
     expect(await keysOf(ada.cookie)).toHaveLength(before);
   });
 
+  it("may be scoped to a project of an organization the user belongs to, named on the page", async () => {
+    const json = { "content-type": "application/json" };
+    const org = await app.request("/api/v1/orgs", {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ slug: "adas-org", name: "Ada's org" }),
+      cookie: ada.cookie,
+    });
+    expect(org.status).toBe(201);
+    const created = await app.request("/api/v1/projects", {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ owner: "adas-org", slug: "rocket", name: "Rocket", visibility: "private" }),
+      cookie: ada.cookie,
+    });
+    expect(created.status).toBe(201);
+    const rocket = (await created.json()).project.id as string;
+    const { status, key } = await createKey(ada.cookie, {
+      name: "Org only",
+      scope: "projects",
+      projectIds: [rocket],
+    });
+    expect(status).toBe(200);
+    expect((await v1("/projects/adas-org/rocket", key!)).status).toBe(200);
+    expect((await v1("/projects/alpha", key!)).status).toBe(403);
+    const html = await (await app.request("/api-keys", { cookie: ada.cookie })).text();
+    expect(html).toContain("Projects: Rocket");
+    expect(html).not.toContain("a deleted project");
+  });
+
   it("refuses a scope naming another user's project", async () => {
     const before = (await keysOf(ada.cookie)).length;
     const res = await createKey(ada.cookie, {

@@ -17,7 +17,7 @@ import {
   deleteExpiredApiKeys,
   expiresInSeconds,
   listApiKeys,
-  listOwnProjects,
+  listScopeProjects,
   UnknownProjectError,
 } from "../../lib/api-keys.server.ts";
 import { parseForm } from "../../lib/forms.ts";
@@ -42,7 +42,7 @@ export async function loader({ request, context, url }: Route.LoaderArgs) {
   const s = services(context);
   const [keys, projects] = await Promise.all([
     listApiKeys(s, user.id),
-    listOwnProjects(s.database.db, user.id),
+    listScopeProjects(s.database.db, user.id),
   ]);
   return { keys, projects };
 }
