@@ -3,7 +3,7 @@
 // is shown as a message over an empty page rather than an error page.
 import { type AuditPage, auditQuery } from "@packyard/contract";
 import type { Kysely } from "kysely";
-import { type AuditScope, listAuditEntries } from "../../server/audit/query.ts";
+import { type AuditScope, listAuditEntries, listAuditKeys } from "../../server/audit/query.ts";
 import type { Database } from "../../server/db/schema.ts";
 import { DomainError } from "../../server/domain/errors.ts";
 
@@ -20,16 +20,11 @@ export interface AuditView {
   filters: AuditFilterValues;
   /** What the filters' schema said of them; null when they were accepted. */
   error: string | null;
-  /** The account's API keys, for the actor filter. */
+  /** The API keys that acted within the log (listAuditKeys), for the actor filter. */
   keys: { id: string; name: string | null }[];
 }
 
-export async function auditView(
-  db: Kysely<Database>,
-  scope: AuditScope,
-  url: URL,
-  userId: string,
-): Promise<AuditView> {
+export async function auditView(db: Kysely<Database>, scope: AuditScope, url: URL): Promise<AuditView> {
   const raw = Object.fromEntries(url.searchParams);
   const filters: AuditFilterValues = {
     action: raw.action ?? "",
@@ -38,12 +33,7 @@ export async function auditView(
     from: raw.from ?? "",
     to: raw.to ?? "",
   };
-  const keys = await db
-    .selectFrom("apikey")
-    .select(["id", "name"])
-    .where("referenceId", "=", userId)
-    .orderBy("name")
-    .execute();
+  const keys = await listAuditKeys(db, scope);
   const parsed = auditQuery.safeParse({ ...raw, limit: "50" });
   if (!parsed.success)
     return {

@@ -2,7 +2,7 @@
 // in the contract) and paged by a cursor — the created_at and id of the last entry shown, so a
 // page never repeats or skips an entry while new ones arrive.
 import type { AuditAction, AuditEntry, AuditPage, AuditQuery } from "@packyard/contract";
-import type { Kysely, Selectable } from "kysely";
+import type { Kysely, Selectable, SelectQueryBuilder } from "kysely";
 import type { AuditEventTable, Database } from "../db/schema.ts";
 import { DomainError } from "../domain/errors.ts";
 
@@ -49,16 +49,43 @@ export function toAuditEntry(row: Selectable<AuditEventTable>): AuditEntry {
   };
 }
 
+function inScope<O>(
+  select: SelectQueryBuilder<Database, "audit_event", O>,
+  scope: AuditScope,
+): SelectQueryBuilder<Database, "audit_event", O> {
+  if (!("ownerId" in scope)) return select.where("project_id", "=", scope.projectId);
+  const owned = select.where("owner_id", "=", scope.ownerId);
+  return scope.projectSlug ? owned.where("project_slug", "=", scope.projectSlug) : owned;
+}
+
+/**
+ * The API keys that acted within the scope, by name: the "Who" filter's choices. They are read
+ * from the log itself, so a project's lists its organization's keys and its members' own, and a
+ * key deleted since keeps the name it had when it acted.
+ */
+export async function listAuditKeys(
+  db: Kysely<Database>,
+  scope: AuditScope,
+): Promise<{ id: string; name: string | null }[]> {
+  const rows = await inScope(
+    db
+      .selectFrom("audit_event")
+      .select((eb) => ["actor_key_id", eb.fn.max("actor_key_name").as("name")])
+      .where("actor_key_id", "is not", null)
+      .groupBy("actor_key_id"),
+    scope,
+  ).execute();
+  return rows
+    .map((r) => ({ id: r.actor_key_id ?? "", name: r.name ?? null }))
+    .sort((a, b) => (a.name ?? a.id).localeCompare(b.name ?? b.id));
+}
+
 export async function listAuditEntries(
   db: Kysely<Database>,
   scope: AuditScope,
   query: Omit<AuditQuery, "project">,
 ): Promise<AuditPage> {
-  let select = db.selectFrom("audit_event").selectAll();
-  if ("ownerId" in scope) {
-    select = select.where("owner_id", "=", scope.ownerId);
-    if (scope.projectSlug) select = select.where("project_slug", "=", scope.projectSlug);
-  } else select = select.where("project_id", "=", scope.projectId);
+  let select = inScope(db.selectFrom("audit_event").selectAll(), scope);
   const { action, actor } = query;
   if (action)
     select = action.includes(".")

@@ -26,7 +26,7 @@ export async function loader({ request, context, url }: Route.LoaderArgs) {
     .execute();
   return {
     projects: projects.map((p) => p.slug),
-    view: await auditView(db, { ownerId: user.id }, url, user.id),
+    view: await auditView(db, { ownerId: user.id }, url),
   };
 }
 

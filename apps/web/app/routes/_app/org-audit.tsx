@@ -36,7 +36,7 @@ export async function loader({ request, context, url, params }: Route.LoaderArgs
     role,
     projects: projects.map((p) => p.slug),
     // The actor filter offers the organization's keys.
-    view: await auditView(db, { ownerId: org.id }, url, org.id),
+    view: await auditView(db, { ownerId: org.id }, url),
   };
 }
 

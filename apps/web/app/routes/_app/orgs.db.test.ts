@@ -116,6 +116,31 @@ describe(`organization pages (${databaseKind})`, () => {
     expect(await (await app.request("/orgs/acme/settings", { cookie: owner.cookie })).text()).toContain("ci");
   });
 
+  it("offers the organization's keys that acted in its project's and its own audit log's Who filter", async () => {
+    const res = await post("/orgs/acme/settings", {
+      intent: "create",
+      name: "release bot",
+      expiry: "never",
+      scope: "all",
+      access: "publish",
+    });
+    expect(res.status).toBe(200);
+    const key = /pky_[A-Za-z0-9_-]+/.exec(await res.text())?.[0];
+    const put = await app.request("/api/v1/projects/acme/rocket/releases/1.0.0/files/rocket.tar.gz", {
+      method: "PUT",
+      headers: { authorization: `Bearer ${key}` },
+      body: "rocket bytes",
+    });
+    expect(put.status).toBe(201);
+    for (const path of ["/orgs/acme/projects/rocket/audit", "/orgs/acme/audit"]) {
+      const html = await (await app.request(path, { cookie: owner.cookie })).text();
+      // React separates the option's text and the name with a comment.
+      expect(html, path).toMatch(/Key: (<!-- -->)?release bot</);
+      // The read key made above never acted: it is not offered.
+      expect(html, path).not.toMatch(/Key: (<!-- -->)?ci</);
+    }
+  });
+
   it("keeps the last owner, and a transfer moves the project's pages", async () => {
     const leave = await post("/orgs/acme/members", { intent: "leave", username: owner.username });
     expect(leave.status).toBe(409);

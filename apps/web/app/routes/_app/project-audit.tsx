@@ -28,7 +28,7 @@ export async function loader({ request, context, url, params }: Route.LoaderArgs
   const project = await projectPageOr404(db, user, params, url, PROJECT_AUDIT_ACCESS);
   return {
     project: { ...(await projectPlace(db, project)), name: project.name },
-    view: await auditView(db, { projectId: project.id }, url, user.id),
+    view: await auditView(db, { projectId: project.id }, url),
   };
 }
 
