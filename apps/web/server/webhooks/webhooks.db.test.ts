@@ -362,6 +362,39 @@ describe(`webhooks (${databaseKind})`, () => {
     expect(await auditCount(app, "webhook.updated", "key")).toBe(2);
     expect(await auditCount(app, "webhook.deleted", "key")).toBe(1);
   });
+  it("an organization's webhook turned off is mailed to the organization's owners, linking its pages", async () => {
+    const post = (path: string, body: unknown) => app.request(path, json("POST", body, auth));
+    expect((await post("/api/v1/orgs", { slug: "hookorg", name: "Hook org" })).status).toBe(201);
+    expect(
+      (await post("/api/v1/projects", { owner: "hookorg", slug: "orghooked", name: "Org hooked" })).status,
+    ).toBe(201);
+    const orgBase = "/api/v1/projects/hookorg/orghooked";
+    const added = await post(`${orgBase}/webhooks`, { url: receiver.url, events: ["release.created"] });
+    expect(added.status).toBe(201);
+    receiver.script([500, 500]);
+    // This project's release (others of the same version were made above).
+    const released = (version: string) =>
+      receiver.waitFor((r) => {
+        const release = r.json.data.release as { version?: string; url?: string } | undefined;
+        return release?.version === version && release.url?.includes("/orghooked/") === true;
+      });
+    expect((await post(`${orgBase}/releases`, { version: "1.0.0" })).status).toBe(201);
+    await released("1.0.0");
+    await app.services.webhooks.settled();
+    offsetMs += 3 * 24 * 60 * 60 * 1000;
+    expect((await post(`${orgBase}/releases`, { version: "1.0.1" })).status).toBe(201);
+    await released("1.0.1");
+    await drain();
+
+    const turnedOff = () =>
+      app.outbox().filter((m) => m.subject === "A webhook of hookorg/orghooked was turned off");
+    // The mail follows the delivery that turned the webhook off.
+    await expect.poll(() => turnedOff().length).toBe(1);
+    const mail = turnedOff();
+    // To the organization's owner (the person), never to the organization's own .invalid address.
+    expect(mail.map((m) => m.to)).toEqual([expect.stringContaining("hookster@example.com")]);
+    expect(mail[0]!.text).toContain("/orgs/hookorg/projects/orghooked/webhooks");
+  });
 });
 
 describe(`webhook targets without WEBHOOK_ALLOW_PRIVATE (${databaseKind})`, () => {
