@@ -75,6 +75,28 @@ function groupByRelease<Row extends ReleasedPackage>(
   return entries;
 }
 
+/** PackageSets.update's answer. */
+export interface PackageSetUpdate<Row> {
+  /** Identifies the set now (the same object while nothing changes). */
+  set: object;
+  /** The set `removed` and `added` apply to; undefined when the set was read whole. */
+  previous?: object;
+  removed: Row[];
+  added: Row[];
+  /** Every row, newest release first (within a release, newest file first). */
+  rows(): Row[];
+}
+
+/**
+ * Set order of two rows: negative when `a` comes first (its release is newer, or the same
+ * release and its file newer). Of two rows with the same identity, the first in set order wins.
+ */
+export function compareSetOrder(a: ReleasedPackage, b: ReleasedPackage): number {
+  if (a.release_id !== b.release_id)
+    return newerFirst(a.release_created_at, a.release_id, b.release_created_at, b.release_id);
+  return newerFileFirst(a, b);
+}
+
 export class PackageSets<Row extends ReleasedPackage> {
   readonly #load: PackageLoader<Row>;
   readonly #budget: MemoryBudget;
@@ -95,9 +117,24 @@ export class PackageSets<Row extends ReleasedPackage> {
 
   /** The project's packages now, newest release first. Builds of one project must not overlap. */
   async current(db: Db, projectId: string): Promise<Row[]> {
+    return (await this.update(db, projectId)).rows();
+  }
+
+  /**
+   * The project's set brought up to date, with what changed: when `previous` is the set a caller
+   * built from last time, applying `removed` and `added` (row objects) to what it built gives
+   * what a build from `rows()` would (a build keeps its grouping between publishes instead of
+   * flattening and grouping every row again). `set` is the same object as long as nothing
+   * changed; a set read whole has no `previous`.
+   */
+  async update(db: Db, projectId: string): Promise<PackageSetUpdate<Row>> {
     const key = `packages/${this.#name}/${projectId}`;
-    let set = this.#budget.get<ProjectSet<Row>>(key);
+    const kept = this.#budget.get<ProjectSet<Row>>(key);
+    let set = kept;
     const delta = await packageIndexChangesSince(db, projectId, set?.revision);
+    let previous: ProjectSet<Row> | undefined;
+    let removed: Row[] = [];
+    let added: Row[] = [];
     if (!set || delta.kind === "reload") {
       this.stats.reloads++;
       const releases = groupByRelease(await this.#load(db, projectId), this.#weigh);
@@ -108,14 +145,35 @@ export class PackageSets<Row extends ReleasedPackage> {
       this.stats.updates++;
       const changed = new Set(delta.releaseIds);
       const fresh = groupByRelease(await this.#load(db, projectId, delta.releaseIds), this.#weigh);
-      const releases = set.releases.filter((r) => !changed.has(r.id));
-      for (const entry of fresh) releases.splice(insertionPoint(releases, entry), 0, entry);
+      const releases: ReleaseEntry<Row>[] = [];
+      for (const release of set.releases) {
+        if (!changed.has(release.id)) releases.push(release);
+        else for (const row of release.rows) removed.push(row);
+      }
+      for (const entry of fresh) {
+        releases.splice(insertionPoint(releases, entry), 0, entry);
+        for (const row of entry.rows) added.push(row);
+      }
+      previous = set;
       set = { revision: delta.revision, releases };
       this.#keep(key, set);
+    } else {
+      previous = set;
+      removed = [];
+      added = [];
     }
-    const rows: Row[] = [];
-    for (const release of set.releases) for (const row of release.rows) rows.push(row);
-    return rows;
+    const current = set;
+    return {
+      set: current,
+      previous,
+      removed,
+      added,
+      rows: () => {
+        const rows: Row[] = [];
+        for (const release of current.releases) for (const row of release.rows) rows.push(row);
+        return rows;
+      },
+    };
   }
 
   #keep(key: string, set: ProjectSet<Row>) {

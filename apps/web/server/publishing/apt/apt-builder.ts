@@ -7,7 +7,7 @@ import type { Database } from "../../db/schema.ts";
 import { DAY_MS, DEFAULT_SUITE } from "../../domain/repository-settings.ts";
 import { DigestThread } from "../digest-thread.ts";
 import { type MemoryBudget, stringBytes } from "../memory-budget.ts";
-import { type PackageLoader, PackageSets, type ReleasedPackage } from "../package-sets.ts";
+import { compareSetOrder, type PackageLoader, PackageSets, type ReleasedPackage } from "../package-sets.ts";
 import type { FormatBuilder } from "../publisher.ts";
 import {
   buildSuite,
@@ -17,6 +17,7 @@ import {
   type SuitePackage,
 } from "./build-index.ts";
 import { restoreServedBlocks } from "./restore-blocks.ts";
+import { SuiteIndexes } from "./suite-indexes.ts";
 import { detectXzEncoder, type XzBlockCache, type XzEncoder, xzBlockCacheBytes } from "./xz-blocks.ts";
 
 export interface DebRow extends ReleasedPackage, SuitePackage {
@@ -78,22 +79,70 @@ export function createAptBuilder(
     name: "apt",
     weigh: (row) => stringBytes([row.stanza, row.identity, row.id, row.release_id]) + 160,
   });
-  return {
-    format: "apt",
-    async build({ db, store, project, signers, date, published }) {
-      const rows = await packageSets.current(db, project.id);
+  /**
+   * The project's suites, each grouped into its indexes, kept between builds (within the budget)
+   * and brought up to date with the rows the change log's releases removed and added.
+   */
+  async function grouped(
+    db: Kysely<Database>,
+    projectId: string,
+  ): Promise<Map<string, SuiteIndexes<DebRow>>> {
+    const update = await packageSets.update(db, projectId);
+    const key = `suites/apt/${projectId}`;
+    let kept = budget.get<{ set: object; suites: Map<string, SuiteIndexes<DebRow>> }>(key);
+    if (kept?.set === update.set) return kept.suites;
+    const suite = (suites: Map<string, SuiteIndexes<DebRow>>, name: string) => {
+      let indexes = suites.get(name);
+      if (!indexes) {
+        indexes = new SuiteIndexes<DebRow>(compareSetOrder);
+        suites.set(name, indexes);
+      }
+      return indexes;
+    };
+    if (kept && update.previous === kept.set) {
+      const changes = new Map<string, { removed: DebRow[]; added: DebRow[] }>();
+      const of = (row: DebRow) => {
+        let change = changes.get(row.suite);
+        if (!change) {
+          change = { removed: [], added: [] };
+          changes.set(row.suite, change);
+        }
+        return change;
+      };
+      for (const row of update.removed) of(row).removed.push(row);
+      for (const row of update.added) of(row).added.push(row);
+      for (const [name, { removed, added }] of changes) suite(kept.suites, name).apply(removed, added);
+      kept = { set: update.set, suites: kept.suites };
+    } else {
       const bySuite = new Map<string, DebRow[]>();
-      // A suite whose packages were all yanked or deleted is republished empty, not left stale.
-      for (const suite of published) bySuite.set(suite, []);
-      for (const row of rows) {
+      for (const row of update.rows()) {
         const list = bySuite.get(row.suite);
         if (list) list.push(row);
         else bySuite.set(row.suite, [row]);
       }
+      const suites = new Map<string, SuiteIndexes<DebRow>>();
+      for (const [name, rows] of bySuite) suite(suites, name).apply([], rows);
+      kept = { set: update.set, suites };
+    }
+    let bytes = 0;
+    for (const indexes of kept.suites.values()) bytes += indexes.bytes();
+    budget.set(key, kept, bytes);
+    return kept.suites;
+  }
+
+  return {
+    format: "apt",
+    async build({ db, store, project, signers, date, published }) {
+      const suites = await grouped(db, project.id);
+      const bySuite = new Map<string, SuiteIndexes<DebRow>>();
+      // A suite whose packages were all yanked or deleted is republished empty, not left stale.
+      for (const suite of published)
+        bySuite.set(suite, suites.get(suite) ?? new SuiteIndexes<DebRow>(compareSetOrder));
+      for (const [suite, indexes] of suites) if (indexes.size > 0) bySuite.set(suite, indexes);
       if (bySuite.size === 0) return [];
       const built = [];
       const { apt } = project;
-      for (const [suite, packages] of bySuite) {
+      for (const [suite, indexes] of bySuite) {
         const cacheKey = `blocks/apt/${project.id}/${suite}`;
         const kept = budget.get<Map<string, GzipBlockCache>>(cacheKey);
         const gzipCache = kept ?? new Map();
@@ -115,7 +164,7 @@ export function createAptBuilder(
           date,
           validUntil:
             apt.validUntilDays === null ? undefined : new Date(date.getTime() + apt.validUntilDays * DAY_MS),
-          packages,
+          indexes,
           signers,
           gzipCache,
           xz: xzEncoder(),

@@ -1,13 +1,7 @@
 // Assembles one suite of a project's APT repository from stored stanzas — never by re-reading
 // packages: Packages, Packages.gz and Packages.xz per component and architecture, Release with
 // SHA256 and SHA512 lists, InRelease and Release.gpg signed by every active key.
-import {
-  type PackagesIndexOrder,
-  packagesIndexBlocks,
-  type ReleaseFileEntry,
-  renderRelease,
-  sortPackagesIndexEntries,
-} from "@packyard/formats/apt/index.ts";
+import { packagesIndexBlocks, type ReleaseFileEntry, renderRelease } from "@packyard/formats/apt/index.ts";
 import {
   digestGzipMembers,
   type GzipMemberCache,
@@ -21,22 +15,10 @@ import {
 import { type SigningKey, signCleartext, signDetachedArmored } from "@packyard/formats/openpgp/index.ts";
 import type { DigestThread } from "../digest-thread.ts";
 import type { RestoredBlocks } from "./restore-blocks.ts";
+import { type IndexedPackage, SuiteIndexes, type SuiteIndexView } from "./suite-indexes.ts";
 import { type XzBlockCache, type XzEncoder, xzDocument } from "./xz-blocks.ts";
 
-export interface SuitePackage {
-  /** The stored file's id, when known: its stanza never changes, so blocks are keyed by it. */
-  id?: string;
-  /** Component, name, version and architecture joined by NULs, when computed beforehand. */
-  identity?: string;
-  component: string;
-  name: string;
-  version: string;
-  architecture: string;
-  stanza: string;
-}
-
-/** Architectures every repository offers, so a client on them sees an (empty) index, not an error. */
-const BASE_ARCHITECTURES = ["amd64", "arm64"];
+export type SuitePackage = IndexedPackage;
 
 /**
  * Compressed blocks of an index from its previous build, by block text. Packages.gz is a series
@@ -55,8 +37,6 @@ export interface IndexDigests {
   remote?: RemoteHasher;
   gzip: ResumableDigests;
   xz: ResumableDigests;
-  /** The index's entries in order: the next build sorts only what was added (the same row objects). */
-  order?: PackagesIndexOrder<SuitePackage>;
 }
 
 function openDigests(thread: DigestThread | undefined): Pick<IndexDigests, "open" | "remote"> {
@@ -101,12 +81,7 @@ async function digestOpen(
 
 /** Roughly the memory IndexDigests keep. */
 export function indexDigestsBytes(digests: IndexDigests): number {
-  return (
-    digests.open.bytes() +
-    digests.gzip.bytes() +
-    digests.xz.bytes() +
-    (digests.order?.sorted.length ?? 0) * 48
-  );
+  return digests.open.bytes() + digests.gzip.bytes() + digests.xz.bytes();
 }
 
 export interface BuiltSuite {
@@ -130,8 +105,12 @@ export async function buildSuite(options: {
   date: Date;
   /** Release's Valid-Until: apt refuses the repository after it, so it is re-signed before. */
   validUntil?: Date;
-  /** Newest release first: for a name/version/architecture listed twice, the first one wins. */
-  packages: SuitePackage[];
+  /**
+   * The suite's packages, grouped and ordered (kept between builds); or `packages`, newest
+   * release first: for a name/version/architecture listed twice, the first one wins.
+   */
+  indexes?: SuiteIndexView;
+  packages?: SuitePackage[];
   signers: SigningKey[];
   /** Compressed blocks from the previous build of this suite, per index path; updated in place. */
   gzipCache?: Map<string, GzipBlockCache>;
@@ -148,37 +127,15 @@ export async function buildSuite(options: {
   /** Where a Packages.xz that could not be made is reported (console.warn by default). */
   warn?: (message: string) => void;
 }): Promise<BuiltSuite> {
-  const seen = new Set<string>();
-  const packages = options.packages.filter((p) => {
-    const key = p.identity ?? `${p.component}\u0000${p.name}\u0000${p.version}\u0000${p.architecture}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-  const components = [...new Set(packages.map((p) => p.component))].sort();
-  if (components.length === 0) components.push("main");
-  const concrete = [
-    ...new Set([...BASE_ARCHITECTURES, ...packages.map((p) => p.architecture).filter((a) => a !== "all")]),
-  ].sort();
-  const architectures = [...concrete, "all"];
+  const indexes: SuiteIndexView = options.indexes ?? SuiteIndexes.from(options.packages ?? []);
+  const components = indexes.components;
+  const architectures = indexes.architectures;
 
   const encoder = new TextEncoder();
   const files = new Map<string, Uint8Array>();
   const listed: ReleaseFileEntry[] = [];
   // Release lists each Packages (hashed while its blocks are compressed) before its .gz.
   const described: ReleaseFileEntry[] = [];
-  // One pass: each package into its component's index for its architecture, or into every
-  // architecture's index when it is Architecture: all.
-  const byIndex = new Map<string, SuitePackage[]>();
-  for (const component of components)
-    for (const architecture of architectures) byIndex.set(`${component}/${architecture}`, []);
-  for (const p of packages) {
-    if (p.architecture === "all") {
-      for (const architecture of architectures) byIndex.get(`${p.component}/${architecture}`)!.push(p);
-    } else {
-      byIndex.get(`${p.component}/${p.architecture}`)!.push(p);
-    }
-  }
   // Packages.xz: the same blocks, compressed (only those not cached) while the next index's
   // gzip members are made; one xz process per index that changed.
   const xzFiles: Promise<(ReleaseFileEntry & { xz: Buffer }) | null>[] = [];
@@ -192,8 +149,7 @@ export async function buildSuite(options: {
         digests = newIndexDigests(options.thread);
         options.digests?.set(base, digests);
       }
-      digests.order = sortPackagesIndexEntries(byIndex.get(`${component}/${architecture}`)!, digests.order);
-      const blocks = packagesIndexBlocks(digests.order.sorted, 32, { sorted: true });
+      const blocks = packagesIndexBlocks(indexes.index(component, architecture), 32, { sorted: true });
       if (!options.gzipCache?.has(base)) {
         Object.assign(digests, openDigests(options.thread));
         digests.gzip = new ResumableDigests(["sha256", "sha512"]);
@@ -285,5 +241,5 @@ export async function buildSuite(options: {
   files.set("Release", releaseBytes);
   files.set("InRelease", encoder.encode(inRelease));
   files.set("Release.gpg", encoder.encode(releaseGpg));
-  return { files, digests, listed, architectures, components };
+  return { files, digests, listed, architectures: [...architectures], components: [...components] };
 }

@@ -1,0 +1,141 @@
+// A suite's indexes kept between publishes and changed by the rows added and removed list what
+// indexes made from scratch list, through uploads, removals, a newer copy replacing an older one
+// and back, Architecture: all, new components and architectures.
+import { describe, expect, it } from "vitest";
+import { type IndexedPackage, SuiteIndexes } from "./suite-indexes.ts";
+
+interface Row extends IndexedPackage {
+  /** Set order: lower first (wins). */
+  rank: number;
+}
+
+let serial = 0;
+function row(
+  name: string,
+  version: string,
+  options: { arch?: string; component?: string; rank?: number } = {},
+): Row {
+  serial++;
+  const architecture = options.arch ?? "amd64";
+  const component = options.component ?? "main";
+  return {
+    id: `file-${serial}`,
+    component,
+    name,
+    version,
+    architecture,
+    stanza: `Package: ${name}\nVersion: ${version}\nArchitecture: ${architecture}\nX-Serial: ${serial}\n`,
+    rank: options.rank ?? -serial,
+  };
+}
+
+const byRank = (a: Row, b: Row) => a.rank - b.rank;
+
+/** Every index, as ids in order. */
+function listing(indexes: SuiteIndexes<Row>) {
+  const out: Record<string, string[]> = {};
+  for (const component of indexes.components)
+    for (const architecture of indexes.architectures)
+      out[`${component}/${architecture}`] = indexes.index(component, architecture).map((p) => p.id!);
+  return out;
+}
+
+/** The same rows grouped from scratch (rows in set order). */
+function fromScratch(rows: readonly Row[]) {
+  return listing(SuiteIndexes.from([...rows].sort(byRank)) as SuiteIndexes<Row>);
+}
+
+describe("SuiteIndexes", () => {
+  it("follows adds and removes exactly as a grouping from scratch would", () => {
+    const kept = new SuiteIndexes<Row>(byRank);
+    let rows: Row[] = [];
+    const change = (removed: Row[], added: Row[]) => {
+      kept.apply(removed, added);
+      rows = rows.filter((r) => !removed.includes(r)).concat(added);
+      expect(listing(kept)).toEqual(fromScratch(rows));
+    };
+    const base = Array.from({ length: 200 }, (_, i) => row(`pkg-${String(i).padStart(3, "0")}`, "1.0"));
+    change([], base);
+    // One more, sorting first, last and in the middle.
+    change([], [row("aaa", "1.0")]);
+    change([], [row("zzz", "1.0")]);
+    change([], [row("pkg-100", "2.0")]);
+    // The same name/version/architecture uploaded again in a newer release: it replaces the old.
+    const newer = row("pkg-050", "1.0");
+    change([], [newer]);
+    expect(kept.index("main", "amd64").filter((p) => p.name === "pkg-050")).toEqual([newer]);
+    // ...and yanked again: the older copy comes back.
+    change([newer], []);
+    expect(kept.index("main", "amd64").find((p) => p.name === "pkg-050")).toBe(base[50]);
+    // An older copy added later does not win.
+    change([], [row("pkg-060", "1.0", { rank: 1_000_000 })]);
+    expect(kept.index("main", "amd64").find((p) => p.name === "pkg-060")).toBe(base[60]);
+    // A release re-read: its rows removed and added again as new objects.
+    const again = { ...base[10]!, stanza: base[10]!.stanza };
+    change([base[10]!], [again]);
+    expect(kept.index("main", "amd64").find((p) => p.name === "pkg-010")).toBe(again);
+    // Architecture: all goes into every architecture's index.
+    const all = row("shared", "1.0", { arch: "all" });
+    change([], [all]);
+    expect(kept.index("main", "arm64")).toEqual([all]);
+    // A new architecture: its index lists the `all` packages too.
+    change([], [row("riscy", "1.0", { arch: "riscv64" })]);
+    expect(kept.architectures).toEqual(["amd64", "arm64", "riscv64", "all"]);
+    expect(kept.index("main", "riscv64").map((p) => p.name)).toEqual(["riscy", "shared"]);
+    // Another component, then gone again.
+    const contrib = row("extra", "1.0", { component: "contrib" });
+    change([], [contrib]);
+    expect(kept.components).toEqual(["contrib", "main"]);
+    change([contrib], []);
+    expect(kept.components).toEqual(["main"]);
+    // Removals and additions in one change.
+    change(base.slice(0, 5), [row("pkg-001", "1.1"), row("bbb", "0.1")]);
+    // Everything removed: one empty index per base architecture.
+    change(rows, []);
+    expect(listing(kept)).toEqual({ "main/amd64": [], "main/arm64": [], "main/all": [] });
+  });
+
+  it("keeps each of dpkg's equal versions (1.0 and 1.0-0) as its own entry, in a fixed order", () => {
+    const kept = new SuiteIndexes<Row>(byRank);
+    const a = row("tool", "1.0");
+    const b = row("tool", "1.0-0");
+    kept.apply([], [b]);
+    kept.apply([], [a]);
+    expect(kept.index("main", "amd64")).toEqual(
+      fromScratch([a, b])["main/amd64"]!.map((id) => (id === a.id ? a : b)),
+    );
+  });
+
+  it("changes an index's version only when its entries change", () => {
+    const kept = new SuiteIndexes<Row>(byRank);
+    kept.apply([], [row("one", "1.0"), row("two", "1.0", { arch: "arm64" })]);
+    const amd64 = kept.version("main", "amd64");
+    const arm64 = kept.version("main", "arm64");
+    kept.apply([], [row("three", "1.0")]);
+    expect(kept.version("main", "amd64")).not.toBe(amd64);
+    expect(kept.version("main", "arm64")).toBe(arm64);
+  });
+
+  it("follows a long random series of changes", () => {
+    let seed = 42;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const kept = new SuiteIndexes<Row>(byRank);
+    let rows: Row[] = [];
+    for (let step = 0; step < 300; step++) {
+      const removed = rows.filter(() => random(40) === 0);
+      const added = Array.from({ length: random(4) }, () =>
+        row(`p${random(30)}`, `1.${random(3)}`, {
+          arch: ["amd64", "arm64", "all", "i386"][random(4)]!,
+          component: random(10) === 0 ? "contrib" : "main",
+          rank: random(1000) * 100_000 + serial,
+        }),
+      );
+      kept.apply(removed, added);
+      rows = rows.filter((r) => !removed.includes(r)).concat(added);
+      expect(listing(kept)).toEqual(fromScratch(rows));
+    }
+  });
+});

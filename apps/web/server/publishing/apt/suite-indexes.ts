@@ -1,0 +1,231 @@
+// A suite's packages grouped as its Packages indexes list them — de-duplicated by identity (the
+// first in set order wins), one index per component and architecture (Architecture: all in every
+// architecture's index of its component), each in index order — kept between publishes and
+// brought up to date with the rows a change removed and added. Publishing one more package into
+// 50,000 then touches one identity and a binary search per index it lands in, instead of
+// flattening, de-duplicating, grouping and sorting 50,000 rows again (issue 16, decision 042).
+import { comparePackagesIndexEntries } from "@packyard/formats/apt/packages-index.ts";
+
+/** What an index lists of a package; `identity` is computed once per row when the caller can. */
+export interface IndexedPackage {
+  /** The stored file's id, when known: its stanza never changes, so blocks are keyed by it. */
+  id?: string;
+  /** Component, name, version and architecture joined by NULs, when computed beforehand. */
+  identity?: string;
+  component: string;
+  name: string;
+  version: string;
+  architecture: string;
+  stanza: string;
+}
+
+/** Architectures every repository offers, so a client on them sees an (empty) index, not an error. */
+export const BASE_ARCHITECTURES = ["amd64", "arm64"];
+
+const identityOf = (p: IndexedPackage) =>
+  p.identity ?? `${p.component}\u0000${p.name}\u0000${p.version}\u0000${p.architecture}`;
+
+/** Position of the first entry not before `entry` in an index (binary search). */
+function lowerBound<P extends IndexedPackage>(sorted: readonly P[], entry: P): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (comparePackagesIndexEntries(sorted[middle]!, entry) < 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+function bump(counts: Map<string, number>, key: string, by: number) {
+  const count = (counts.get(key) ?? 0) + by;
+  if (count === 0) counts.delete(key);
+  else counts.set(key, count);
+}
+
+/** What a build reads of a suite's indexes. */
+export interface SuiteIndexView {
+  readonly components: readonly string[];
+  readonly architectures: readonly string[];
+  index(component: string, architecture: string): readonly IndexedPackage[];
+}
+
+export class SuiteIndexes<P extends IndexedPackage = IndexedPackage> implements SuiteIndexView {
+  /** Of two packages with one identity, which wins: negative when `a` does. */
+  readonly #order: (a: P, b: P) => number;
+  /** Every row by identity (an array only when there are several). */
+  readonly #candidates = new Map<string, P | P[]>();
+  /** The row listed for each identity. */
+  readonly #winners = new Map<string, P>();
+  /** Listed packages per component, and per architecture other than `all`. */
+  readonly #componentCounts = new Map<string, number>();
+  readonly #architectureCounts = new Map<string, number>();
+  #components: string[] = ["main"];
+  #architectures: string[] = [...BASE_ARCHITECTURES, "all"];
+  /** `component/architecture` → its entries in index order. */
+  #indexes = new Map<string, P[]>();
+  /** Bumped when an index's entries change (builds reuse what an unchanged index made). */
+  readonly #versions = new Map<string, number>();
+  #version = 0;
+
+  constructor(order: (a: P, b: P) => number) {
+    this.#order = order;
+    this.#regroup();
+  }
+
+  /** The indexes of `packages`, where the first of two with one identity wins. */
+  static from<P extends IndexedPackage>(packages: readonly P[]): SuiteIndexes<P> {
+    const position = new Map<P, number>();
+    for (const [i, p] of packages.entries()) position.set(p, i);
+    const indexes = new SuiteIndexes<P>((a, b) => position.get(a)! - position.get(b)!);
+    indexes.apply([], packages);
+    return indexes;
+  }
+
+  get components(): readonly string[] {
+    return this.#components;
+  }
+
+  /** The concrete architectures (with the base ones) sorted, then `all`. */
+  get architectures(): readonly string[] {
+    return this.#architectures;
+  }
+
+  /** How many packages are listed (one per identity). */
+  get size(): number {
+    return this.#winners.size;
+  }
+
+  /** An index's entries in index order (do not change them). */
+  index(component: string, architecture: string): readonly P[] {
+    return this.#indexes.get(`${component}/${architecture}`) ?? [];
+  }
+
+  /** Changes when the index's entries change, never back to an earlier value. */
+  version(component: string, architecture: string): number {
+    return this.#versions.get(`${component}/${architecture}`) ?? 0;
+  }
+
+  /** Roughly the memory it holds beyond the rows themselves. */
+  bytes(): number {
+    let entries = 0;
+    for (const index of this.#indexes.values()) entries += index.length;
+    return 256 + this.#candidates.size * 120 + entries * 8;
+  }
+
+  /**
+   * Applies a change: `removed` are rows no longer listed (the same objects once added),
+   * `added` new rows. Work is proportional to the rows given, plus a binary search per index an
+   * entry lands in; a change of the components or architectures offered regroups everything.
+   */
+  apply(removed: readonly P[], added: readonly P[]): void {
+    if (removed.length === 0 && added.length === 0) return;
+    /** Identity → its winner before this change. */
+    const touched = new Map<string, P | undefined>();
+    const touch = (identity: string) => {
+      if (!touched.has(identity)) touched.set(identity, this.#winners.get(identity));
+    };
+    for (const row of removed) {
+      const identity = identityOf(row);
+      touch(identity);
+      const rows = this.#candidates.get(identity);
+      if (rows === row) this.#candidates.delete(identity);
+      else if (Array.isArray(rows)) {
+        const at = rows.indexOf(row);
+        if (at >= 0) rows.splice(at, 1);
+        if (rows.length === 1) this.#candidates.set(identity, rows[0]!);
+      }
+    }
+    for (const row of added) {
+      const identity = identityOf(row);
+      touch(identity);
+      const rows = this.#candidates.get(identity);
+      if (rows === undefined) this.#candidates.set(identity, row);
+      else if (Array.isArray(rows)) rows.push(row);
+      else this.#candidates.set(identity, [rows, row]);
+    }
+    const out: P[] = [];
+    const into: P[] = [];
+    for (const [identity, before] of touched) {
+      const rows = this.#candidates.get(identity);
+      let after: P | undefined;
+      if (Array.isArray(rows)) {
+        after = rows[0];
+        for (const row of rows) if (this.#order(row, after!) < 0) after = row;
+      } else after = rows;
+      if (after === before) continue;
+      if (before) {
+        out.push(before);
+        bump(this.#componentCounts, before.component, -1);
+        if (before.architecture !== "all") bump(this.#architectureCounts, before.architecture, -1);
+      }
+      if (after) {
+        this.#winners.set(identity, after);
+        into.push(after);
+        bump(this.#componentCounts, after.component, 1);
+        if (after.architecture !== "all") bump(this.#architectureCounts, after.architecture, 1);
+      } else this.#winners.delete(identity);
+    }
+    if (out.length === 0 && into.length === 0) return;
+    if (this.#layoutChanged() || out.length + into.length > this.#winners.size / 4) {
+      this.#regroup();
+      return;
+    }
+    // All removals first: a row replacing another of the same identity sorts equal to it.
+    for (const row of out) {
+      for (const key of this.#indexKeys(row)) {
+        const index = this.#indexes.get(key)!;
+        let at = lowerBound(index, row);
+        while (at < index.length && index[at] !== row) at++;
+        if (at < index.length) index.splice(at, 1);
+        this.#versions.set(key, ++this.#version);
+      }
+    }
+    for (const row of into) {
+      for (const key of this.#indexKeys(row)) {
+        const index = this.#indexes.get(key)!;
+        index.splice(lowerBound(index, row), 0, row);
+        this.#versions.set(key, ++this.#version);
+      }
+    }
+  }
+
+  #indexKeys(row: P): string[] {
+    if (row.architecture !== "all") return [`${row.component}/${row.architecture}`];
+    return this.#architectures.map((architecture) => `${row.component}/${architecture}`);
+  }
+
+  #layout(): { components: string[]; architectures: string[] } {
+    const components = [...this.#componentCounts.keys()].sort();
+    if (components.length === 0) components.push("main");
+    const concrete = [...new Set([...BASE_ARCHITECTURES, ...this.#architectureCounts.keys()])].sort();
+    return { components, architectures: [...concrete, "all"] };
+  }
+
+  #layoutChanged(): boolean {
+    const { components, architectures } = this.#layout();
+    return (
+      components.join("\u0000") !== this.#components.join("\u0000") ||
+      architectures.join("\u0000") !== this.#architectures.join("\u0000")
+    );
+  }
+
+  /** Every index again from the winners: one sort per index. */
+  #regroup() {
+    const { components, architectures } = this.#layout();
+    this.#components = components;
+    this.#architectures = architectures;
+    const indexes = new Map<string, P[]>();
+    for (const component of components)
+      for (const architecture of architectures) indexes.set(`${component}/${architecture}`, []);
+    for (const row of this.#winners.values())
+      for (const key of this.#indexKeys(row)) indexes.get(key)!.push(row);
+    for (const [key, index] of indexes) {
+      index.sort(comparePackagesIndexEntries);
+      const before = this.#indexes.get(key);
+      if (!before || before.length !== index.length || index.some((p, i) => before[i] !== p))
+        this.#versions.set(key, ++this.#version);
+    }
+    this.#indexes = indexes;
+  }
+}
