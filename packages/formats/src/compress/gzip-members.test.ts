@@ -6,11 +6,14 @@ import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import {
+  blockKeyDigest,
   type GzipMemberCache,
   gzipBlocks,
+  gzipMembers,
   type KeyedBlock,
   splitGzipMembers,
   splitIntoBlocks,
+  tagMember,
 } from "./gzip-members.ts";
 
 const names = Array.from({ length: 400 }, (_, i) => `pkg-${String(i).padStart(4, "0")}`);
@@ -102,5 +105,37 @@ describe("splitGzipMembers", () => {
     expect(members.map((m) => m.open.toString("utf8"))).toEqual(blocks);
     expect(Buffer.concat(members.map((m) => m.member))).toEqual(gzip);
     expect(() => splitGzipMembers(gzip.subarray(0, gzip.length - 3))).toThrow(/truncated/);
+  });
+
+  it("finds tagged members by their length and key without inflating them; gzip(1) reads the file as before", () => {
+    const blocks = blocksOf(names);
+    const whole = names.map(text).join("");
+    const { gzip } = gzipMembers(blocks, { tagged: true });
+    expect(gunzipSync(gzip).toString("utf8")).toBe(whole);
+    const dir = mkdtempSync(join(tmpdir(), "packyard-gzip-"));
+    try {
+      writeFileSync(join(dir, "index.gz"), gzip);
+      const read = spawnSync("gzip", ["-dc", join(dir, "index.gz")], { encoding: "utf8" });
+      expect(read.status).toBe(0);
+      expect(read.stdout).toBe(whole);
+      expect(spawnSync("gzip", ["-t", join(dir, "index.gz")]).status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const members = splitGzipMembers(gzip);
+    expect(members.map((m) => m.keyDigest)).toEqual(blocks.map((b) => blockKeyDigest(b.key)));
+    expect(members.map((m) => m.size)).toEqual(blocks.map((b) => Buffer.byteLength(b.text())));
+    // Inflated only when asked for.
+    expect(members.map((m) => m.open.toString("utf8"))).toEqual(blocks.map((b) => b.text()));
+    expect(Buffer.concat(members.map((m) => m.member))).toEqual(gzip);
+    expect(() => splitGzipMembers(gzip.subarray(0, gzip.length - 3))).toThrow(/truncated/);
+  });
+
+  it("tags a member of an older file without compressing it again", () => {
+    const blocks = blocksOf(names.slice(0, 100));
+    const older = splitGzipMembers(gzipMembers(blocks).gzip);
+    expect(older.every((m) => m.keyDigest === undefined)).toBe(true);
+    const retagged = older.map((m, i) => tagMember(m, blocks[i]!.key).member);
+    expect(Buffer.concat(retagged)).toEqual(gzipMembers(blocks, { tagged: true }).gzip);
   });
 });

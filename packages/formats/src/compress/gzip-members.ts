@@ -19,10 +19,77 @@ export interface KeyedBlock {
 /** A block: its text (which is then its own key), or a KeyedBlock. */
 export type TextBlock = string | KeyedBlock;
 
-interface CachedMember {
-  /** The block's text, encoded: hashed again for the whole document's digests. */
-  open: Buffer;
-  member: Uint8Array;
+export interface CachedMember {
+  /**
+   * The block's text, encoded: hashed again for the whole document's digests. A member taken
+   * back from a published file (splitGzipMembers) inflates it on first use only.
+   */
+  readonly open: Buffer;
+  /** Its length (known without inflating). */
+  readonly size: number;
+  readonly member: Uint8Array;
+}
+
+/** A cached member whose text is inflated from `member` when first asked for. */
+function lazyMember(member: Uint8Array, dataOffset: number, size: number, keyDigest: string): SplitMember {
+  let open: Buffer | undefined;
+  return {
+    member,
+    size,
+    keyDigest,
+    get open() {
+      open ??= inflateRawSync(member.subarray(dataOffset, member.byteLength - 8));
+      return open;
+    },
+  };
+}
+
+/**
+ * The gzip extra subfield (RFC 1952 §2.3.1.1) a tagged member carries: the member's length
+ * (so a reader finds the next member without inflating) and the first 16 bytes of SHA-256 of
+ * its block key (so a fresh process matches a published member to a block by key, not text).
+ * Decoders skip extra fields: gzip(1), zlib, apt and libsolv read the file as before.
+ */
+const TAG = [0x50, 0x79]; // "Py"
+const TAG_LENGTH = 4 + 16;
+/** Header (10) + XLEN (2) + subfield header (4) + the subfield. */
+const TAGGED_HEADER = 10 + 2 + 4 + TAG_LENGTH;
+
+/** First 16 bytes of SHA-256 of a block key, hex: what a tagged member records. */
+export function blockKeyDigest(key: string): string {
+  return createHash("sha256").update(key).digest("hex").slice(0, 32);
+}
+
+/** gzipSync's member for `text`, with the tag of `key`. */
+function taggedMember(text: Buffer, key: string, level: number): Buffer {
+  return tagged(gzipSync(text, { level }), key);
+}
+
+/** An untagged member (gzipSync's 10-byte header) with the tag of `key`: the same data. */
+function tagged(plain: Uint8Array, key: string): Buffer {
+  const member = Buffer.allocUnsafe(plain.length - 10 + TAGGED_HEADER);
+  member.set(plain.subarray(0, 10), 0);
+  member[3] = 0x04; // FLG.FEXTRA
+  member.writeUInt16LE(4 + TAG_LENGTH, 10);
+  member[12] = TAG[0]!;
+  member[13] = TAG[1]!;
+  member.writeUInt16LE(TAG_LENGTH, 14);
+  member.writeUInt32LE(member.length, 16);
+  member.write(blockKeyDigest(key), 20, "hex");
+  member.set(plain.subarray(10), TAGGED_HEADER);
+  return member;
+}
+
+/** A cached member without a tag (from an older file) tagged with `key`, not compressed again. */
+export function tagMember(cached: CachedMember, key: string): CachedMember {
+  const member = tagged(cached.member, key);
+  return {
+    member,
+    size: cached.size,
+    get open() {
+      return cached.open;
+    },
+  };
 }
 
 /** Compressed members, with the bytes they hold, by block key. */
@@ -99,7 +166,14 @@ export function digestGzipMembers(digests: ResumableDigests, gzip: Buffer, membe
  */
 export function gzipMembers(
   blocks: readonly TextBlock[],
-  options: { previous?: GzipMemberCache; next?: GzipMemberCache; level?: number; shared?: boolean } = {},
+  options: {
+    previous?: GzipMemberCache;
+    next?: GzipMemberCache;
+    level?: number;
+    shared?: boolean;
+    /** Tag new members with their length and key digest (see TAG). */
+    tagged?: boolean;
+  } = {},
 ): { gzip: Buffer; size: number; open: KeyedChunk[]; members: KeyedChunk[] } {
   const open: KeyedChunk[] = [];
   const members: KeyedChunk[] = [];
@@ -111,12 +185,24 @@ export function gzipMembers(
       const text = options.shared
         ? sharedBytes(typeof block === "string" ? block : block.text())
         : Buffer.from(typeof block === "string" ? block : block.text(), "utf8");
-      cached = { open: text, member: gzipSync(text, { level: options.level ?? 6 }) };
+      const level = options.level ?? 6;
+      cached = {
+        open: text,
+        size: text.length,
+        member: options.tagged ? taggedMember(text, key, level) : gzipSync(text, { level }),
+      };
     }
-    if (cached.open.length === 0) continue;
+    if (cached.size === 0) continue;
     options.next?.set(key, cached);
-    size += cached.open.length;
-    open.push({ key, bytes: cached.open });
+    size += cached.size;
+    // The text only when a digest asks for it (a member restored from a file inflates then).
+    const member = cached;
+    open.push({
+      key,
+      get bytes() {
+        return member.open;
+      },
+    });
     members.push({ key, bytes: cached.member });
   }
   const gzip = members.length === 0 ? Buffer.from(EMPTY_MEMBER) : Buffer.concat(members.map((m) => m.bytes));
@@ -132,23 +218,48 @@ export function sharedBytes(text: string | Uint8Array): Buffer {
   return bytes;
 }
 
+/** A member of a published .gz file: its key digest when it is tagged. */
+export interface SplitMember extends CachedMember {
+  keyDigest?: string;
+}
+
 /**
  * The members of a .gz file that gzipBlocks made (each with the 10-byte header gzipSync writes,
- * no optional fields), with the bytes each holds: a fresh process takes the blocks of the
- * published file back instead of compressing them again. Throws on any other layout.
+ * no optional fields, or tagged: see TAG), with the bytes each holds: a fresh process takes the
+ * blocks of the published file back instead of compressing them again. A tagged member is found
+ * and matched without inflating (its text is inflated if asked for); an untagged one is
+ * inflated to find its end. Throws on any other layout.
  */
-export function splitGzipMembers(gzip: Uint8Array): { open: Buffer; member: Uint8Array }[] {
+export function splitGzipMembers(gzip: Uint8Array): SplitMember[] {
   const bytes = Buffer.from(gzip.buffer, gzip.byteOffset, gzip.byteLength);
-  const members: { open: Buffer; member: Uint8Array }[] = [];
+  const members: SplitMember[] = [];
   let offset = 0;
   while (offset < bytes.length) {
-    if (
-      bytes[offset] !== 0x1f ||
-      bytes[offset + 1] !== 0x8b ||
-      bytes[offset + 2] !== 8 ||
-      bytes[offset + 3] !== 0
-    )
+    if (bytes[offset] !== 0x1f || bytes[offset + 1] !== 0x8b || bytes[offset + 2] !== 8)
       throw new Error("gzip: not a member gzipBlocks wrote");
+    const flags = bytes[offset + 3];
+    if (
+      flags === 0x04 &&
+      bytes.readUInt16LE(offset + 10) === 4 + TAG_LENGTH &&
+      bytes[offset + 12] === TAG[0] &&
+      bytes[offset + 13] === TAG[1] &&
+      bytes.readUInt16LE(offset + 14) === TAG_LENGTH
+    ) {
+      const end = offset + bytes.readUInt32LE(offset + 16);
+      if (end > bytes.length || end < offset + TAGGED_HEADER + 8) throw new Error("gzip: truncated member");
+      const member = bytes.subarray(offset, end);
+      members.push(
+        lazyMember(
+          member,
+          TAGGED_HEADER,
+          bytes.readUInt32LE(end - 4),
+          bytes.toString("hex", offset + 20, offset + 36),
+        ),
+      );
+      offset = end;
+      continue;
+    }
+    if (flags !== 0) throw new Error("gzip: not a member gzipBlocks wrote");
     const inflated = inflateRawSync(bytes.subarray(offset + 10), { info: true }) as unknown as {
       buffer: Buffer;
       engine: { bytesWritten: number };
@@ -156,7 +267,11 @@ export function splitGzipMembers(gzip: Uint8Array): { open: Buffer; member: Uint
     const end = offset + 10 + inflated.engine.bytesWritten + 8;
     if (end > bytes.length || bytes.readUInt32LE(end - 4) !== inflated.buffer.length % 2 ** 32)
       throw new Error("gzip: truncated member");
-    members.push({ open: inflated.buffer, member: bytes.subarray(offset, end) });
+    members.push({
+      open: inflated.buffer,
+      size: inflated.buffer.length,
+      member: bytes.subarray(offset, end),
+    });
     offset = end;
   }
   return members;
@@ -209,6 +324,6 @@ export function splitIntoBlocks<T>(
 /** Roughly the memory a cache holds: its members, the bytes they hold and their keys. */
 export function gzipMemberCacheBytes(cache: GzipMemberCache): number {
   let bytes = 0;
-  for (const [key, { open, member }] of cache) bytes += key.length + open.length + member.byteLength + 96;
+  for (const [key, { size, member }] of cache) bytes += key.length + size + member.byteLength + 96;
   return bytes;
 }

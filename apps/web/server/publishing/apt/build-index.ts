@@ -3,9 +3,11 @@
 // SHA256 and SHA512 lists, InRelease and Release.gpg signed by every active key.
 import { packagesIndexBlocks, type ReleaseFileEntry, renderRelease } from "@packyard/formats/apt/index.ts";
 import {
+  blockKeyDigest,
   digestGzipMembers,
   type GzipMemberCache,
   gzipMembers,
+  tagMember,
 } from "@packyard/formats/compress/gzip-members.ts";
 import {
   type KeyedChunk,
@@ -14,7 +16,7 @@ import {
 } from "@packyard/formats/compress/resumable-digests.ts";
 import { type SigningKey, signCleartext, signDetachedArmored } from "@packyard/formats/openpgp/index.ts";
 import type { DigestThread } from "../digest-thread.ts";
-import type { RestoredBlocks } from "./restore-blocks.ts";
+import type { RestoredBlock, RestoredBlocks, RestoredIndex } from "./restore-blocks.ts";
 import { type IndexedPackage, SuiteIndexes, type SuiteIndexView } from "./suite-indexes.ts";
 import { type XzBlockCache, type XzEncoder, xzDocument } from "./xz-blocks.ts";
 
@@ -158,18 +160,64 @@ export async function buildSuite(options: {
       let previousGzip = options.gzipCache?.get(base);
       let previousXz = options.xzCache?.get(base);
       const restored = options.restored?.get(base);
+      // The served files themselves, when this build's blocks are exactly theirs.
+      let served: RestoredIndex["served"];
       if (restored && (!previousGzip || !previousXz)) {
-        // No blocks kept from a previous build: those of the served files, matched by text.
+        // No blocks kept from a previous build: those of the served files, matched by key (by
+        // text for members of an older file, which are tagged now).
         const gzip: GzipBlockCache = new Map();
         const xz: XzBlockCache = new Map();
+        const keyDigests: string[] = [];
         for (const block of blocks) {
-          const found = restored.get(block.text());
+          const keyDigest = blockKeyDigest(block.key);
+          keyDigests.push(keyDigest);
+          let found: RestoredBlock | undefined = restored.byKey.get(keyDigest);
+          if (!found && restored.byText.size > 0) {
+            const older = restored.byText.get(block.text());
+            if (older) found = { gzip: tagMember(older.gzip, block.key), xz: older.xz };
+          }
           if (!found) continue;
           gzip.set(block.key, found.gzip);
           if (found.xz) xz.set(block.key, found.xz);
         }
+        if (
+          restored.served &&
+          !previousGzip &&
+          !previousXz &&
+          Boolean(options.xz) === Boolean(restored.served.xz) &&
+          keyDigests.length === restored.served.keyDigests.length &&
+          keyDigests.every((digest, i) => digest === restored.served!.keyDigests[i])
+        )
+          served = restored.served;
         previousGzip ??= gzip;
         previousXz ??= xz;
+      }
+      if (served) {
+        // Nothing to compress or hash: the same blocks in the same order are the same bytes,
+        // whose digests the generation recorded. (The midstates start with the next build.)
+        options.gzipCache?.set(base, previousGzip!);
+        options.xzCache?.set(base, previousXz!);
+        const plain = { path: base, ...served.plain };
+        listed.push(plain);
+        described.push(plain, {
+          path: `${base}.gz`,
+          size: served.gzip.size,
+          sha256: served.gzip.sha256,
+          sha512: served.gzip.sha512,
+        });
+        files.set(`${base}.gz`, served.gzip.bytes);
+        const xzFile = served.xz;
+        if (xzFile)
+          xzFiles.push(
+            Promise.resolve({
+              path: `${base}.xz`,
+              size: xzFile.size,
+              sha256: xzFile.sha256,
+              sha512: xzFile.sha512,
+              xz: xzFile.bytes,
+            }),
+          );
+        continue;
       }
       if (options.xz) {
         const next: XzBlockCache = new Map();
@@ -197,7 +245,7 @@ export async function buildSuite(options: {
         );
       }
       const next: GzipBlockCache = new Map();
-      const document = gzipMembers(blocks, { previous: previousGzip, next });
+      const document = gzipMembers(blocks, { previous: previousGzip, next, tagged: true });
       options.gzipCache?.set(base, next);
       let gz: string[] = [];
       const [sha256, sha512] = await digestOpen(digests, document.open, () => {

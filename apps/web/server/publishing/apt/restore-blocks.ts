@@ -2,20 +2,45 @@
 // index store: the first build in a fresh process (or after the memory budget dropped the
 // suite's blocks) reuses every block whose text did not change instead of compressing the whole
 // index again — gzip and, above all, xz of every block was most of that build (issue 16).
-import { splitGzipMembers } from "@packyard/formats/compress/gzip-members.ts";
+import { type CachedMember, splitGzipMembers } from "@packyard/formats/compress/gzip-members.ts";
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
 import { type CachedXzBlock, splitXzStream } from "./xz-blocks.ts";
 
-/** A block of the served index: its gzip member (with its text) and its xz block. */
+/** A block of the served index: its gzip member and its xz block. */
 export interface RestoredBlock {
-  gzip: { open: Buffer; member: Uint8Array };
+  gzip: CachedMember;
   xz?: CachedXzBlock;
 }
 
-/** Per index path (main/binary-amd64/Packages), the served blocks by their text. */
-export type RestoredBlocks = Map<string, Map<string, RestoredBlock>>;
+/** A served file's size and digests, as its generation records them. */
+export interface ServedFile {
+  size: number;
+  sha256: string;
+  sha512: string;
+}
+
+/** What the newest generation served for one index. */
+export interface RestoredIndex {
+  /** Tagged members by their key digest (blockKeyDigest). */
+  byKey: Map<string, RestoredBlock>;
+  /** Members of an older file, without tags, by their text (inflated to learn it). */
+  byText: Map<string, RestoredBlock>;
+  /**
+   * When every member is tagged: the key digests in order, and the files. A build whose blocks
+   * have these keys in this order makes these very files, so their recorded digests stand.
+   */
+  served?: {
+    keyDigests: string[];
+    plain: ServedFile;
+    gzip: ServedFile & { bytes: Buffer };
+    xz?: ServedFile & { bytes: Buffer };
+  };
+}
+
+/** Per index path (main/binary-amd64/Packages), the served blocks. */
+export type RestoredBlocks = Map<string, RestoredIndex>;
 
 async function readAll(store: BlobStore, sha256: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -46,36 +71,61 @@ export async function restoreServedBlocks(
   if (!generation) return restored;
   const files = await db
     .selectFrom("repo_index_file")
-    .select(["path", "sha256"])
+    .select(["path", "sha256", "sha512", "size"])
     .where("generation_id", "=", generation.id)
-    .where((eb) => eb.or([eb("path", "like", "%/Packages.gz"), eb("path", "like", "%/Packages.xz")]))
+    .where((eb) =>
+      eb.or([
+        eb("path", "like", "%/Packages"),
+        eb("path", "like", "%/Packages.gz"),
+        eb("path", "like", "%/Packages.xz"),
+      ]),
+    )
     .execute();
-  const byPath = new Map(files.map((f) => [f.path, f.sha256]));
-  for (const [path, sha256] of byPath) {
+  const byPath = new Map(
+    files.map((f) => [f.path, { sha256: f.sha256, sha512: f.sha512, size: Number(f.size) }]),
+  );
+  for (const [path, gzFile] of byPath) {
     if (!path.endsWith(".gz")) continue;
     const base = path.slice(0, -".gz".length);
     try {
-      const members = splitGzipMembers(await readAll(store, sha256));
+      const gzBytes = await readAll(store, gzFile.sha256);
+      const members = splitGzipMembers(gzBytes);
       let xzBlocks: CachedXzBlock[] | undefined;
-      const xzHash = byPath.get(`${base}.xz`);
-      if (xzHash) {
+      const xzFile = byPath.get(`${base}.xz`);
+      let xzBytes: Buffer | undefined;
+      if (xzFile) {
         try {
-          xzBlocks = splitXzStream(await readAll(store, xzHash));
+          xzBytes = await readAll(store, xzFile.sha256);
+          xzBlocks = splitXzStream(xzBytes);
           // Both files hold the same non-empty blocks in the same order.
           if (
             xzBlocks.length !== members.length ||
-            xzBlocks.some((b, i) => b.uncompressed !== members[i]!.open.length)
+            xzBlocks.some((b, i) => b.uncompressed !== members[i]!.size)
           )
             xzBlocks = undefined;
         } catch {
           xzBlocks = undefined;
         }
       }
-      const blocks = new Map<string, RestoredBlock>();
+      const index: RestoredIndex = { byKey: new Map(), byText: new Map() };
+      const keyDigests: string[] = [];
       members.forEach((gzip, i) => {
-        blocks.set(gzip.open.toString("utf8"), { gzip, xz: xzBlocks?.[i] });
+        const block = { gzip, xz: xzBlocks?.[i] };
+        if (gzip.keyDigest) {
+          index.byKey.set(gzip.keyDigest, block);
+          keyDigests.push(gzip.keyDigest);
+        } else index.byText.set(gzip.open.toString("utf8"), block);
       });
-      restored.set(base, blocks);
+      const plain = byPath.get(base);
+      if (index.byText.size === 0 && plain && (!xzFile || xzBlocks)) {
+        index.served = {
+          keyDigests,
+          plain,
+          gzip: { ...gzFile, bytes: gzBytes },
+          xz: xzFile && xzBytes ? { ...xzFile, bytes: xzBytes } : undefined,
+        };
+      }
+      restored.set(base, index);
     } catch (error) {
       warn(`${suite}/${path}: its blocks were not reused (${String(error)})`);
     }
