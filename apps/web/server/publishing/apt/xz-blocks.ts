@@ -11,6 +11,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { crc32 } from "node:zlib";
 import type { TextBlock } from "@packyard/formats/compress/gzip-members.ts";
 import type { KeyedChunk, ResumableDigests } from "@packyard/formats/compress/resumable-digests.ts";
+import { XzHelper } from "./xz-helper.ts";
 
 /** A compressed xz block (with its padding) and the sizes the stream's index records for it. */
 export interface CachedXzBlock {
@@ -176,42 +177,55 @@ export async function xzDocument(
 }
 
 /** Compresses with xz(1): every text its own block, through --block-list. */
-export function systemXzEncoder(command = "xz", filter = XZ_FILTER): XzEncoder {
-  return (texts) =>
-    new Promise((resolve, reject) => {
-      const child = spawn(
-        command,
-        [
-          "--format=xz",
-          "--check=crc64",
-          filter,
-          "--threads=1",
-          `--block-list=${texts.map((t) => t.length).join(",")}`,
-          "--stdout",
-        ],
-        { stdio: ["pipe", "pipe", "pipe"] },
-      );
-      const out: Buffer[] = [];
-      const err: Buffer[] = [];
-      child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
-      child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
-      child.on("error", reject);
-      child.stdin.on("error", () => {}); // reported by "close" with xz's own message
-      child.on("close", (code) => {
-        if (code === 0) resolve(Buffer.concat(out));
-        else reject(new Error(`xz exited with ${code}: ${Buffer.concat(err).toString().trim()}`));
+export function systemXzEncoder(command = "xz", filter = XZ_FILTER, helper?: XzHelper): XzEncoder {
+  return (texts) => {
+    const args = [
+      "--format=xz",
+      "--check=crc64",
+      filter,
+      "--threads=1",
+      `--block-list=${texts.map((t) => t.length).join(",")}`,
+      "--stdout",
+    ];
+    // Through the helper when there is one (no fork of the server); xz's own failure is final,
+    // a helper that is gone leaves it to a spawn here.
+    if (helper?.available && command === "xz")
+      return helper.run(args, texts).catch((error: unknown) => {
+        if (helper.available) throw error;
+        return spawnXz(command, args, texts);
       });
-      for (const text of texts) child.stdin.write(text);
-      child.stdin.end();
+    return spawnXz(command, args, texts);
+  };
+}
+
+function spawnXz(command: string, args: string[], texts: readonly Buffer[]): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
+    child.on("error", reject);
+    child.stdin.on("error", () => {}); // reported by "close" with xz's own message
+    child.on("close", (code) => {
+      if (code === 0) resolve(Buffer.concat(out));
+      else reject(new Error(`xz exited with ${code}: ${Buffer.concat(err).toString().trim()}`));
     });
+    for (const text of texts) child.stdin.write(text);
+    child.stdin.end();
+  });
 }
 
 /**
  * xz(1) at `command` when `command --version` runs; otherwise null, after telling `warn`.
  */
-export function findXzEncoder(command: string, warn: (message: string) => void): XzEncoder | null {
+export function findXzEncoder(
+  command: string,
+  warn: (message: string) => void,
+  helper?: XzHelper,
+): XzEncoder | null {
   const probe = spawnSync(command, ["--version"], { encoding: "utf8" });
-  if (probe.status === 0) return systemXzEncoder(command);
+  if (probe.status === 0) return systemXzEncoder(command, XZ_FILTER, helper);
   warn(`${command} (xz-utils) not found: APT repositories are published without Packages.xz`);
   return null;
 }
@@ -220,7 +234,8 @@ let detected: XzEncoder | null | undefined;
 
 /** The system's xz, looked for once per process (see findXzEncoder). */
 export function detectXzEncoder(): XzEncoder | null {
-  if (detected === undefined) detected = findXzEncoder("xz", (message) => console.warn(message));
+  if (detected === undefined)
+    detected = findXzEncoder("xz", (message) => console.warn(message), new XzHelper());
   return detected;
 }
 

@@ -1,0 +1,48 @@
+// The xz helper's side (xz-helper.ts): a small process that runs xz(1) for the server. Starting a
+// process from the server costs a fork of the whole server (100 ms and more once it holds a few
+// hundred MB: page tables); from this small process, a few ms, and none of it on the server's
+// main thread.
+//
+// Requests on stdin, replies on stdout, each framed as: u32 id, u32 length, then `length` bytes.
+// A request's bytes: u32 length of a JSON array of xz's arguments, that JSON, then xz's input.
+// A reply's bytes: one status byte (0: xz's output follows; 1: an error message follows).
+import { spawn } from "node:child_process";
+
+function frame(id: number, status: number, body: Buffer) {
+  const head = Buffer.alloc(9);
+  head.writeUInt32LE(id, 0);
+  head.writeUInt32LE(body.length + 1, 4);
+  head[8] = status;
+  process.stdout.write(Buffer.concat([head, body]));
+}
+
+function run(id: number, request: Buffer) {
+  const argsLength = request.readUInt32LE(0);
+  const args = JSON.parse(request.toString("utf8", 4, 4 + argsLength)) as string[];
+  const input = request.subarray(4 + argsLength);
+  const child = spawn("xz", args, { stdio: ["pipe", "pipe", "pipe"] });
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
+  child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
+  child.on("error", (error) => frame(id, 1, Buffer.from(String(error))));
+  child.stdin.on("error", () => {}); // reported by "close" with xz's own message
+  child.on("close", (code) => {
+    if (code === 0) frame(id, 0, Buffer.concat(out));
+    else frame(id, 1, Buffer.from(`xz exited with ${code}: ${Buffer.concat(err).toString().trim()}`));
+  });
+  child.stdin.end(input);
+}
+
+let pending = Buffer.alloc(0);
+process.stdin.on("data", (chunk: Buffer) => {
+  pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+  while (pending.length >= 8) {
+    const length = pending.readUInt32LE(4);
+    if (pending.length < 8 + length) break;
+    run(pending.readUInt32LE(0), pending.subarray(8, 8 + length));
+    pending = pending.subarray(8 + length);
+  }
+});
+// The server closed its end (or exited): nothing more to do.
+process.stdin.on("end", () => process.exit(0));

@@ -1,0 +1,40 @@
+// xz through the helper process: the same bytes as xz spawned directly, several at once, xz's own
+// errors reported, and a helper that is gone leaves the work to a spawn.
+import { spawnSync } from "node:child_process";
+import { requireTools } from "@packyard/formats/test-support/system-tools.ts";
+import { afterAll, describe, expect, it } from "vitest";
+import { systemXzEncoder, XZ_FILTER } from "./xz-blocks.ts";
+import { XzHelper } from "./xz-helper.ts";
+
+const hasXz = requireTools(["xz"]);
+const helper = new XzHelper();
+afterAll(() => helper.close());
+
+const texts = [Buffer.from("Package: a\nVersion: 1\n".repeat(300)), Buffer.from("\nPackage: b\n".repeat(50))];
+const unxz = (xz: Buffer) => spawnSync("xz", ["-dc"], { input: xz }).stdout.toString();
+
+describe.runIf(hasXz)("the xz helper", () => {
+  it("makes what xz spawned here makes, for several publishes at once", async () => {
+    const direct = await systemXzEncoder()(texts);
+    const viaHelper = systemXzEncoder("xz", XZ_FILTER, helper);
+    const outputs = await Promise.all([viaHelper(texts), viaHelper(texts.slice(1)), viaHelper(texts)]);
+    expect(outputs[0]).toEqual(direct);
+    expect(outputs[2]).toEqual(direct);
+    expect(unxz(outputs[1]!)).toBe(texts[1]!.toString());
+    expect(helper.available).toBe(true);
+  });
+
+  it("reports xz's own error and stays available", async () => {
+    await expect(helper.run(["--no-such-option"], [Buffer.from("x")])).rejects.toThrow(/xz exited with/);
+    expect(helper.available).toBe(true);
+    expect(unxz(await helper.run(["--stdout"], [Buffer.from("still here")]))).toBe("still here");
+  });
+
+  it("leaves the work to a spawn once the helper is gone", async () => {
+    const gone = new XzHelper();
+    gone.close();
+    expect(gone.available).toBe(false);
+    const out = await systemXzEncoder("xz", XZ_FILTER, gone)(texts);
+    expect(out).toEqual(await systemXzEncoder()(texts));
+  });
+});
