@@ -34,7 +34,7 @@ function run(id: number, request: Buffer) {
   child.stdin.end(input);
 }
 
-let pending = Buffer.alloc(0);
+let pending: Buffer = Buffer.alloc(0);
 process.stdin.on("data", (chunk: Buffer) => {
   pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
   while (pending.length >= 8) {

@@ -9,7 +9,7 @@ export class XzHelper {
   #child: ChildProcess | undefined;
   #failed = false;
   #calls = 0;
-  #buffered = Buffer.alloc(0);
+  #buffered: Buffer = Buffer.alloc(0);
   readonly #pending = new Map<number, { resolve(out: Buffer): void; reject(error: Error): void }>();
 
   /** Whether the helper may be used (false once it failed). */
