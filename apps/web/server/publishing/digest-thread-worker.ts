@@ -14,6 +14,8 @@ parentPort?.on(
     algorithms?: DigestAlgorithm[];
     from?: number;
     joined?: Uint8Array;
+    /** Chunks on SharedArrayBuffers, passed as they are. */
+    chunks?: Uint8Array[];
     lengths?: number[];
     tail?: Uint8Array;
   }) => {
@@ -27,7 +29,7 @@ parentPort?.on(
         hasher = new MidstateHasher(message.algorithms ?? []);
         hashers.set(message.hasher, hasher);
       }
-      const chunks: Uint8Array[] = [];
+      const chunks: Uint8Array[] = message.chunks ?? [];
       let offset = 0;
       for (const length of message.lengths ?? []) {
         chunks.push(message.joined!.subarray(offset, offset + length));

@@ -39,6 +39,19 @@ describe("DigestThread", () => {
     expect(thread.available).toBe(true);
   });
 
+  it("hashes chunks that are not on SharedArrayBuffers too (joined and moved to the thread)", async () => {
+    const here = new ResumableDigests(["sha256"]);
+    const there = thread.hasher(["sha512"]);
+    const document: KeyedChunk[] = [
+      ...chunks(["shared"]),
+      { key: "plain", bytes: Buffer.from("plain\n".repeat(50_000)) },
+    ];
+    expect(await here.digestWith(there, document)).toEqual([
+      sha("sha256", document),
+      sha("sha512", document),
+    ]);
+  });
+
   it("fails a digest whose midstates the thread does not have, so the caller hashes afresh", async () => {
     const there = thread.hasher(["sha512"]);
     await expect(there.hash(3, [sharedBytes("x")])).rejects.toThrow(/no midstate/);

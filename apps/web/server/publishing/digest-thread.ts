@@ -32,7 +32,10 @@ export class DigestThread {
     const id = ++this.#hashers;
     const handle: RemoteHasher = {
       hash: (from, chunks, tail) => {
-        // One buffer, moved (not copied) to the thread: cheaper than passing each chunk.
+        // Chunks on SharedArrayBuffers are read there where they are: no copy.
+        if (chunks.every((chunk) => chunk.buffer instanceof SharedArrayBuffer))
+          return this.#call({ op: "hash", hasher: id, algorithms, from, chunks, tail });
+        // Otherwise one buffer, moved (not copied) to the thread: cheaper than passing each chunk.
         const lengths = chunks.map((chunk) => chunk.byteLength);
         const joined = Buffer.allocUnsafeSlow(lengths.reduce((a, b) => a + b, 0));
         let offset = 0;

@@ -38,7 +38,8 @@ function lazyMember(member: Uint8Array, dataOffset: number, size: number, keyDig
     size,
     keyDigest,
     get open() {
-      open ??= inflateRawSync(member.subarray(dataOffset, member.byteLength - 8));
+      // On a SharedArrayBuffer, like new blocks' text: another thread hashes it without a copy.
+      open ??= sharedBytes(inflateRawSync(member.subarray(dataOffset, member.byteLength - 8)));
       return open;
     },
   };

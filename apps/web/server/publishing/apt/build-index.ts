@@ -245,7 +245,13 @@ export async function buildSuite(options: {
         );
       }
       const next: GzipBlockCache = new Map();
-      const document = gzipMembers(blocks, { previous: previousGzip, next, tagged: true });
+      const document = gzipMembers(blocks, {
+        previous: previousGzip,
+        next,
+        tagged: true,
+        // The digest thread reads new blocks' text where it is.
+        shared: Boolean(digests.remote),
+      });
       options.gzipCache?.set(base, next);
       let gz: string[] = [];
       const [sha256, sha512] = await digestOpen(digests, document.open, () => {
