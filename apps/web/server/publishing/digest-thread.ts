@@ -12,6 +12,27 @@ import type { DigestAlgorithm, RemoteHasher } from "@packyard/formats/compress/r
 
 type Reply = { call: number; hex?: string[]; error?: string };
 
+/**
+ * Chunks for the thread: on SharedArrayBuffers, as they are (read there, no copy); otherwise
+ * joined into one buffer that is moved, not copied (with the lengths to split it).
+ */
+function pack(chunks: readonly Uint8Array[]): {
+  fresh: Uint8Array[] | Uint8Array;
+  lengths?: number[];
+  transfer: ArrayBuffer[];
+} {
+  if (chunks.every((chunk) => chunk.buffer instanceof SharedArrayBuffer))
+    return { fresh: [...chunks], transfer: [] };
+  const lengths = chunks.map((chunk) => chunk.byteLength);
+  const joined = Buffer.allocUnsafeSlow(lengths.reduce((a, b) => a + b, 0));
+  let offset = 0;
+  for (const chunk of chunks) {
+    joined.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return { fresh: joined, lengths, transfer: [joined.buffer as ArrayBuffer] };
+}
+
 export class DigestThread {
   #worker: Worker | undefined;
   #failed = false;
@@ -30,22 +51,46 @@ export class DigestThread {
   /** A new hasher in the thread for `algorithms`; forgotten there once the handle is collected. */
   hasher(algorithms: readonly DigestAlgorithm[]): RemoteHasher {
     const id = ++this.#hashers;
+    /** Chunks the thread holds for this hasher (those of its last document), by key. */
+    const held = new Map<string, number>();
+    let chunkIds = 0;
     const handle: RemoteHasher = {
       hash: (from, chunks, tail) => {
-        // Chunks on SharedArrayBuffers are read there where they are: no copy.
-        if (chunks.every((chunk) => chunk.buffer instanceof SharedArrayBuffer))
-          return this.#call({ op: "hash", hasher: id, algorithms, from, chunks, tail });
-        // Otherwise one buffer, moved (not copied) to the thread: cheaper than passing each chunk.
-        const lengths = chunks.map((chunk) => chunk.byteLength);
-        const joined = Buffer.allocUnsafeSlow(lengths.reduce((a, b) => a + b, 0));
-        let offset = 0;
-        for (const chunk of chunks) {
-          joined.set(chunk, offset);
-          offset += chunk.byteLength;
-        }
-        return this.#call({ op: "hash", hasher: id, algorithms, from, joined, lengths, tail }, [
-          joined.buffer,
-        ]);
+        const { fresh, lengths, transfer } = pack(chunks);
+        return this.#call({ op: "hash", hasher: id, algorithms, from, fresh, lengths, tail }, transfer);
+      },
+      hashKeyed: (from, chunks, documentKeys, tail) => {
+        // Only chunks the thread has not seen are sent; the others are named by number.
+        const refs = new Int32Array(chunks.length);
+        const news: Uint8Array[] = [];
+        const newIds: number[] = [];
+        chunks.forEach((chunk, i) => {
+          let ref = held.get(chunk.key);
+          if (ref === undefined) {
+            ref = ++chunkIds;
+            held.set(chunk.key, ref);
+            news.push(chunk.bytes);
+            newIds.push(ref);
+          }
+          refs[i] = ref;
+        });
+        // The thread keeps the chunks of this document only (a later one resumes within it).
+        const kept = new Set(documentKeys);
+        const dropped: number[] = [];
+        for (const [key, ref] of held)
+          if (!kept.has(key)) {
+            held.delete(key);
+            dropped.push(ref);
+          }
+        const { fresh, lengths, transfer } = pack(news);
+        return this.#call(
+          { op: "hash", hasher: id, algorithms, from, fresh, lengths, newIds, refs, dropped, tail },
+          transfer,
+        ).catch((error: unknown) => {
+          // The thread's chunks may not match ours any more: nothing is taken as held.
+          held.clear();
+          throw error;
+        });
       },
     };
     this.#forget.register(handle, id);

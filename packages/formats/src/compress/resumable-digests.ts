@@ -90,6 +90,16 @@ export class MidstateHasher {
 /** A MidstateHasher somewhere else (another thread): the same calls, answered later. */
 export interface RemoteHasher {
   hash(from: number, chunks: readonly Uint8Array[], tail?: Uint8Array): Promise<string[]>;
+  /**
+   * hash(), given the chunks with their keys and the whole document's keys: a remote that kept
+   * the chunks of earlier documents (by key) is sent only those it has not seen.
+   */
+  hashKeyed?(
+    from: number,
+    chunks: readonly KeyedChunk[],
+    documentKeys: readonly string[],
+    tail?: Uint8Array,
+  ): Promise<string[]>;
 }
 
 export class ResumableDigests {
@@ -133,13 +143,24 @@ export class ResumableDigests {
   ): Promise<string[]> {
     const { tail } = options;
     const from = this.#resumePoint(chunks);
-    const rest = chunks.slice(from).map((chunk) => chunk.bytes);
-    const far = remote.hash(from, rest, tail);
+    const keyed = chunks.slice(from);
+    const keys = chunks.map((chunk) => chunk.key);
+    const far = remote.hashKeyed
+      ? remote.hashKeyed(from, keyed, keys, tail)
+      : remote.hash(
+          from,
+          keyed.map((chunk) => chunk.bytes),
+          tail,
+        );
     // Here while the other thread hashes; a failed remote fails this digest (callers start over).
     far.catch(() => {});
     options.meanwhile?.();
-    const { hex, hashed } = this.#hasher.hash(from, rest, tail);
-    this.#keys = chunks.map((chunk) => chunk.key);
+    const { hex, hashed } = this.#hasher.hash(
+      from,
+      keyed.map((chunk) => chunk.bytes),
+      tail,
+    );
+    this.#keys = keys;
     this.hashedBytes = hashed;
     return [...hex, ...(await far)];
   }
