@@ -70,7 +70,7 @@ function groupByRelease<Row extends ReleasedPackage>(
   // file names resolves the same way whichever query read it. (Sorted here, not in SQL, where
   // ordering rows that carry whole fragments costs more than the query.)
   for (const entry of entries) {
-    entry.rows.sort(newerFileFirst);
+    if (entry.rows.length > 1) entry.rows.sort(newerFileFirst);
   }
   return entries;
 }

@@ -18,7 +18,7 @@ import {
 } from "./build-index.ts";
 import { restoreServedBlocks } from "./restore-blocks.ts";
 import { SuiteIndexes } from "./suite-indexes.ts";
-import { detectXzEncoder, type XzBlockCache, type XzEncoder, xzBlockCacheBytes } from "./xz-blocks.ts";
+import { detectXzEncoderAsync, type XzBlockCache, type XzEncoder, xzBlockCacheBytes } from "./xz-blocks.ts";
 
 export interface DebRow extends ReleasedPackage, SuitePackage {
   id: string;
@@ -51,10 +51,10 @@ export const loadDebs: PackageLoader<DebRow> = async (db, projectId, releaseIds)
     ? query.where("release.project_id", "=", projectId).where("release.id", "in", releaseIds)
     : query.where("deb_package.project_id", "=", projectId);
   // Computed once per row, not on every build: rows stay in memory between builds.
-  return (await query.execute()).map((row) => ({
-    ...row,
-    identity: `${row.component}\u0000${row.name}\u0000${row.version}\u0000${row.architecture}`,
-  }));
+  const rows = (await query.execute()) as (Omit<DebRow, "identity"> & { identity?: string })[];
+  for (const row of rows)
+    row.identity = `${row.component}\u0000${row.name}\u0000${row.version}\u0000${row.architecture}`;
+  return rows as DebRow[];
 };
 
 /**
@@ -71,7 +71,11 @@ export function createAptBuilder(
     thread?: DigestThread | null;
   } = {},
 ): FormatBuilder {
-  const xzEncoder = options.xz ?? (() => detectXzEncoder());
+  const given = options.xz;
+  // Looked for now, not by the first publish: starting the xz helper forks this process, cheap
+  // while it is small (xz-helper.ts).
+  if (!given) setImmediate(() => void detectXzEncoderAsync());
+  const xzEncoder = async () => (given ? given() : detectXzEncoderAsync());
   // SHA512 of the uncompressed indexes, computed beside the main thread's work.
   const thread = options.thread === null ? undefined : (options.thread ?? new DigestThread());
   const packageSets = new PackageSets(loadDebs, {
@@ -121,7 +125,7 @@ export function createAptBuilder(
         else bySuite.set(row.suite, [row]);
       }
       const suites = new Map<string, SuiteIndexes<DebRow>>();
-      for (const [name, rows] of bySuite) suite(suites, name).apply([], rows);
+      for (const [name, rows] of bySuite) suite(suites, name).load(rows);
       kept = { set: update.set, suites };
     }
     let bytes = 0;
@@ -167,7 +171,7 @@ export function createAptBuilder(
           indexes,
           signers,
           gzipCache,
-          xz: xzEncoder(),
+          xz: await xzEncoder(),
           xzCache,
           digests: midstates,
           restored,

@@ -78,8 +78,28 @@ export class SuiteIndexes<P extends IndexedPackage = IndexedPackage> implements 
     const position = new Map<P, number>();
     for (const [i, p] of packages.entries()) position.set(p, i);
     const indexes = new SuiteIndexes<P>((a, b) => position.get(a)! - position.get(b)!);
-    indexes.apply([], packages);
+    indexes.load(packages);
     return indexes;
+  }
+
+  /**
+   * Loads `rows`, in the order `order` gives them (the first of two with one identity wins), into
+   * an empty instance: the first build of a suite, one pass and one sort per index.
+   */
+  load(rows: readonly P[]): void {
+    if (this.#candidates.size > 0) throw new Error("SuiteIndexes.load: not empty");
+    for (const row of rows) {
+      const identity = identityOf(row);
+      const rows = this.#candidates.get(identity);
+      if (rows === undefined) {
+        this.#candidates.set(identity, row);
+        this.#winners.set(identity, row);
+        bump(this.#componentCounts, row.component, 1);
+        if (row.architecture !== "all") bump(this.#architectureCounts, row.architecture, 1);
+      } else if (Array.isArray(rows)) rows.push(row);
+      else this.#candidates.set(identity, [rows, row]);
+    }
+    this.#regroup();
   }
 
   get components(): readonly string[] {

@@ -230,12 +230,32 @@ export function findXzEncoder(
   return null;
 }
 
+let detecting: Promise<XzEncoder | null> | undefined;
+
+/**
+ * The system's xz, run through a helper process (xz-helper.ts), looked for once per process and
+ * without blocking: call it early (the APT builder does when it is made), when the server is
+ * small and starting a process costs little. Without a working helper, detectXzEncoder's.
+ */
+export function detectXzEncoderAsync(): Promise<XzEncoder | null> {
+  detecting ??= (async () => {
+    const helper = new XzHelper();
+    try {
+      await helper.run(["--version"], []);
+      return systemXzEncoder("xz", XZ_FILTER, helper);
+    } catch {
+      helper.close();
+      return detectXzEncoder();
+    }
+  })();
+  return detecting;
+}
+
 let detected: XzEncoder | null | undefined;
 
 /** The system's xz, looked for once per process (see findXzEncoder). */
 export function detectXzEncoder(): XzEncoder | null {
-  if (detected === undefined)
-    detected = findXzEncoder("xz", (message) => console.warn(message), new XzHelper());
+  if (detected === undefined) detected = findXzEncoder("xz", (message) => console.warn(message));
   return detected;
 }
 
