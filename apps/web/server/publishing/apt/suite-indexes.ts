@@ -236,10 +236,22 @@ export class SuiteIndexes<P extends IndexedPackage = IndexedPackage> implements 
     this.#components = components;
     this.#architectures = architectures;
     const indexes = new Map<string, P[]>();
-    for (const component of components)
-      for (const architecture of architectures) indexes.set(`${component}/${architecture}`, []);
-    for (const row of this.#winners.values())
-      for (const key of this.#indexKeys(row)) indexes.get(key)!.push(row);
+    // Per component, per architecture: no key made per row.
+    const byComponent = new Map<string, Map<string, P[]>>();
+    for (const component of components) {
+      const byArchitecture = new Map<string, P[]>();
+      for (const architecture of architectures) {
+        const index: P[] = [];
+        indexes.set(`${component}/${architecture}`, index);
+        byArchitecture.set(architecture, index);
+      }
+      byComponent.set(component, byArchitecture);
+    }
+    for (const row of this.#winners.values()) {
+      const byArchitecture = byComponent.get(row.component)!;
+      if (row.architecture !== "all") byArchitecture.get(row.architecture)!.push(row);
+      else for (const index of byArchitecture.values()) index.push(row);
+    }
     for (const [key, index] of indexes) {
       index.sort(comparePackagesIndexEntries);
       const before = this.#indexes.get(key);
