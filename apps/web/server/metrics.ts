@@ -42,24 +42,32 @@ const PUBLISH_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 6
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const labelNames = ["method", "route", "status"] as const;
-  const requests = new Counter({
+  // Requests are added up in plain numbers (RequestTally) and handed to the registry when it is
+  // scraped: recording one costs a Map lookup, not prom-client's label hashing (decision 041).
+  const tally = new RequestTally();
+  new Counter({
     name: "packyard_http_requests_total",
     help: "HTTP requests answered, by method, route pattern and status",
-    labelNames,
+    labelNames: ["method", "route", "status"] as const,
     registers: [registry],
+    collect() {
+      for (const entry of tally.entries.values()) {
+        if (entry.count === entry.reported) continue;
+        this.inc(entry.labels, entry.count - entry.reported);
+        entry.reported = entry.count;
+      }
+    },
   });
-  const duration = new Histogram({
-    name: "packyard_http_request_duration_seconds",
-    help: "Time from a request's arrival to its response's last byte handed to the connection",
-    labelNames,
-    buckets: REQUEST_BUCKETS,
-    registers: [registry],
-  });
-  const downloadBytes = new Counter({
+  registry.registerMetric(tally.histogram() as never);
+  let downloaded = 0;
+  new Counter({
     name: "packyard_download_bytes_total",
     help: "Body bytes of /dl responses handed to clients' connections (files, repositories, keys)",
     registers: [registry],
+    collect() {
+      if (downloaded > 0) this.inc(downloaded);
+      downloaded = 0;
+    },
   });
   const uploadBytes = new Counter({
     name: "packyard_upload_bytes_total",
@@ -121,11 +129,11 @@ export function createMetrics(): Metrics {
   return {
     registry,
     request({ method, route, status }, seconds) {
-      const labels = { method, route, status: String(status) };
-      requests.inc(labels);
-      duration.observe(labels, seconds);
+      tally.add(method, route, status, seconds);
     },
-    downloaded: (bytes) => downloadBytes.inc(bytes),
+    downloaded: (bytes) => {
+      downloaded += bytes;
+    },
     uploaded: (bytes) => uploadBytes.inc(bytes),
     published: (seconds) => publishDuration.observe(seconds),
     failed: () => publishFailures.inc(),
@@ -140,6 +148,74 @@ export function createMetrics(): Metrics {
       readJobs = read;
     },
   };
+}
+
+interface TallyEntry {
+  labels: { method: string; route: string; status: string };
+  count: number;
+  /** The part of count already handed to the counter. */
+  reported: number;
+  sum: number;
+  /** Observations per bucket of REQUEST_BUCKETS (not cumulative), the last one +Inf's. */
+  buckets: number[];
+}
+
+/**
+ * packyard_http_requests_total and packyard_http_request_duration_seconds in plain numbers:
+ * `add` is all a request costs; the histogram is written out at scrape time in prom-client's
+ * shape (the same lines its Histogram gives: _bucket with le, _sum, _count).
+ */
+class RequestTally {
+  readonly entries = new Map<string, TallyEntry>();
+
+  add(method: string, route: string, status: number, seconds: number): void {
+    const key = `${method} ${status} ${route}`;
+    let entry = this.entries.get(key);
+    if (!entry) {
+      entry = {
+        labels: { method, route, status: String(status) },
+        count: 0,
+        reported: 0,
+        sum: 0,
+        buckets: new Array<number>(REQUEST_BUCKETS.length + 1).fill(0),
+      };
+      this.entries.set(key, entry);
+    }
+    entry.count++;
+    entry.sum += seconds;
+    let i = 0;
+    while (i < REQUEST_BUCKETS.length && seconds > REQUEST_BUCKETS[i]!) i++;
+    entry.buckets[i]!++;
+  }
+
+  /** The histogram as a metric the registry reads (get); registered beside prom-client's own. */
+  histogram() {
+    const name = "packyard_http_request_duration_seconds";
+    const entries = this.entries;
+    return {
+      name,
+      help: "Time from a request's arrival to its response's last byte handed to the connection",
+      type: "histogram",
+      aggregator: "sum",
+      reset() {
+        entries.clear();
+      },
+      async get() {
+        const values: { labels: Record<string, string | number>; value: number; metricName: string }[] = [];
+        for (const { labels, count, sum, buckets } of entries.values()) {
+          let cumulative = 0;
+          for (let i = 0; i <= REQUEST_BUCKETS.length; i++) {
+            cumulative += buckets[i]!;
+            const le = i < REQUEST_BUCKETS.length ? REQUEST_BUCKETS[i]! : "+Inf";
+            values.push({ labels: { ...labels, le }, value: cumulative, metricName: `${name}_bucket` });
+          }
+          values.push({ labels, value: sum, metricName: `${name}_sum` });
+          values.push({ labels, value: count, metricName: `${name}_count` });
+        }
+        return { name, help: this.help, type: this.type, values, aggregator: this.aggregator };
+      },
+    };
+  }
 }
 
 /**

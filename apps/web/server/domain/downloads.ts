@@ -10,8 +10,20 @@ import { type ClientKind, DISTRIBUTION_MAX } from "@packyard/contract/stats.ts";
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
 
+/** The UTC day of a moment, "2026-11-24": made once per day, however many responses it counts. */
+let dayNumber = Number.NaN;
+let dayText = "";
+function dayOf(date: Date): string {
+  const day = Math.floor(date.getTime() / 86_400_000);
+  if (day !== dayNumber) {
+    dayText = date.toISOString().slice(0, 10);
+    dayNumber = day;
+  }
+  return dayText;
+}
+
 /** The month a download counts in: UTC, "2026-11". */
-export const currentMonth = (date = new Date()) => date.toISOString().slice(0, 7);
+export const currentMonth = (date = new Date()) => dayOf(date).slice(0, 7);
 
 /** The release file a response served bytes of, as its statistics name it. */
 export interface ServedFile {
@@ -82,7 +94,7 @@ export class DownloadBatch {
     const file = served.file;
     if (!file) return;
     if (downloads) this.files.set(file.id, (this.files.get(file.id) ?? 0) + 1);
-    const day = at.toISOString().slice(0, 10);
+    const day = dayOf(at);
     const client = served.client ?? "other";
     // The column's width: one over-long name must not fail a whole batch on PostgreSQL.
     const distribution = (served.distribution ?? "").slice(0, DISTRIBUTION_MAX);

@@ -40,11 +40,25 @@ type Body =
   | { kind: "file"; path: string; size: number; start: number; end: number }
   | { kind: "bytes"; bytes: Buffer };
 
+/**
+ * An index file's answer, remembered per URL in the serving cache (so dropped with it on every
+ * change): its bytes stay in the content cache, named by `sha256`; `head` is the complete
+ * header list for writeHead, built once, its last value the request id, set per request.
+ */
+interface IndexAnswer {
+  route: string;
+  sha256: string;
+  head: string[];
+  ownerId: string;
+}
+
 interface Answer {
   route: string;
   status: number;
   headers: Record<string, string>;
   body?: Body;
+  /** For an index file: what the next request for this URL answers without looking it up. */
+  remember?: IndexAnswer;
   /** Counted in the owner's bytes (and the file's downloads, when `file` is given). */
   count: { ownerId: string; file?: ServedFile; lastByte?: boolean; distribution?: string };
 }
@@ -153,11 +167,13 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
   ): Answer | undefined {
     const bytes = ref && caches.content.get(ref.sha256);
     if (!bytes) return undefined;
+    const all = { ...headers, "content-length": String(bytes.byteLength), ...fixed, "X-Request-Id": "" };
     return {
       route,
       status: 200,
-      headers: { ...headers, "content-length": String(bytes.byteLength) },
+      headers: all,
       body: { kind: "bytes", bytes },
+      remember: { route, sha256: ref.sha256, head: Object.entries(all).flat(), ownerId: p.owner_id },
       count: { ownerId: p.owner_id },
     };
   }
@@ -296,6 +312,47 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
     );
   }
 
+  /**
+   * An index file from memory: the headers made once per URL and generation (IndexAnswer), one
+   * write of headers and body; the log line, metrics and the owner's bytes as send() does.
+   */
+  function sendIndex(
+    req: IncomingMessage,
+    res: ServerResponse,
+    answer: IndexAnswer,
+    bytes: Buffer,
+    started: number,
+  ): void {
+    const method = req.method!;
+    const reqId = requestIdOf(header(req, "x-request-id"), config.trustProxy);
+    const sent = method === "HEAD" ? 0 : bytes.byteLength;
+    let reported = false;
+    const over = (finished: boolean) => {
+      if (reported) return;
+      reported = true;
+      recordRequest(logOptions, {
+        started,
+        reqId,
+        method,
+        route: answer.route,
+        path: req.url!,
+        status: 200,
+        client: clientOf(req, config.trustProxy),
+        bytes: sent,
+        complete: finished,
+      });
+      if (sent > 0) countServed(accounting, { ownerId: answer.ownerId, bytes: sent });
+    };
+    res.once("finish", () => over(true));
+    res.once("close", () => over(false));
+    const head = answer.head;
+    // Set and used at once: writeHead copies the list into the header block.
+    head[head.length - 1] = reqId;
+    res.writeHead(200, head);
+    if (sent === 0) res.end();
+    else res.end(bytes);
+  }
+
   return (req, res) => {
     const method = req.method;
     const url = req.url ?? "";
@@ -311,6 +368,12 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
       return;
     }
     const started = performance.now();
+    const known = caches.rows.peek<IndexAnswer>(keys.answer(url));
+    const bytes = known && caches.content.get(known.sha256);
+    if (bytes) {
+      sendIndex(req, res, known, bytes, started);
+      return;
+    }
     let answer: Answer | undefined;
     try {
       answer = answerFor(req, url);
@@ -319,6 +382,11 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
     }
     if (!answer) {
       next(req, res);
+      return;
+    }
+    if (answer.remember && answer.body?.kind === "bytes") {
+      caches.rows.remember(keys.answer(url), answer.remember);
+      sendIndex(req, res, answer.remember, answer.body.bytes, started);
       return;
     }
     const body = answer.body;

@@ -23,6 +23,8 @@ export const keys = {
   index: (projectId: string, format: RepositoryFormat, name: string, path: string) =>
     `index${K}${projectId}${K}${format}${K}${name}${K}${path}`,
   byHash: (args: Parameters<RepositoryPublisher["fileByHash"]>) => `by-hash${K}${args.join(K)}`,
+  /** The fast path's answer for an anonymous request of this URL (http/fast-dl.ts). */
+  answer: (url: string) => `answer${K}${url}`,
 };
 
 export function cachedProjectByName(db: Db, username: string, slug: string) {

@@ -55,6 +55,16 @@ export class ServeCache {
     return value;
   }
 
+  /**
+   * Keeps a value made, in this same turn and without waiting, from values peek() returned:
+   * nothing can have changed in between, so it is as fresh as they are.
+   */
+  remember(key: string, value: unknown): void {
+    if (!this.#enabled) return;
+    if (this.#entries.size >= MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value as string);
+    this.#entries.set(key, value);
+  }
+
   get size(): number {
     return this.#entries.size;
   }
