@@ -145,6 +145,12 @@ describe(`the serving cache (${databaseKind})`, () => {
     expect(after).not.toBe(before);
     const pool = /^Filename: (.*second.*)$/m.exec(gunzipSync((await get(packagesGz)).body).toString())![1]!;
     expect((await get(`/dl/cacher/repo/deb/${pool}`)).status).toBe(200);
+
+    // The InRelease answer the fast path keeps per URL goes with its project.
+    expect((await warm(inRelease)).body.toString()).toBe(after);
+    expect((await get(inRelease)).body.toString()).toBe(after);
+    expect((await pub.api("/api/v1/projects/repo", { method: "DELETE" })).status).toBe(204);
+    expect((await get(inRelease)).status).toBe(404);
   });
 });
 
@@ -171,10 +177,11 @@ describe.runIf(databaseKind === "postgres")("the serving cache across processes 
   });
 });
 
-describe(`download counts (${databaseKind})`, () => {
-  it("counted in memory, they are written when the server stops on SIGTERM", async () => {
+describe(`download counts and request log lines (${databaseKind})`, () => {
+  it("counted in memory, they are written when the server stops on SIGTERM; no log line is lost", async () => {
     const pg = databaseKind === "postgres" ? await createPostgresDatabase() : undefined;
-    const env: Record<string, string> = pg ? { DATABASE_URL: pg.url } : {};
+    // Request lines at info: written in batches (logger.ts), the last ones when the process exits.
+    const env: Record<string, string> = { LOG_LEVEL: "info", ...(pg ? { DATABASE_URL: pg.url } : {}) };
     try {
       let proc = await startServerProcess(env);
       const owner = await publisherOf(proc.url, proc.dataDir, true, pg?.url);
@@ -195,6 +202,13 @@ describe(`download counts (${databaseKind})`, () => {
       }
       // Stopped at once: the counts are in memory (written every 2 s), not yet in the database.
       expect(await proc.stop()).toBe(0);
+      const downloads = proc
+        .output()
+        .split("\n")
+        .filter((line) => line.includes('"msg":"request"'))
+        .map((line) => JSON.parse(line) as { path?: string; status: number; bytes: number })
+        .filter((line) => line.path === `/dl/${OWNER}/counted/releases/1.0.0/tool.txt`);
+      expect(downloads.map((line) => [line.status, line.bytes])).toEqual(Array(7).fill([200, 4]));
       proc = await startServerProcess({ ...env, DATA_DIR: proc.dataDir });
       try {
         const again = await publisherOf(proc.url, proc.dataDir, false);
