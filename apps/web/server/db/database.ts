@@ -8,12 +8,7 @@ import { type Dialect, Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import type { Config } from "../config.ts";
 import { type ChangeListener, listenForChanges } from "../serving/change-listener.ts";
-import {
-  ContentCache,
-  registerServingCaches,
-  ServeCache,
-  type ServingCaches,
-} from "../serving/serve-cache.ts";
+import { newServingCaches, registerServingCaches, type ServingCaches } from "../serving/serve-cache.ts";
 import { watchWrites } from "../serving/write-watch.ts";
 import type { Database } from "./schema.ts";
 
@@ -36,7 +31,7 @@ export function openDatabase(
     // An idle connection dropped by the server (restart, failover) must not crash the process;
     // the pool replaces it on the next query.
     pool.on("error", onIdleError);
-    const caches = newCaches();
+    const caches = newServingCaches();
     const dialect = watchWrites(new PostgresDialect({ pool }), () => caches.rows.invalidate());
     const db = new Kysely<Database>({ dialect });
     registerServingCaches(db, caches);
@@ -62,7 +57,7 @@ export function openDatabase(
   sqlite.exec("PRAGMA synchronous = NORMAL");
   sqlite.exec("PRAGMA foreign_keys = ON");
   sqlite.exec("PRAGMA busy_timeout = 5000");
-  const caches = newCaches();
+  const caches = newServingCaches();
   // Another process's commit (the command-line tools) changes data_version: the cache is
   // dropped before it answers anything (serving/serve-cache.ts).
   const dataVersion = sqlite.prepare("PRAGMA data_version");
@@ -102,11 +97,13 @@ export function openDatabase(
   };
 }
 
-function newCaches(): ServingCaches {
-  return { rows: new ServeCache(), content: new ContentCache() };
-}
-
-/** Index bytes nobody asked for within a minute are let go, so an idle server is small again. */
+/**
+ * Index bytes nobody asked for within a minute, and files within 30 s, are let go, so an idle
+ * server is small again.
+ */
 function sweepContent(caches: ServingCaches): NodeJS.Timeout {
-  return setInterval(() => caches.content.sweep(), 15_000).unref();
+  return setInterval(() => {
+    caches.content.sweep();
+    caches.files.sweep();
+  }, 10_000).unref();
 }

@@ -1,10 +1,12 @@
 // The fast path (fast-dl.ts) answers as the app does: after a first request fills the serving
 // cache, a release file's Range, If-None-Match, HEAD and counting, a missing file and an
-// escaped URL (both left to the app) — each answer marked by the fast path's own CSP.
+// escaped URL (both left to the app) — each answer marked by the fast path's own CSP. Small
+// files are answered from memory after their first fast answer, larger ones streamed from disk.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseKind } from "../../test/harness.ts";
 import { type LiveServer, publisher, startLiveServer } from "../../test/live-server.ts";
 import { flushDownloadCounts } from "../domain/usage.ts";
+import { HOT_FILE_BYTES } from "../serving/serve-cache.ts";
 
 const FAST_CSP = "default-src 'none'; frame-ancestors 'none'";
 let server: LiveServer;
@@ -83,6 +85,28 @@ describe(`the /dl fast path (${databaseKind})`, () => {
     expect(notModified.status).toBe(304);
     expect(notModified.headers.get("content-security-policy")).toBe(FAST_CSP);
     expect(await downloads()).toBe(before);
+  });
+
+  it("streams a file too large to keep in memory from the disk, whole or a range", async () => {
+    const big = Buffer.alloc(HOT_FILE_BYTES + 4096);
+    for (let i = 0; i < big.length; i += 4096) big.writeUInt32BE(i, i);
+    const put = await pub.api("/api/v1/projects/tools/releases/1.0.0/files/big.bin", {
+      method: "PUT",
+      body: big,
+    });
+    expect(put.status).toBe(201);
+    const bigPath = "/dl/quick/tools/releases/1.0.0/big.bin";
+    await (await fetch(`${server.url}${bigPath}`)).arrayBuffer();
+    const before = await downloads();
+    for (let i = 0; i < 2; i++) {
+      const whole = await fetch(`${server.url}${bigPath}`);
+      expect(whole.headers.get("content-security-policy")).toBe(FAST_CSP);
+      expect(Buffer.from(await whole.arrayBuffer()).equals(big)).toBe(true);
+    }
+    const tail = await fetch(`${server.url}${bigPath}`, { headers: { range: `bytes=${HOT_FILE_BYTES}-` } });
+    expect(tail.status).toBe(206);
+    expect(Buffer.from(await tail.arrayBuffer()).equals(big.subarray(HOT_FILE_BYTES))).toBe(true);
+    expect(await downloads()).toBe(before + 3);
   });
 
   it("leaves a missing file and an escaped URL to the app", async () => {

@@ -9,7 +9,7 @@
 // and rules), with the same request log line, metrics and download counting; only the
 // Content-Security-Policy is the fixed `default-src 'none'` a file needs, since no page is
 // rendered here. Why it exists: docs/decisions/039-serving-cache.md.
-import { close, open, read as readFd } from "node:fs";
+import { close, open, read as readFd, readFile } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { normalizeFilename } from "@packyard/contract";
 import { classifyClient } from "@packyard/contract/stats.ts";
@@ -18,7 +18,7 @@ import { countServed } from "../domain/usage.ts";
 import type { IndexFileRef } from "../publishing/publisher.ts";
 import type { Services } from "../services.ts";
 import { type CachedRelease, keys } from "../serving/lookups.ts";
-import { servingCachesOf } from "../serving/serve-cache.ts";
+import { HOT_FILE_BYTES, servingCachesOf } from "../serving/serve-cache.ts";
 import { contentTypeOf, parseDistsPath } from "./apt.ts";
 import { cacheControl } from "./cache-control.ts";
 import { accountingOf, matchesEtag, parseRange, releaseFileHeaders } from "./downloads.ts";
@@ -37,7 +37,7 @@ const RPM_ROUTE = "/dl/:username/:slug/rpm/*";
 
 /** A file on the local disk to stream, or bytes in memory. */
 type Body =
-  | { kind: "file"; path: string; size: number; start: number; end: number }
+  | { kind: "file"; path: string; sha256: string; size: number; start: number; end: number }
   | { kind: "bytes"; bytes: Buffer };
 
 /**
@@ -82,6 +82,17 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
 
   const peek = <T>(key: string) => caches.rows.peek<T>(key);
 
+  /** A stored file's bytes start..end: from memory when the file is small and was asked for before. */
+  function fileBody(path: string, sha256: string, size: number, start: number, end: number): Body {
+    const bytes = size <= HOT_FILE_BYTES ? caches.files.get(sha256) : undefined;
+    if (bytes)
+      return {
+        kind: "bytes",
+        bytes: start === 0 && end === size - 1 ? bytes : bytes.subarray(start, end + 1),
+      };
+    return { kind: "file", path, sha256, size, start, end };
+  }
+
   function project(username: string, slug: string): ProjectRow | undefined {
     const row = peek<ProjectRow | undefined>(keys.project(username, slug));
     return row?.visibility === "public" ? row : undefined;
@@ -123,7 +134,7 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
       route: RELEASE_ROUTE,
       status: range ? 206 : 200,
       headers,
-      body: { kind: "file", path: localPath(file.sha256), size, start, end },
+      body: fileBody(localPath(file.sha256), file.sha256, size, start, end),
       count: { ...count, lastByte: end === size - 1 },
     };
   }
@@ -148,7 +159,7 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
         "cache-control": cacheControl({ kind: "immutable", shared: true }),
         "content-length": String(size),
       },
-      body: { kind: "file", path: localPath(file.sha256), size, start: 0, end: size - 1 },
+      body: fileBody(localPath(file.sha256), file.sha256, size, 0, size - 1),
       count: {
         ownerId: p.owner_id,
         file: { id: file.id, projectId: p.id, version: file.version, filename: file.filename },
@@ -395,6 +406,20 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
       return;
     }
     // The file must exist before the answer starts (a missing blob is the app's error answer).
+    if (body.size <= HOT_FILE_BYTES) {
+      // Small: read whole, kept in memory for the next requests (the files cache).
+      readFile(body.path, (error, bytes) => {
+        if (error || bytes.byteLength !== body.size) {
+          next(req, res);
+          return;
+        }
+        caches.files.set(body.sha256, bytes);
+        const { start, end } = body;
+        const part = start === 0 && end === body.size - 1 ? bytes : bytes.subarray(start, end + 1);
+        send(req, res, { ...answer, body: { kind: "bytes", bytes: part } }, started, undefined);
+      });
+      return;
+    }
     open(body.path, "r", (error, fd) => {
       if (error) {
         next(req, res);

@@ -126,6 +126,24 @@ export class ContentCache {
 export interface ServingCaches {
   rows: ServeCache;
   content: ContentCache;
+  /**
+   * Small release and package files (HOT_FILE_BYTES at most), read once from the local disk and
+   * then answered from memory (http/fast-dl.ts): 32 MiB at most, let go after 30 s unused so
+   * the memory a download load took is back within a minute (decision 041).
+   */
+  files: ContentCache;
+}
+
+/** Release and package files up to this size are kept in `files` once asked for. */
+export const HOT_FILE_BYTES = 4 * 1024 * 1024;
+
+/** A database's caches, new and empty. */
+export function newServingCaches(): ServingCaches {
+  return {
+    rows: new ServeCache(),
+    content: new ContentCache(),
+    files: new ContentCache(32 * 1024 * 1024, HOT_FILE_BYTES, 30_000),
+  };
 }
 
 const slot = Symbol.for("packyard.serving-caches");
@@ -141,7 +159,7 @@ export function registerServingCaches(db: object, caches: ServingCaches): void {
 export function servingCachesOf(db: object): ServingCaches {
   let caches = registry.get(db);
   if (!caches) {
-    caches = { rows: new ServeCache(), content: new ContentCache() };
+    caches = newServingCaches();
     caches.rows.setEnabled(false);
     registry.set(db, caches);
   }
