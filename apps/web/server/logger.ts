@@ -81,12 +81,23 @@ export class BatchedWriter {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     if (this.#lines.length === 0) return;
-    let bytes = Buffer.from(this.#lines.join(""));
+    const text = this.#lines.join("");
     this.#lines = [];
     this.#length = 0;
-    while (bytes.byteLength > 0) {
+    // The string itself: Node encodes it into memory freed as soon as write(2) returns (a Buffer
+    // would wait for a garbage collection, and a steady stream of them grows the heap).
+    let rest: Buffer | undefined;
+    try {
+      const written = writeSync(this.#fd, text);
+      if (written === Buffer.byteLength(text)) return;
+      rest = Buffer.from(text).subarray(written);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EAGAIN") return;
+      rest = Buffer.from(text);
+    }
+    while (rest.byteLength > 0) {
       try {
-        bytes = bytes.subarray(writeSync(this.#fd, bytes));
+        rest = rest.subarray(writeSync(this.#fd, rest));
       } catch (error) {
         // A non-blocking pipe that is full: wait a little for its reader.
         if ((error as NodeJS.ErrnoException).code !== "EAGAIN") return;
