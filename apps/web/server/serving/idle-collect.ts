@@ -1,0 +1,75 @@
+// Memory back soon after a load (issue 16, target 4; decision 043). Under a download load the
+// JavaScript heap grows, and the serving caches hold files and index bytes; once the load ends,
+// V8 collects that garbage only when something allocates again, so an idle server kept what the
+// load took. The caches' sweep (every 10 s, db/database.ts) asks this collector: when the event
+// loop turns idle after being busy, or the sweep let go of cached bytes while idle, one full
+// garbage collection runs — at most one per sweep, never while the server is busy.
+import { performance } from "node:perf_hooks";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+
+/** Event-loop utilization over a sweep interval at and above which the server was busy. */
+export const BUSY_UTILIZATION = 0.05;
+/** … and at and below which it is idle. */
+export const IDLE_UTILIZATION = 0.01;
+
+let exposed: (() => void) | null | undefined;
+
+/**
+ * V8's full garbage collection. Node exposes it only with --expose-gc; it is made reachable the
+ * way jest-leak-detector does (the flag set, then `gc` read from a new context), so it works
+ * however the server was started. Null if the runtime refuses.
+ */
+export function fullCollection(): (() => void) | null {
+  if (exposed !== undefined) return exposed;
+  const global = (globalThis as { gc?: unknown }).gc;
+  if (typeof global === "function") return (exposed = global as () => void);
+  try {
+    setFlagsFromString("--expose-gc");
+    const gc: unknown = runInNewContext("gc");
+    exposed = typeof gc === "function" ? (gc as () => void) : null;
+  } catch {
+    exposed = null;
+  }
+  return exposed;
+}
+
+/** The event loop's utilization since the previous call (0 to 1). */
+export function loopUtilization(): () => number {
+  let last = performance.eventLoopUtilization();
+  return () => {
+    const now = performance.eventLoopUtilization();
+    const { utilization } = performance.eventLoopUtilization(now, last);
+    last = now;
+    return utilization;
+  };
+}
+
+export class IdleCollector {
+  #wasBusy = false;
+  readonly #utilization: () => number;
+  readonly #collect: (() => void) | null;
+
+  constructor(utilization: () => number = loopUtilization(), collect = fullCollection()) {
+    this.#utilization = utilization;
+    this.#collect = collect;
+  }
+
+  /**
+   * Called once per sweep with the bytes the caches let go of in it. Collects when the loop is
+   * idle and either was busy in an earlier interval (a load just ended) or cached bytes were
+   * let go; returns whether it did.
+   */
+  tick(releasedBytes: number): boolean {
+    const utilization = this.#utilization();
+    if (utilization >= BUSY_UTILIZATION) {
+      this.#wasBusy = true;
+      return false;
+    }
+    if (utilization > IDLE_UTILIZATION || !this.#collect) return false;
+    if (!this.#wasBusy && releasedBytes === 0) return false;
+    this.#wasBusy = false;
+    this.#collect();
+    return true;
+  }
+}
