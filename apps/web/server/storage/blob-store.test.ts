@@ -66,30 +66,34 @@ describe("local blob store", () => {
     expect(filesUnder(dir)).toEqual([]);
   });
 
-  it("stores a body of odd-sized chunks across its write buffers exactly, with only the digests asked for", async () => {
-    const dir = root();
-    const store = createLocalBlobStore(dir);
-    const body = new Uint8Array(5 * 1024 * 1024 + 12_345).map((_, i) => (i * 13) & 0xff);
-    async function* odd() {
-      for (let offset = 0; offset < body.length; offset += 700_001)
-        yield body.subarray(offset, offset + 700_001);
-    }
-    const staged = await store.stage(odd(), { maxBytes: body.length, digests: ["md5"] });
-    const sha256 = createHash("sha256").update(body).digest("hex");
-    expect(staged).toMatchObject({
-      size: body.length,
-      sha256,
-      sha512: "",
-      sha1: "",
-      md5: createHash("md5").update(body).digest("hex"),
-    });
-    await staged.commit();
-    expect(
-      createHash("sha256")
-        .update(readFileSync(join(dir, "sha256", sha256.slice(0, 2), sha256.slice(2, 4), sha256)))
-        .digest("hex"),
-    ).toBe(sha256);
-  });
+  // Chunks larger than the first (64 KiB) buffer, and small ones that fill it and then the 2 MiB pair.
+  it.each([700_001, 9_999])(
+    "stores a body of odd-sized chunks (%i bytes) across its write buffers exactly, with only the digests asked for",
+    async (chunkBytes) => {
+      const dir = root();
+      const store = createLocalBlobStore(dir);
+      const body = new Uint8Array(5 * 1024 * 1024 + 12_345).map((_, i) => (i * 13) & 0xff);
+      async function* odd() {
+        for (let offset = 0; offset < body.length; offset += chunkBytes)
+          yield body.subarray(offset, offset + chunkBytes);
+      }
+      const staged = await store.stage(odd(), { maxBytes: body.length, digests: ["md5"] });
+      const sha256 = createHash("sha256").update(body).digest("hex");
+      expect(staged).toMatchObject({
+        size: body.length,
+        sha256,
+        sha512: "",
+        sha1: "",
+        md5: createHash("md5").update(body).digest("hex"),
+      });
+      await staged.commit();
+      expect(
+        createHash("sha256")
+          .update(readFileSync(join(dir, "sha256", sha256.slice(0, 2), sha256.slice(2, 4), sha256)))
+          .digest("hex"),
+      ).toBe(sha256);
+    },
+  );
 
   it("releases chunks it owns once written, when told they are nobody else's", async () => {
     const store = createLocalBlobStore(root());

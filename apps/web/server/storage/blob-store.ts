@@ -161,6 +161,8 @@ export class StorageFullError extends Error {
 
 /** Upload bodies are written to disk in writes of this many bytes. */
 const WRITE_BUFFER_BYTES = 2 * 1024 * 1024;
+/** The first write buffer's size: enough for most packages; larger bodies grow to the above. */
+const FIRST_WRITE_BUFFER_BYTES = 64 * 1024;
 
 /** Writes every byte of `bytes`, resuming after short writes. */
 async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<void> {
@@ -195,16 +197,24 @@ export function createLocalBlobStore(root: string): BlobStore {
       try {
         handle = await open(tmp, "wx", 0o640);
         const file = handle;
-        // Two write buffers, allocated once: the body is copied into one while the other is
-        // written. Large writes, and every chunk dies young (a chunk held until a batch is
-        // written would outlive a scavenge and wait for a full collection: RSS would grow).
-        const buffers = [
-          Buffer.allocUnsafeSlow(WRITE_BUFFER_BYTES),
-          Buffer.allocUnsafeSlow(WRITE_BUFFER_BYTES),
-        ];
+        // Two write buffers, reused: the body is copied into one while the other is written.
+        // Large writes, and every chunk dies young (a chunk held until a batch is written would
+        // outlive a scavenge and wait for a full collection: RSS would grow). The first buffer
+        // is small and the pair grows to WRITE_BUFFER_BYTES once a body fills it, so a small
+        // upload (a package, a small file) does not allocate 4 MiB it never uses: external
+        // memory that brings the next full collection closer (issue 16, YUM seeding).
+        const buffers: (Buffer | undefined)[] = [undefined, undefined];
+        let capacity = FIRST_WRITE_BUFFER_BYTES;
         let current = 0;
         let filled = 0;
         let writing: Promise<void> = Promise.resolve();
+        const buffer = () => {
+          const found = buffers[current];
+          if (found && found.byteLength >= capacity) return found;
+          const made = Buffer.allocUnsafeSlow(capacity);
+          buffers[current] = made;
+          return made;
+        };
         const flush = async () => {
           if (filled === 0) return;
           // The other buffer is free once its write is done.
@@ -214,17 +224,19 @@ export function createLocalBlobStore(root: string): BlobStore {
           writing.catch(() => {});
           current ^= 1;
           filled = 0;
+          capacity = WRITE_BUFFER_BYTES;
         };
         for await (const chunk of body) {
           size += chunk.byteLength;
           if (size > maxBytes) throw new BlobTooLargeError(maxBytes);
           digester.update(chunk);
           for (let offset = 0; offset < chunk.byteLength; ) {
-            const n = Math.min(WRITE_BUFFER_BYTES - filled, chunk.byteLength - offset);
-            buffers[current]!.set(chunk.subarray(offset, offset + n), filled);
+            const target = buffer();
+            const n = Math.min(capacity - filled, chunk.byteLength - offset);
+            target.set(chunk.subarray(offset, offset + n), filled);
             filled += n;
             offset += n;
-            if (filled === WRITE_BUFFER_BYTES) await flush();
+            if (filled === capacity) await flush();
           }
           if (releaseChunks) releaseChunk(chunk);
         }
