@@ -2,6 +2,7 @@
 // from /proc/<pid>/status without the benchmark driver's own allocations in it.
 //
 //   node --expose-gc bench/lib/packyard-child.ts seed  <dataDir> <fileList.json> <state.json>
+//   node --expose-gc bench/lib/packyard-child.ts extend <dataDir> <fileList.json> <state.json>
 //   node --expose-gc bench/lib/packyard-child.ts serve <dataDir> <state.json>      (forked, IPC)
 //
 // seed: starts the real server (startLiveServer) on <dataDir>, makes a publisher and a public
@@ -71,31 +72,54 @@ function start(): Promise<LiveServer> {
   return startLiveServer({ DATA_DIR: dataDir!, LOG_LEVEL: "warn", ...Object.fromEntries(given) });
 }
 
-async function seed(fileListFile: string, stateFile: string) {
-  const files = JSON.parse(readFileSync(fileListFile, "utf8")) as { filename: string; path: string }[];
-  const server = await start();
-  try {
-    const pub = await publisher(server, "bench");
-    const created = await pub.api("/api/v1/projects", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ slug: "fleet", name: "fleet", visibility: "public" }),
-    });
-    if (created.status !== 201) throw new Error(`project: ${created.status} ${await created.text()}`);
-    const db = server.services.database.db;
+/** The publisher and project a seed makes, or those of the seed it extends. */
+async function seedProject(server: LiveServer, previous: SeedState | undefined) {
+  const db = server.services.database.db;
+  if (previous) {
     const project = await db
       .selectFrom("project")
       .selectAll()
-      .where("slug", "=", "fleet")
-      .where("owner_id", "=", pub.userId)
+      .where("id", "=", previous.projectId)
       .executeTakeFirstOrThrow();
+    return { project, username: previous.username, token: previous.token };
+  }
+  const pub = await publisher(server, "bench");
+  const created = await pub.api("/api/v1/projects", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ slug: "fleet", name: "fleet", visibility: "public" }),
+  });
+  if (created.status !== 201) throw new Error(`project: ${created.status} ${await created.text()}`);
+  const project = await db
+    .selectFrom("project")
+    .selectAll()
+    .where("slug", "=", "fleet")
+    .where("owner_id", "=", pub.userId)
+    .executeTakeFirstOrThrow();
+  return { project, username: pub.username, token: pub.token };
+}
+
+/**
+ * seed: a fresh data directory. extend: one seeded before (its state file is read and
+ * rewritten), with more packages uploaded the same way into the same project and one more
+ * publish — a repository that grew (bench/yum --seed-cache seeds 50,000 from 10,000).
+ */
+async function seed(fileListFile: string, stateFile: string, extend: boolean) {
+  const files = JSON.parse(readFileSync(fileListFile, "utf8")) as { filename: string; path: string }[];
+  const previous = extend ? (JSON.parse(readFileSync(stateFile, "utf8")) as SeedState) : undefined;
+  const server = await start();
+  try {
+    const { project, username, token } = await seedProject(server, previous);
+    const db = server.services.database.db;
     // Seeding only: no index build per stored package (publishing is measured separately).
     onProjectEvent(db, async () => {});
     const started = performance.now();
     const perRelease = 100;
+    const before = previous?.packages ?? 0;
     for (let first = 0; first < files.length; first += perRelease) {
       const group = files.slice(first, first + perRelease);
-      const version = `1.0.${first / perRelease}`;
+      // Releases 1.0.0, 1.0.1, … continue across an extension.
+      const version = `1.0.${Math.floor((before + first) / perRelease)}`;
       const store = async (file: { filename: string; path: string }) => {
         const bytes = readFileSync(file.path);
         await uploadFile(db, server.services.blobs, {
@@ -123,13 +147,13 @@ async function seed(fileListFile: string, stateFile: string) {
     await publisherOf(server).publish(project.id);
     const firstPublishMs = performance.now() - publishStarted;
     const state: SeedState = {
-      username: pub.username,
+      username,
       slug: "fleet",
       projectId: project.id,
-      token: pub.token,
-      seedMs,
+      token,
+      seedMs: (previous?.seedMs ?? 0) + seedMs,
       firstPublishMs,
-      packages: files.length,
+      packages: before + files.length,
     };
     writeFileSync(stateFile, JSON.stringify(state, null, 2));
   } finally {
@@ -280,6 +304,6 @@ async function serve(stateFile: string) {
   send({ ok: true, ready: true, url: server.url, pid: process.pid, rssKb: rssKb("self") });
 }
 
-if (mode === "seed") await seed(rest[0]!, rest[1]!);
+if (mode === "seed" || mode === "extend") await seed(rest[0]!, rest[1]!, mode === "extend");
 else if (mode === "serve") await serve(rest[0]!);
 else throw new Error("usage: packyard-child.ts seed|serve …");

@@ -41,17 +41,22 @@ function childEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...inherited, ...env };
 }
 
-/** Seeds dataDir with the packages (see packyard-child.ts); returns the child's report. */
+/**
+ * Seeds dataDir with the packages (see packyard-child.ts); returns the child's report. With
+ * `extend`, dataDir was seeded before (its state in scratch/packyard-state.json) and the files
+ * are added to the same project.
+ */
 export function seedPackyard(
   dataDir: string,
   files: readonly PackageFile[],
   scratch: string,
-  options: { env?: Record<string, string> } = {},
+  options: { env?: Record<string, string>; extend?: boolean } = {},
 ): SeedState {
   const list = join(scratch, "packyard-files.json");
   const state = join(scratch, "packyard-state.json");
   writeFileSync(list, JSON.stringify(files.map((d) => ({ filename: d.filename, path: d.path }))));
-  const result = spawnSync(process.execPath, ["--expose-gc", childScript, "seed", dataDir, list, state], {
+  const mode = options.extend ? "extend" : "seed";
+  const result = spawnSync(process.execPath, ["--expose-gc", childScript, mode, dataDir, list, state], {
     encoding: "utf8",
     env: childEnv(options.env),
     stdio: ["ignore", "inherit", "inherit"],

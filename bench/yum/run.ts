@@ -5,9 +5,21 @@
 //
 //   export PATH=$PWD/node_modules/.bin:$PATH
 //   node bench/yum/run.ts [--sizes 1000,10000,50000] [--runs 7] [--dir /tmp/packyard-bench-yum]
-//                         [--rpm-cache /tmp/packyard-bench-rpms] [--quiet-wait 2] [--no-profile]
-//                         [--keep] [--out bench/yum/results/latest.json]
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+//                         [--rpm-cache /tmp/packyard-bench-rpms] [--seed-cache DIR [--seed-only]]
+//                         [--quiet-wait 2] [--no-profile] [--keep] [--out bench/yum/results/latest.json]
+import { spawnSync } from "node:child_process";
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { PublishFloor } from "../lib/floor.ts";
@@ -20,6 +32,7 @@ import {
   row,
 } from "../lib/measure.ts";
 import { PackyardServer, seedPackyard } from "../lib/packyard.ts";
+import type { SeedState } from "../lib/packyard-child.ts";
 import { type Sample, summarize } from "../lib/proc.ts";
 import { type ReportInput, renderMarkdown } from "../lib/report.ts";
 import {
@@ -32,7 +45,7 @@ import {
 } from "../lib/run-info.ts";
 import { Createrepo } from "./lib/createrepo.ts";
 import { yumEntry, yumFloorInput } from "./lib/packyard.ts";
-import { benchRpms, newRpms } from "./lib/rpms.ts";
+import { type BenchRpm, benchRpms, newRpms } from "./lib/rpms.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -40,6 +53,10 @@ const { values: args } = parseArgs({
     runs: { type: "string", default: "7" },
     dir: { type: "string", default: "/tmp/packyard-bench-yum" },
     "rpm-cache": { type: "string", default: "/tmp/packyard-bench-rpms" },
+    /** Seeded Packyard data directories kept here (yum-<N>) and copied per run. */
+    "seed-cache": { type: "string" },
+    /** Only fill --seed-cache for --sizes (niced, outside the benchmark lock); measure nothing. */
+    "seed-only": { type: "boolean", default: false },
     out: { type: "string", default: join(import.meta.dirname, "results", "latest.json") },
     commit: { type: "string" },
     "no-profile": { type: "boolean", default: false },
@@ -65,6 +82,69 @@ interface Ratio {
   value: number;
   target: string;
   met: boolean;
+}
+
+/**
+ * A copy of a seeded data directory: stored blobs and index files are hard links (they are
+ * immutable: written to a temporary file and renamed into place, never rewritten), the SQLite
+ * database is copied.
+ */
+function copyDataDir(from: string, to: string) {
+  rmSync(to, { recursive: true, force: true });
+  const copied = spawnSync("cp", ["-al", from, to], { stdio: "inherit" });
+  if (copied.status !== 0) throw new Error(`cp -al ${from} ${to} failed`);
+  for (const name of readdirSync(to).filter((f) => f.startsWith("packyard.sqlite"))) {
+    unlinkSync(join(to, name));
+    copyFileSync(join(from, name), join(to, name));
+  }
+}
+
+const keptState = (kept: string) => join(kept, "scratch", "packyard-state.json");
+
+/**
+ * The seeded data directory for N packages in --seed-cache (yum-<N>/seeded), seeded first when
+ * missing: from the largest smaller yum-<M> kept there, extended with packages M+1 … N through
+ * the same uploadFile path (the same project; the repository has one generation more), else
+ * from nothing. Written under yum-<N>.partial and renamed when complete.
+ */
+function keptSeed(cache: string, rpms: readonly BenchRpm[], size: number): string {
+  const kept = join(cache, `yum-${size}`);
+  if (existsSync(keptState(kept))) return kept;
+  const partial = `${kept}.partial`;
+  rmSync(partial, { recursive: true, force: true });
+  mkdirSync(join(partial, "scratch"), { recursive: true });
+  const base = (existsSync(cache) ? readdirSync(cache) : [])
+    .map((name) => /^yum-(\d+)$/.exec(name)?.[1])
+    .map(Number)
+    .filter((m) => m > 0 && m < size && existsSync(keptState(join(cache, `yum-${m}`))))
+    .sort((a, b) => a - b)
+    .at(-1);
+  if (base) {
+    const from = join(cache, `yum-${base}`);
+    const state = JSON.parse(readFileSync(keptState(from), "utf8")) as SeedState;
+    if (state.packages !== base) throw new Error(`${from}: ${state.packages} packages, expected ${base}`);
+    log(`[${size}] Packyard: seeding from the ${base} kept in ${from}, + ${size - base} through uploadFile`);
+    copyDataDir(join(from, "seeded"), join(partial, "seeded"));
+    cpSync(keptState(from), keptState(partial));
+    seedPackyard(join(partial, "seeded"), rpms.slice(base, size), join(partial, "scratch"), {
+      extend: true,
+    });
+  } else {
+    log(`[${size}] Packyard: seeding ${size} packages through uploadFile into ${partial}`);
+    seedPackyard(join(partial, "seeded"), rpms.slice(0, size), join(partial, "scratch"));
+  }
+  renameSync(partial, kept);
+  return kept;
+}
+
+/** Seeds Packyard's data directory, or copies the one kept in --seed-cache (seeding it there first). */
+function seeded(dataDir: string, rpms: readonly BenchRpm[], size: number): SeedState & { cached: boolean } {
+  const cache = args["seed-cache"];
+  if (!cache) return { ...seedPackyard(dataDir, rpms.slice(0, size), scratch), cached: false };
+  const kept = keptSeed(resolve(cache), rpms, size);
+  copyDataDir(join(kept, "seeded"), dataDir);
+  cpSync(keptState(kept), join(scratch, "packyard-state.json"));
+  return { ...(JSON.parse(readFileSync(keptState(kept), "utf8")) as SeedState), cached: true };
 }
 
 function preflight() {
@@ -99,6 +179,16 @@ async function main() {
   const largest = Math.max(...sizes);
   const profiling = !args["no-profile"];
   const allRpms = await benchRpms(rpmCache, largest, log);
+  if (args["seed-only"]) {
+    if (!args["seed-cache"]) throw new Error("--seed-only needs --seed-cache DIR");
+    for (const size of [...sizes].sort((a, b) => a - b)) {
+      const started = performance.now();
+      keptSeed(resolve(args["seed-cache"]), allRpms, size);
+      log(`[${size}] kept in ${args["seed-cache"]} (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+    }
+    rmSync(dir, { recursive: true, force: true });
+    return;
+  }
   // New packages for (b): Packyard uses [0, runs] (a warm-up first) and, while profiling, the
   // next `runs`; createrepo_c uses [0, runs) without and [runs, 2·runs) with rpmsign. Each
   // repository is its own, so the same new names can go into every one.
@@ -119,9 +209,10 @@ async function main() {
       // ---- set-up, not compared ----
       const dataDir = join(dir, `packyard-${size}`);
       log(`[${size}] Packyard: seeding ${size} packages through uploadFile (each .rpm signed)`);
-      const seeded = seedPackyard(dataDir, rpms, scratch);
-      setupSeconds["Packyard seed (uploadFile × N, .rpm signed)"] = seeded.seedMs / 1000;
-      setupSeconds["Packyard first publish"] = seeded.firstPublishMs / 1000;
+      const seed = seeded(dataDir, allRpms, size);
+      const earlier = seed.cached ? ", earlier, kept in --seed-cache" : "";
+      setupSeconds[`Packyard seed (uploadFile × N, .rpm signed${earlier})`] = seed.seedMs / 1000;
+      setupSeconds[`Packyard first publish${earlier}`] = seed.firstPublishMs / 1000;
       log(`[${size}] createrepo_c: set-up (hard links, first build)`);
       const cr = new Createrepo(join(dir, `createrepo-${size}`), gpg, scratch);
       setupSeconds["createrepo_c first build (hard links + createrepo_c + gpg)"] = cr.setup(rpms) / 1000;
