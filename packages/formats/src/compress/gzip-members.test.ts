@@ -91,6 +91,18 @@ describe("splitIntoBlocks", () => {
     expect(before.flatMap((b) => b.items)).toEqual(names);
   });
 
+  it("keeps the blocks of the previous split whose items are the same, and splits as without them", () => {
+    const items = names.map((name) => ({ name }));
+    const accessors = { name: (i: { name: string }) => i.name, id: (i: { name: string }) => i.name };
+    const first = new Map();
+    const before = splitIntoBlocks(items, accessors, 32, { next: first });
+    const changed = [{ name: "aaa" }, ...items.filter((i) => i.name !== "pkg-0300")];
+    const reused = splitIntoBlocks(changed, accessors, 32, { previous: first, next: new Map() });
+    expect(reused).toEqual(splitIntoBlocks(changed, accessors, 32));
+    // All but the first block (one more item) and the one that lost pkg-0300 are the same objects.
+    expect(reused.filter((b) => before.includes(b))).toHaveLength(before.length - 2);
+  });
+
   it("caps a block at four times the block size when no name starts one", () => {
     const blocks = splitIntoBlocks(names, { name: () => "same", id: (n) => n }, 8);
     expect(Math.max(...blocks.map((b) => b.items.length))).toBeLessThanOrEqual(32);

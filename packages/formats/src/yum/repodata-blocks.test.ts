@@ -59,4 +59,33 @@ describe("buildRepodataFiles", () => {
     }
     expect(gunzipSync(files[0]!.bytes).toString()).toContain("<name>pkg-0150-0000</name>");
   });
+
+  it("makes the same files from the previous build's blocks and members as from nothing", () => {
+    const packages = fragments(500);
+    let caches: RepodataMemberCaches = {};
+    buildRepodataFiles(packages, 1, { next: caches });
+    // One more sorting first (as a new package often does), one removed, one more in the middle.
+    const changes = [
+      [...fragments(1, "aaa"), ...packages],
+      [...fragments(1, "aaa"), ...packages.filter((p) => p.name !== "pkg-0200")],
+      [
+        ...fragments(1, "aaa"),
+        ...packages.filter((p) => p.name !== "pkg-0200"),
+        ...fragments(1, "pkg-0300"),
+      ].sort((a, b) => (a.name < b.name ? -1 : 1)),
+    ];
+    for (const list of changes) {
+      const next: RepodataMemberCaches = {};
+      const reused = buildRepodataFiles(list, 2, { previous: caches, next });
+      const fresh = buildRepodataFiles(list, 2);
+      expect(reused.map((f) => Buffer.from(f.bytes).toString("base64"))).toEqual(
+        fresh.map((f) => Buffer.from(f.bytes).toString("base64")),
+      );
+      expect(reused.map((f) => f.entry)).toEqual(fresh.map((f) => f.entry));
+      // Most blocks are the previous build's own (their keys not joined again).
+      const kept = [...next.blocks!.values()].filter((b) => caches.blocks!.get(b.items[0]!) === b);
+      expect(kept.length).toBeGreaterThanOrEqual(next.blocks!.size - 2);
+      caches = next;
+    }
+  });
 });

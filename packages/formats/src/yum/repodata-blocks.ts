@@ -1,7 +1,13 @@
 // Joins stored per-package fragments into the three repodata files, each compressed a block of
 // packages at a time with the members of the previous build reused (compress/gzip-members.ts):
 // publishing one more package into a repository of thousands recompresses a few small blocks.
-import { type GzipMemberCache, gzipBlocks, splitIntoBlocks } from "../compress/gzip-members.ts";
+import {
+  type GzipMemberCache,
+  gzipBlocks,
+  type ItemBlocksByFirst,
+  nameHash,
+  splitIntoBlocks,
+} from "../compress/gzip-members.ts";
 import { filelistsXmlEnvelope } from "./filelists-xml.ts";
 import { otherXmlEnvelope } from "./other-xml.ts";
 import { primaryXmlEnvelope } from "./primary-xml.ts";
@@ -16,10 +22,18 @@ export interface PackageFragments {
   primary: string;
   filelists: string;
   other: string;
+  /** nameHash(name), when the caller keeps it with the package (computed otherwise). */
+  nameHash?: number;
 }
 
-/** Compressed members per file type; a build reads `previous` and fills `next`. */
-export type RepodataMemberCaches = Partial<Record<RepodataType, GzipMemberCache>>;
+/**
+ * Compressed members per file type, and the blocks packages were split into (by first package:
+ * the next build keeps the key of a block of the same package objects); a build reads
+ * `previous` and fills `next`.
+ */
+export type RepodataMemberCaches = Partial<Record<RepodataType, GzipMemberCache>> & {
+  blocks?: ItemBlocksByFirst<PackageFragments>;
+};
 
 const DOCUMENTS = [
   ["primary", primaryXmlEnvelope, (p: PackageFragments) => p.primary],
@@ -43,7 +57,14 @@ export function buildRepodataFiles(
   caches: { previous?: RepodataMemberCaches; next?: RepodataMemberCaches } = {},
 ): RepodataFile[] {
   // The three documents list the same packages: one split, one key per block, for all three.
-  const blocks = splitIntoBlocks(packages, { name: (p) => p.name, id: (p) => p.id }, BLOCK_SIZE);
+  const nextBlocks: ItemBlocksByFirst<PackageFragments> | undefined = caches.next ? new Map() : undefined;
+  if (caches.next) caches.next.blocks = nextBlocks;
+  const blocks = splitIntoBlocks(
+    packages,
+    { name: (p) => p.name, id: (p) => p.id, hash: (p) => p.nameHash ?? nameHash(p.name) },
+    BLOCK_SIZE,
+    { previous: caches.previous?.blocks, next: nextBlocks },
+  );
   return DOCUMENTS.map(([type, envelope, fragment]) => {
     const [head, tail] = envelope(packages.length);
     const next: GzipMemberCache = new Map();

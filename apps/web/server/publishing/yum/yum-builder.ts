@@ -1,7 +1,7 @@
 // The YUM format for the repository publisher: one repository per group ("" is the root),
 // joined from the fragments stored at upload — never by re-reading packages — into
 // checksum-named primary, filelists and other files, a repomd.xml and its signature.
-import { gzipMemberCacheBytes } from "@packyard/formats/compress/gzip-members.ts";
+import { gzipMemberCacheBytes, nameHash } from "@packyard/formats/compress/gzip-members.ts";
 import { signDetachedArmored } from "@packyard/formats/openpgp/index.ts";
 import { buildRepodataFiles, type RepodataMemberCaches } from "@packyard/formats/yum/repodata-blocks.ts";
 import { renderRepomd } from "@packyard/formats/yum/repomd-xml.ts";
@@ -10,6 +10,7 @@ import type { Database, YumPackageTable } from "../../db/schema.ts";
 import { type MemoryBudget, stringBytes } from "../memory-budget.ts";
 import { type PackageLoader, PackageSets, type ReleasedPackage } from "../package-sets.ts";
 import type { FormatBuilder } from "../publisher.ts";
+import { type GroupOrder, orderGroup } from "./group-order.ts";
 
 interface RpmRow
   extends ReleasedPackage,
@@ -23,9 +24,17 @@ interface RpmRow
   identity: string;
   /** Name, then arch: the order packages are listed in. */
   order: string;
+  /** nameHash(name): where blocks start (computed once per row, not on every build). */
+  nameHash: number;
   primary: string;
   filelists: string;
   other: string;
+}
+
+/** What a group's build keeps for the next: its compressed members and blocks, and its order. */
+interface GroupCache {
+  repodata: RepodataMemberCaches;
+  order: GroupOrder<RpmRow>;
 }
 
 const loadRpms: PackageLoader<RpmRow> = async (db, projectId, releaseIds) => {
@@ -62,6 +71,7 @@ const loadRpms: PackageLoader<RpmRow> = async (db, projectId, releaseIds) => {
     id: `${row.id}:${sha256}`,
     identity: `${row.repo_group}\u0000${row.name}\u0000${row.epoch}\u0000${row.version}\u0000${row.release}\u0000${row.arch}`,
     order: `${row.name}\u0000${row.arch}`,
+    nameHash: nameHash(row.name),
   }));
 };
 
@@ -85,11 +95,7 @@ export function createYumBuilder(budget: MemoryBudget): FormatBuilder {
       const byGroup = new Map<string, RpmRow[]>();
       // A group whose packages were all yanked or deleted is republished empty, not left stale.
       for (const group of published) byGroup.set(group, []);
-      // The same name-epoch-version-release.arch twice: the newest release's build wins.
-      const seen = new Set<string>();
       for (const row of rows) {
-        if (seen.has(row.identity)) continue;
-        seen.add(row.identity);
         const list = byGroup.get(row.repo_group);
         if (list) list.push(row);
         else byGroup.set(row.repo_group, [row]);
@@ -98,16 +104,22 @@ export function createYumBuilder(budget: MemoryBudget): FormatBuilder {
       const timestamp = Math.floor(date.getTime() / 1000);
       const encoder = new TextEncoder();
       const built = [];
-      for (const [group, packages] of byGroup) {
-        // Stable order: an unchanged repository republishes byte-identical files.
-        packages.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
+      for (const [group, groupRows] of byGroup) {
         const cacheKey = `blocks/yum/${project.id}/${group}`;
-        const previous = budget.get<RepodataMemberCaches>(cacheKey);
+        const previous = budget.get<GroupCache>(cacheKey);
+        // The same name-epoch-version-release.arch twice: the newest release's build wins. A
+        // stable order: an unchanged repository republishes byte-identical files.
+        const { packages, order } = orderGroup(groupRows, previous?.order);
         const next: RepodataMemberCaches = {};
-        const data = buildRepodataFiles(packages, timestamp, { previous, next });
-        let bytes = 0;
-        for (const cache of Object.values(next)) if (cache) bytes += gzipMemberCacheBytes(cache);
-        budget.set(cacheKey, next, bytes);
+        const data = buildRepodataFiles(packages, timestamp, { previous: previous?.repodata, next });
+        // The members, the blocks' and the order's lists of rows (the rows themselves are the set's).
+        let bytes = (next.blocks?.size ?? 0) * 96 + packages.length * 8 + order.sorted.length * 40;
+        for (const type of ["primary", "filelists", "other"] as const) {
+          const cache = next[type];
+          if (cache) bytes += gzipMemberCacheBytes(cache);
+        }
+        const kept: GroupCache = { repodata: next, order };
+        budget.set(cacheKey, kept, bytes);
         const repomd = renderRepomd({ revision: timestamp, entries: data.map((d) => d.entry) });
         const files = new Map<string, Uint8Array>();
         for (const d of data) files.set(d.path, d.bytes);
