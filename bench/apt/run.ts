@@ -21,7 +21,7 @@ import {
 } from "../lib/measure.ts";
 import { type PackageFile, PackyardServer, seedPackyard } from "../lib/packyard.ts";
 import { type Sample, summarize } from "../lib/proc.ts";
-import { type ReportInput, renderMarkdown } from "../lib/report.ts";
+import { type ReportInput, renderMarkdown, renderRatios } from "../lib/report.ts";
 import {
   checkPackyardPrerequisites,
   commitOf,
@@ -398,20 +398,7 @@ async function main() {
     reprepro: "reprepro",
     aptly: "aptly",
     gpg: "gpg",
-  })}
-Ratios (medians of the interleaved samples above):
-
-| N | ratio | value | target | met |
-|---:|---|---:|---|---|
-${Object.entries(results.sizes)
-  .flatMap(([size, { ratios }]) =>
-    ratios.map(
-      (r) =>
-        `| ${Number(size).toLocaleString("en-US")} | ${r.what} | ${r.value.toFixed(2)} | ${r.target} | ${r.met ? "yes" : "no"} |`,
-    ),
-  )
-  .join("\n")}
-`;
+  })}${renderRatios(results.sizes)}`;
   writeFileSync(args.out.replace(/\.json$/, ".md"), markdown);
   process.stdout.write(markdown);
   log(`done; results in ${args.out}`);

@@ -83,3 +83,22 @@ ${table(input, "b")}
 ${details(input)}
 `;
 }
+
+/** The ratios each size's run compared, as a Markdown table after the run's tables. */
+export function renderRatios(
+  sizes: Record<string, { ratios: readonly { what: string; value: number; target: string; met: boolean }[] }>,
+): string {
+  const rows = Object.entries(sizes).flatMap(([size, { ratios }]) =>
+    ratios.map(
+      (r) =>
+        `| ${Number(size).toLocaleString("en-US")} | ${r.what} | ${r.value.toFixed(2)} | ${r.target} | ${r.met ? "yes" : "no"} |`,
+    ),
+  );
+  return `
+Ratios (medians of the interleaved samples above):
+
+| N | ratio | value | target | met |
+|---:|---|---:|---|---|
+${rows.join("\n")}
+`;
+}

@@ -34,7 +34,7 @@ import {
 import { PackyardServer, seedPackyard } from "../lib/packyard.ts";
 import type { SeedState } from "../lib/packyard-child.ts";
 import { type Sample, summarize } from "../lib/proc.ts";
-import { type ReportInput, renderMarkdown } from "../lib/report.ts";
+import { type ReportInput, renderMarkdown, renderRatios } from "../lib/report.ts";
 import {
   checkPackyardPrerequisites,
   commitOf,
@@ -185,20 +185,7 @@ async function main() {
       createrepo: "createrepo_c",
       rpm: "rpm",
       gpg: "gpg",
-    })}
-Ratios (medians of the interleaved samples above):
-
-| N | ratio | value | target | met |
-|---:|---|---:|---|---|
-${Object.entries(results.sizes)
-  .flatMap(([size, { ratios }]) =>
-    ratios.map(
-      (r) =>
-        `| ${Number(size).toLocaleString("en-US")} | ${r.what} | ${r.value.toFixed(2)} | ${r.target} | ${r.met ? "yes" : "no"} |`,
-    ),
-  )
-  .join("\n")}
-`;
+    })}${renderRatios(results.sizes)}`;
     writeFileSync(args.out.replace(/\.json$/, ".md"), markdown);
     return markdown;
   };
