@@ -23,7 +23,10 @@ let exposed: (() => void) | null | undefined;
 export function fullCollection(): (() => void) | null {
   if (exposed !== undefined) return exposed;
   const global = (globalThis as { gc?: unknown }).gc;
-  if (typeof global === "function") return (exposed = global as () => void);
+  if (typeof global === "function") {
+    exposed = global as () => void;
+    return exposed;
+  }
   try {
     setFlagsFromString("--expose-gc");
     const gc: unknown = runInNewContext("gc");
