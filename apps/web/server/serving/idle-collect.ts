@@ -51,11 +51,12 @@ export function loopUtilization(): () => number {
 export class IdleCollector {
   #wasBusy = false;
   readonly #utilization: () => number;
-  readonly #collect: (() => void) | null;
+  /** Found when first needed (fullCollection makes a V8 context): nothing added to start-up. */
+  readonly #collect: () => (() => void) | null;
 
-  constructor(utilization: () => number = loopUtilization(), collect = fullCollection()) {
+  constructor(utilization: () => number = loopUtilization(), collect?: () => void) {
     this.#utilization = utilization;
-    this.#collect = collect;
+    this.#collect = collect ? () => collect : fullCollection;
   }
 
   /**
@@ -69,10 +70,12 @@ export class IdleCollector {
       this.#wasBusy = true;
       return false;
     }
-    if (utilization > IDLE_UTILIZATION || !this.#collect) return false;
+    if (utilization > IDLE_UTILIZATION) return false;
     if (!this.#wasBusy && releasedBytes === 0) return false;
+    const collect = this.#collect();
+    if (!collect) return false;
     this.#wasBusy = false;
-    this.#collect();
+    collect();
     return true;
   }
 }
