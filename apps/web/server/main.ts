@@ -9,6 +9,7 @@ module.enableCompileCache();
 
 const { ConfigError, loadConfig } = await import("./config.ts");
 const { startServer } = await import("./start.ts");
+const { exitProcess } = await import("./exit.ts");
 
 let config: ReturnType<typeof loadConfig>;
 try {
@@ -38,10 +39,10 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     shuttingDown = true;
     logger.info(`${signal} received: finishing in-flight requests`);
     server.stop().then(
-      () => process.exit(0),
+      () => exitProcess(0),
       (error) => {
         logger.error("shutdown failed", error);
-        process.exit(1);
+        exitProcess(1);
       },
     );
   });

@@ -1,6 +1,6 @@
 // Housekeeping that keeps storage and repositories true to the database after crashes: at
-// start-up, and then as scheduled jobs (jobs/queue.ts) — with several servers on PostgreSQL
-// each scheduled run happens on one of them.
+// start-up (the collection at the first quiet moment, decision 044), and then as scheduled jobs
+// (jobs/queue.ts) — with several servers on PostgreSQL each scheduled run happens on one of them.
 // - Repositories behind their packages (a crash between an upload's commit and its publish)
 //   are published again: at start-up, and every minute (the job publish-lagging).
 // - Garbage collection by mark-and-sweep after the grace period (decision 022), safe with several
@@ -28,7 +28,9 @@ import { SharedEntryPins } from "./http/yum-entry-pins.ts";
 import type { JobQueue } from "./jobs/queue.ts";
 import { KEY_LIFECYCLE_JOB, keyLifecyclePass } from "./publishing/key-lifecycle-job.ts";
 import { queueRpmResign } from "./publishing/yum/resign-rpms.ts";
+import { quietMoment } from "./quiet-moment.ts";
 import type { Services } from "./services.ts";
+import { fullCollection } from "./serving/idle-collect.ts";
 
 /** How long a leftover must have been untouched before it is removed. */
 export const LEFTOVER_GRACE_MS = 15 * 60 * 1000;
@@ -160,19 +162,31 @@ export interface Maintenance {
   stop(): Promise<void>;
 }
 
-/** The start-up pass of this server; the scheduled passes are jobs (defineMaintenanceJobs). */
+/**
+ * The start-up pass of this server; the scheduled passes are jobs (defineMaintenanceJobs).
+ * Lagging repositories are published at once; the collection waits for the first quiet moment
+ * (quiet-moment.ts, decision 044), and is left to the scheduled job when the server stops first;
+ * then the garbage of the start is collected.
+ */
 export function startMaintenance(deps: Deps): Maintenance {
+  const stopping = new AbortController();
   const started = (async () => {
     try {
       await publishLaggingPass(deps);
     } catch (error) {
       deps.logger.error("publishing lagging repositories failed", error);
     }
+    await quietMoment({ signal: stopping.signal });
+    if (stopping.signal.aborted) return;
     await collectPass(deps);
+    // What starting took (modules compiled, migrations checked, this pass) is garbage now: one
+    // full collection gives it back to an idle server (decision 044).
+    fullCollection()?.();
   })();
   return {
     started,
     async stop() {
+      stopping.abort();
       await started;
     },
   };
