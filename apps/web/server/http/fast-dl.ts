@@ -337,10 +337,10 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
     const method = req.method!;
     const reqId = requestIdOf(header(req, "x-request-id"), config.trustProxy);
     const sent = method === "HEAD" ? 0 : bytes.byteLength;
-    let reported = false;
-    const over = (finished: boolean) => {
-      if (reported) return;
-      reported = true;
+    // One listener: `close` follows `finish` on a completed answer, or comes alone when the
+    // client left first.
+    res.once("close", () => {
+      const finished = res.writableFinished;
       recordRequest(logOptions, {
         started,
         reqId,
@@ -353,9 +353,7 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
         complete: finished,
       });
       if (sent > 0) countServed(accounting, { ownerId: answer.ownerId, bytes: sent });
-    };
-    res.once("finish", () => over(true));
-    res.once("close", () => over(false));
+    });
     const head = answer.head;
     // Set and used at once: writeHead copies the list into the header block.
     head[head.length - 1] = reqId;
