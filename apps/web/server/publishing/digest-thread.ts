@@ -5,8 +5,9 @@
 //
 // Each remote hasher is a MidstateHasher in the thread, fed the same chunks as its ResumableDigests
 // on the main thread, so both keep the same checkpoints. The chunks to hash are joined into one
-// buffer that is moved to the thread (one copy, no per-chunk cloning). The thread starts with the first publish that needs
-// it; if it fails, callers hash on the main thread instead.
+// buffer that is moved to the thread (one copy, no per-chunk cloning). The thread starts when a
+// starting server warms it (decision 044), else with the first publish that needs it; if it
+// fails, callers hash on the main thread instead.
 import { Worker } from "node:worker_threads";
 import type { DigestAlgorithm, RemoteHasher } from "@packyard/formats/compress/resumable-digests.ts";
 
@@ -42,6 +43,11 @@ export class DigestThread {
   readonly #forget = new FinalizationRegistry<number>((hasher) => {
     this.#worker?.postMessage({ op: "forget", hasher });
   });
+
+  /** Starts the thread now, idle and unreferenced, so the first digest does not wait for it to boot. */
+  warm(): void {
+    this.#start();
+  }
 
   /** Whether hashing can go to the thread (false after it failed once). */
   get available(): boolean {

@@ -138,6 +138,7 @@ export function createAptBuilder(
 
   return {
     format: "apt",
+    warm: () => thread?.warm(),
     async build({ db, store, project, signers, date, published }) {
       const suites = await grouped(db, project.id);
       const bySuite = new Map<string, SuiteIndexes<DebRow>>();
