@@ -72,4 +72,26 @@ describe("DigestThread", () => {
     expect(run.status).toBe(0);
     expect(run.stdout.trim()).toBe(createHash("sha512").update("abc").digest("hex").slice(0, 16));
   });
+
+  it("warms the thread without keeping an otherwise idle process running", () => {
+    const script = `
+      import { DigestThread } from ${JSON.stringify(new URL("./digest-thread.ts", import.meta.url).href)};
+      const thread = new DigestThread();
+      thread.warm();
+      thread.warm();
+      setTimeout(async () => {
+        const [hex] = await thread.hasher(["sha256"]).hash(0, [Buffer.from("abc")]);
+        console.log(hex.slice(0, 16));
+        // Idle again: nothing below keeps the process, the warmed worker least of all.
+      }, 100);
+    `;
+    const dir = mkdtempSync(join(tmpdir(), "packyard-digest-thread-"));
+    const file = join(dir, "warms.mjs");
+    writeFileSync(file, script);
+    const run = spawnSync(process.execPath, [file], { encoding: "utf8", timeout: 20_000 });
+    rmSync(dir, { recursive: true, force: true });
+    expect(run.signal).toBeNull();
+    expect(run.status).toBe(0);
+    expect(run.stdout.trim()).toBe(createHash("sha256").update("abc").digest("hex").slice(0, 16));
+  });
 });
