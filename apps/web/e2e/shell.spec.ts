@@ -1,3 +1,4 @@
+import AxeBuilder from "@axe-core/playwright";
 import { expect, signUpAndOnboard, test, uniqueEmail } from "./support.ts";
 
 test("the home page is server-rendered with the tagline in its title", async ({ page, consoleErrors: _ }) => {
@@ -26,7 +27,7 @@ test("the progress bar shows during a slow navigation and hides at the end", asy
   });
   // Hold the route data for a second so the navigation is slow.
   await page.route("**/profile.data*", async (route) => {
-    await new Promise((r) => setTimeout(r, 1200));
+    await new Promise((r) => setTimeout(r, 2500));
     await route.continue();
   });
   const bar = page.getByTestId("navigation-progress");
@@ -38,6 +39,10 @@ test("the progress bar shows during a slow navigation and hides at the end", asy
   await expect
     .poll(async () => Number(await bar.getAttribute("aria-valuenow")), { timeout: 1500 })
     .toBeGreaterThan(first);
+  // While it shows, the page has no content outside its landmarks (axe's "region").
+  const axe = await new AxeBuilder({ page }).withRules(["region"]).analyze();
+  expect(axe.violations.map((v) => v.nodes.map((n) => n.target.join(" ")).join(", "))).toEqual([]);
+  await expect(bar).toBeVisible();
   await expect(page.getByRole("heading", { name: "Profile", exact: true })).toBeVisible();
   await expect(bar).toHaveCount(0);
 });
