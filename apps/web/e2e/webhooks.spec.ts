@@ -93,9 +93,14 @@ test("add a webhook, copy its secret, test it, read the delivery log and redeliv
   expect(JSON.parse(received[1]!.body).id).toBe(JSON.parse(ping.body).id);
   await expect(card.getByTestId("delivery")).toHaveCount(2);
 
+  // A toast lies over the page's own elements while it shows, and axe would measure their
+  // contrast against it: checked once the toasts have gone.
+  await expect(page.locator("[data-sonner-toast]")).toHaveCount(0, { timeout: 15_000 });
   for (const colorScheme of ["light", "dark"] as const) {
     await page.emulateMedia({ colorScheme });
-    // The toasts fade out on their own: not part of the page.
+    // The colours change with a transition (buttons, links: up to 200 ms): axe reads the
+    // settled page, not a colour half-way between the schemes.
+    await page.waitForTimeout(400);
     const results = await new AxeBuilder({ page }).exclude("[data-sonner-toaster]").analyze();
     expect(
       results.violations.map(
