@@ -97,6 +97,11 @@ export function compareSetOrder(a: ReleasedPackage, b: ReleasedPackage): number 
   return newerFileFirst(a, b);
 }
 
+/** Upload order of two rows: negative when `a`'s file was stored first (then by id). A total order. */
+export function compareUploadOrder(a: ReleasedPackage, b: ReleasedPackage): number {
+  return newerFileFirst(b, a);
+}
+
 export class PackageSets<Row extends ReleasedPackage> {
   readonly #load: PackageLoader<Row>;
   readonly #budget: MemoryBudget;

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { requireTools } from "../test-support/system-tools.ts";
 import {
   compareDebianVersions,
+  debianVersionKey,
   debianVersionProblem,
   isValidDebianVersion,
   parseDebianVersion,
@@ -93,6 +94,28 @@ describe("compareDebianVersions", () => {
       "1.0.1",
       "1:0.5",
     ]);
+  });
+});
+
+describe("debianVersionKey", () => {
+  const versions = (
+    "1.0 1.0-0 1.00 1.0-00 0:1.0 1. 1.0.0 1.0a 1.0a0 1.01 1.1 1.0~ 1.0-1 1:1.0 01:1.0 2.0-rc1-4 " +
+    "2.0-rc01-4 2.0-rc1-04 1..1 1.0.1 1.00.1 7 007 1.0+b1 1.0+b01 1.0~rc1 1.0~rc1-0 a a0 1a 1a0"
+  ).split(" ");
+
+  it("is the same for two versions exactly when dpkg calls them equal", () => {
+    for (const left of versions) {
+      for (const right of versions) {
+        const equal = compareDebianVersions(left, right) === 0;
+        expect([left, right, debianVersionKey(left) === debianVersionKey(right)]).toEqual([
+          left,
+          right,
+          equal,
+        ]);
+      }
+    }
+    expect(debianVersionKey("1.0")).toBe(debianVersionKey("1.0-0"));
+    expect(debianVersionKey("1.0")).not.toBe(debianVersionKey("1.0-1"));
   });
 });
 

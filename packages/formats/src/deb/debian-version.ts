@@ -104,3 +104,36 @@ export function compareDebianVersions(left: string, right: string): number {
   if (upstream !== 0) return Math.sign(upstream);
   return Math.sign(compareVersionPart(a.revision, b.revision));
 }
+
+/**
+ * A part written so that two parts compareVersionPart calls equal are the same string: digit runs
+ * without leading zeros, and a digit run at the end ("1." → "1.0", "" → "0"), since a missing run
+ * compares like 0. Most parts are written so already and come back as they are.
+ */
+function versionPartKey(part: string): string {
+  let canonical = true;
+  for (let i = 0; i < part.length; i++) {
+    // A digit run starting with 0 and going on ("007"): leading zeros.
+    if (
+      part.charCodeAt(i) === 0x30 &&
+      (i === 0 || !isDigit(part.charCodeAt(i - 1))) &&
+      isDigit(part.charCodeAt(i + 1))
+    ) {
+      canonical = false;
+      break;
+    }
+  }
+  if (canonical && part.length > 0 && isDigit(part.charCodeAt(part.length - 1))) return part;
+  let key = canonical ? part : part.replace(/(^|[^0-9])0+(?=[0-9])/g, "$1");
+  if (key.length === 0 || !isDigit(key.charCodeAt(key.length - 1))) key += "0";
+  return key;
+}
+
+/**
+ * A string equal for two versions exactly when compareDebianVersions calls them equal
+ * ("1.0" and "1.0-0", "1.01" and "1.1", "0:1.0" and "1.0"): one package's identity in an index.
+ */
+export function debianVersionKey(version: string): string {
+  const { epoch, upstream, revision } = parseDebianVersion(version);
+  return `${epoch}:${versionPartKey(upstream)}-${versionPartKey(revision)}`;
+}

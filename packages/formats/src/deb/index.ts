@@ -13,6 +13,7 @@ export { DebFormatError, type DebFormatErrorCode, debFormatErrorCodes } from "./
 export {
   compareDebianVersions,
   type DebianVersion,
+  debianVersionKey,
   debianVersionProblem,
   isValidDebianVersion,
   parseDebianVersion,

@@ -7,7 +7,13 @@ import type { Database } from "../../db/schema.ts";
 import { DAY_MS, DEFAULT_SUITE } from "../../domain/repository-settings.ts";
 import { DigestThread } from "../digest-thread.ts";
 import type { MemoryBudget } from "../memory-budget.ts";
-import { compareSetOrder, type PackageLoader, PackageSets, type ReleasedPackage } from "../package-sets.ts";
+import {
+  compareSetOrder,
+  compareUploadOrder,
+  type PackageLoader,
+  PackageSets,
+  type ReleasedPackage,
+} from "../package-sets.ts";
 import type { FormatBuilder } from "../publisher.ts";
 import {
   buildSuite,
@@ -17,7 +23,7 @@ import {
   type SuitePackage,
 } from "./build-index.ts";
 import { restoreServedBlocks } from "./restore-blocks.ts";
-import { SuiteIndexes } from "./suite-indexes.ts";
+import { packageIdentity, SuiteIndexes } from "./suite-indexes.ts";
 import { detectXzEncoderAsync, type XzBlockCache, type XzEncoder, xzBlockCacheBytes } from "./xz-blocks.ts";
 
 export interface DebRow extends ReleasedPackage, SuitePackage {
@@ -52,8 +58,7 @@ export const loadDebs: PackageLoader<DebRow> = async (db, projectId, releaseIds)
     : query.where("deb_package.project_id", "=", projectId);
   // Computed once per row, not on every build: rows stay in memory between builds.
   const rows = (await query.execute()) as (Omit<DebRow, "identity"> & { identity?: string })[];
-  for (const row of rows)
-    row.identity = `${row.component}\u0000${row.name}\u0000${row.version}\u0000${row.architecture}`;
+  for (const row of rows) row.identity = packageIdentity(row);
   return rows as DebRow[];
 };
 
@@ -100,7 +105,7 @@ export function createAptBuilder(
     const suite = (suites: Map<string, SuiteIndexes<DebRow>>, name: string) => {
       let indexes = suites.get(name);
       if (!indexes) {
-        indexes = new SuiteIndexes<DebRow>(compareSetOrder);
+        indexes = new SuiteIndexes<DebRow>(compareSetOrder, compareUploadOrder);
         suites.set(name, indexes);
       }
       return indexes;
@@ -144,7 +149,10 @@ export function createAptBuilder(
       const bySuite = new Map<string, SuiteIndexes<DebRow>>();
       // A suite whose packages were all yanked or deleted is republished empty, not left stale.
       for (const suite of published)
-        bySuite.set(suite, suites.get(suite) ?? new SuiteIndexes<DebRow>(compareSetOrder));
+        bySuite.set(
+          suite,
+          suites.get(suite) ?? new SuiteIndexes<DebRow>(compareSetOrder, compareUploadOrder),
+        );
       for (const [suite, indexes] of suites) if (indexes.size > 0) bySuite.set(suite, indexes);
       if (bySuite.size === 0) return [];
       const built = [];

@@ -7,6 +7,8 @@ import { type IndexedPackage, SuiteIndexes } from "./suite-indexes.ts";
 interface Row extends IndexedPackage {
   /** Set order: lower first (wins). */
   rank: number;
+  /** Upload order: lower first (listed first). */
+  serial: number;
 }
 
 let serial = 0;
@@ -26,10 +28,13 @@ function row(
     architecture,
     stanza: `Package: ${name}\nVersion: ${version}\nArchitecture: ${architecture}\nX-Serial: ${serial}\n`,
     rank: options.rank ?? -serial,
+    serial,
   };
 }
 
 const byRank = (a: Row, b: Row) => a.rank - b.rank;
+const bySerial = (a: Row, b: Row) => a.serial - b.serial;
+const keptIndexes = () => new SuiteIndexes<Row>(byRank, bySerial);
 
 /** Every index, as ids in order. */
 function listing(indexes: SuiteIndexes<Row>) {
@@ -42,12 +47,14 @@ function listing(indexes: SuiteIndexes<Row>) {
 
 /** The same rows grouped from scratch (rows in set order). */
 function fromScratch(rows: readonly Row[]) {
-  return listing(SuiteIndexes.from([...rows].sort(byRank)) as SuiteIndexes<Row>);
+  const indexes = keptIndexes();
+  indexes.load([...rows].sort(byRank));
+  return listing(indexes);
 }
 
 describe("SuiteIndexes", () => {
   it("follows adds and removes exactly as a grouping from scratch would", () => {
-    const kept = new SuiteIndexes<Row>(byRank);
+    const kept = keptIndexes();
     let rows: Row[] = [];
     const change = (removed: Row[], added: Row[]) => {
       kept.apply(removed, added);
@@ -81,7 +88,7 @@ describe("SuiteIndexes", () => {
     // A new architecture: its index lists the `all` packages too.
     change([], [row("riscy", "1.0", { arch: "riscv64" })]);
     expect(kept.architectures).toEqual(["amd64", "arm64", "riscv64", "all"]);
-    expect(kept.index("main", "riscv64").map((p) => p.name)).toEqual(["riscy", "shared"]);
+    expect(kept.index("main", "riscv64").map((p) => p.name)).toEqual(["shared", "riscy"]);
     // Another component, then gone again.
     const contrib = row("extra", "1.0", { component: "contrib" });
     change([], [contrib]);
@@ -95,19 +102,36 @@ describe("SuiteIndexes", () => {
     expect(listing(kept)).toEqual({ "main/amd64": [], "main/arm64": [], "main/all": [] });
   });
 
-  it("keeps each of dpkg's equal versions (1.0 and 1.0-0) as its own entry, in a fixed order", () => {
-    const kept = new SuiteIndexes<Row>(byRank);
-    const a = row("tool", "1.0");
-    const b = row("tool", "1.0-0");
-    kept.apply([], [b]);
-    kept.apply([], [a]);
-    expect(kept.index("main", "amd64")).toEqual(
-      fromScratch([a, b])["main/amd64"]!.map((id) => (id === a.id ? a : b)),
-    );
+  it("lists packages in upload order: a new one goes last, whatever its name", () => {
+    const kept = keptIndexes();
+    const base = ["mmm", "ccc", "xxx"].map((name) => row(name, "1.0"));
+    kept.apply([], base);
+    const first = row("aaa", "1.0");
+    kept.apply([], [first]);
+    expect(kept.index("main", "amd64").map((p) => p.name)).toEqual(["mmm", "ccc", "xxx", "aaa"]);
+    // A newer copy of a listed package replaces it, listed where the newer upload goes.
+    const again = row("ccc", "1.0");
+    kept.apply([], [again]);
+    expect(kept.index("main", "amd64")).toEqual([base[0], base[2], first, again]);
+    // Yanked again: the older copy is back in its place.
+    kept.apply([again], []);
+    expect(kept.index("main", "amd64")).toEqual([...base, first]);
+  });
+
+  it("lists one of two versions dpkg calls equal (1.0 and 1.0-0): the one first in set order", () => {
+    const kept = keptIndexes();
+    const older = row("tool", "1.0-0");
+    const newer = row("tool", "1.0");
+    kept.apply([], [older]);
+    kept.apply([], [newer]);
+    expect(kept.index("main", "amd64")).toEqual([newer]);
+    expect(listing(kept)).toEqual(fromScratch([older, newer]));
+    kept.apply([newer], []);
+    expect(kept.index("main", "amd64")).toEqual([older]);
   });
 
   it("changes an index's version only when its entries change", () => {
-    const kept = new SuiteIndexes<Row>(byRank);
+    const kept = keptIndexes();
     kept.apply([], [row("one", "1.0"), row("two", "1.0", { arch: "arm64" })]);
     const amd64 = kept.version("main", "amd64");
     const arm64 = kept.version("main", "arm64");
@@ -122,12 +146,12 @@ describe("SuiteIndexes", () => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
       return seed % n;
     };
-    const kept = new SuiteIndexes<Row>(byRank);
+    const kept = keptIndexes();
     let rows: Row[] = [];
     for (let step = 0; step < 300; step++) {
       const removed = rows.filter(() => random(40) === 0);
       const added = Array.from({ length: random(4) }, () =>
-        row(`p${random(30)}`, `1.${random(3)}`, {
+        row(`p${random(30)}`, ["1.0", "1.00", "1.0-0", "1.1", "2.0"][random(5)]!, {
           arch: ["amd64", "arm64", "all", "i386"][random(4)]!,
           component: random(10) === 0 ? "contrib" : "main",
           rank: random(1000) * 100_000 + serial,

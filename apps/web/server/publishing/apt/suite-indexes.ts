@@ -1,16 +1,20 @@
 // A suite's packages grouped as its Packages indexes list them — de-duplicated by identity (the
 // first in set order wins), one index per component and architecture (Architecture: all in every
-// architecture's index of its component), each in index order — kept between publishes and
+// architecture's index of its component), each in list order — kept between publishes and
 // brought up to date with the rows a change removed and added. Publishing one more package into
 // 50,000 then touches one identity and a binary search per index it lands in, instead of
 // flattening, de-duplicating, grouping and sorting 50,000 rows again (issue 16, decision 042).
-import { comparePackagesIndexEntries } from "@packyard/formats/apt/packages-index.ts";
+//
+// List order is upload order (oldest first), not name order (decision 045): apt reads an index
+// in any order, and a new upload then lands at the end, so the index's digests resume from the
+// midstate before its last block instead of re-hashing everything after the new name.
+import { debianVersionKey } from "@packyard/formats/deb/debian-version.ts";
 
 /** What an index lists of a package; `identity` is computed once per row when the caller can. */
 export interface IndexedPackage {
   /** The stored file's id, when known: its stanza never changes, so blocks are keyed by it. */
   id?: string;
-  /** Component, name, version and architecture joined by NULs, when computed beforehand. */
+  /** packageIdentity(), when computed beforehand. */
   identity?: string;
   component: string;
   name: string;
@@ -22,16 +26,23 @@ export interface IndexedPackage {
 /** Architectures every repository offers, so a client on them sees an (empty) index, not an error. */
 export const BASE_ARCHITECTURES = ["amd64", "arm64"];
 
-const identityOf = (p: IndexedPackage) =>
-  p.identity ?? `${p.component}\u0000${p.name}\u0000${p.version}\u0000${p.architecture}`;
+/**
+ * Component, name, version and architecture: what an index lists once. Versions dpkg calls equal
+ * ("1.0" and "1.0-0") are one identity: apt could not tell the two entries apart.
+ */
+export function packageIdentity(p: Omit<IndexedPackage, "stanza" | "identity">): string {
+  return `${p.component}\u0000${p.name}\u0000${debianVersionKey(p.version)}\u0000${p.architecture}`;
+}
+
+const identityOf = (p: IndexedPackage) => p.identity ?? packageIdentity(p);
 
 /** Position of the first entry not before `entry` in an index (binary search). */
-function lowerBound<P extends IndexedPackage>(sorted: readonly P[], entry: P): number {
+function lowerBound<P>(sorted: readonly P[], entry: P, order: (a: P, b: P) => number): number {
   let low = 0;
   let high = sorted.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (comparePackagesIndexEntries(sorted[middle]!, entry) < 0) low = middle + 1;
+    if (order(sorted[middle]!, entry) < 0) low = middle + 1;
     else high = middle;
   }
   return low;
@@ -53,6 +64,8 @@ export interface SuiteIndexView {
 export class SuiteIndexes<P extends IndexedPackage = IndexedPackage> implements SuiteIndexView {
   /** Of two packages with one identity, which wins: negative when `a` does. */
   readonly #order: (a: P, b: P) => number;
+  /** Where a package is listed: negative when `a` comes first (a total order of the rows). */
+  readonly #listOrder: (a: P, b: P) => number;
   /** Every row by identity (an array only when there are several). */
   readonly #candidates = new Map<string, P | P[]>();
   /** The row listed for each identity. */
@@ -68,16 +81,23 @@ export class SuiteIndexes<P extends IndexedPackage = IndexedPackage> implements 
   readonly #versions = new Map<string, number>();
   #version = 0;
 
-  constructor(order: (a: P, b: P) => number) {
+  constructor(order: (a: P, b: P) => number, listOrder: (a: P, b: P) => number) {
     this.#order = order;
+    this.#listOrder = listOrder;
     this.#regroup();
   }
 
-  /** The indexes of `packages`, where the first of two with one identity wins. */
+  /**
+   * The indexes of `packages` (newest first), where the first of two with one identity wins;
+   * listed last to first, as uploaded.
+   */
   static from<P extends IndexedPackage>(packages: readonly P[]): SuiteIndexes<P> {
     const position = new Map<P, number>();
     for (const [i, p] of packages.entries()) position.set(p, i);
-    const indexes = new SuiteIndexes<P>((a, b) => position.get(a)! - position.get(b)!);
+    const indexes = new SuiteIndexes<P>(
+      (a, b) => position.get(a)! - position.get(b)!,
+      (a, b) => position.get(b)! - position.get(a)!,
+    );
     indexes.load(packages);
     return indexes;
   }
@@ -191,11 +211,10 @@ export class SuiteIndexes<P extends IndexedPackage = IndexedPackage> implements 
       this.#regroup();
       return;
     }
-    // All removals first: a row replacing another of the same identity sorts equal to it.
     for (const row of out) {
       for (const key of this.#indexKeys(row)) {
         const index = this.#indexes.get(key)!;
-        let at = lowerBound(index, row);
+        let at = lowerBound(index, row, this.#listOrder);
         while (at < index.length && index[at] !== row) at++;
         if (at < index.length) index.splice(at, 1);
         this.#versions.set(key, ++this.#version);
@@ -204,7 +223,7 @@ export class SuiteIndexes<P extends IndexedPackage = IndexedPackage> implements 
     for (const row of into) {
       for (const key of this.#indexKeys(row)) {
         const index = this.#indexes.get(key)!;
-        index.splice(lowerBound(index, row), 0, row);
+        index.splice(lowerBound(index, row, this.#listOrder), 0, row);
         this.#versions.set(key, ++this.#version);
       }
     }
@@ -253,7 +272,7 @@ export class SuiteIndexes<P extends IndexedPackage = IndexedPackage> implements 
       else for (const index of byArchitecture.values()) index.push(row);
     }
     for (const [key, index] of indexes) {
-      index.sort(comparePackagesIndexEntries);
+      index.sort(this.#listOrder);
       const before = this.#indexes.get(key);
       if (!before || before.length !== index.length || index.some((p, i) => before[i] !== p))
         this.#versions.set(key, ++this.#version);
