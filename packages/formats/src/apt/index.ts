@@ -2,6 +2,8 @@
 export { AptIndexError, type AptIndexErrorCode, aptIndexErrorCodes } from "./apt-index-error.ts";
 export {
   comparePackagesIndexEntries,
+  type PackagesIndexBlock,
+  type PackagesIndexBlocksByFirst,
   type PackagesIndexEntry,
   type PackagesIndexOrder,
   packagesIndexBlocks,

@@ -3,6 +3,7 @@ import { AptIndexError } from "./apt-index-error.ts";
 import {
   comparePackagesIndexEntries,
   type PackagesIndexEntry,
+  type PackagesIndexBlocksByFirst,
   packagesIndexBlocks,
   renderPackagesIndex,
   renderPackagesIndexBlocks,
@@ -125,6 +126,32 @@ describe("renderPackagesIndexBlocks", () => {
     expect(packagesIndexBlocks(entries).map((block) => block.key)).toEqual(
       renderPackagesIndexBlocks(entries),
     );
+  });
+
+  it("reuses the previous split's blocks that hold the very same entries, key and all", () => {
+    const withIds = entries.map((e) => ({ ...e, id: `file-${e.name}` }));
+    const first: PackagesIndexBlocksByFirst = new Map();
+    const before = packagesIndexBlocks(withIds, 32, { sorted: true, next: first });
+    // One more at the end, as an upload in list order lands.
+    const added = [...withIds, { ...entry(9999), id: "file-new" }];
+    const second: PackagesIndexBlocksByFirst = new Map();
+    const after = packagesIndexBlocks(added, 32, { sorted: true, previous: first, next: second });
+    const reused = after.filter((block) => before.includes(block));
+    expect(reused).toHaveLength(before.length - 1);
+    expect(after.map((block) => block.key)).toEqual(
+      packagesIndexBlocks(added, 32, { sorted: true }).map((block) => block.key),
+    );
+    expect(after.map((block) => block.text()).join("")).toBe(
+      packagesIndexBlocks(added, 32, { sorted: true })
+        .map((block) => block.text())
+        .join(""),
+    );
+    // The first block removed: the block now first is not reused (it has no separator now).
+    const firstLength = before[0]!.entries.length;
+    const third = packagesIndexBlocks(added.slice(firstLength), 32, { sorted: true, previous: second });
+    expect(third[0]).not.toBe(after[1]);
+    expect(third[0]!.text().startsWith("Package:")).toBe(true);
+    expect(third[1]).toBe(after[2]);
   });
 
   it("keeps one of two entries dpkg considers the same version instead of failing", () => {

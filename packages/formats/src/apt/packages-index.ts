@@ -82,6 +82,14 @@ export function sortPackagesIndexEntries<T extends PackagesIndexEntry>(
   return { sorted, members };
 }
 
+/** A block of packagesIndexBlocks: its entries too, so the next split can reuse it. */
+export interface PackagesIndexBlock extends KeyedBlock {
+  readonly entries: readonly PackagesIndexEntry[];
+}
+
+/** A split's blocks by their first entry: what the next split of the same index reuses. */
+export type PackagesIndexBlocksByFirst = Map<PackagesIndexEntry, PackagesIndexBlock>;
+
 /**
  * The index of renderPackagesIndex split into blocks whose concatenation is the same text.
  * Blocks start where startsBlock says: boundaries follow names, so adding one package changes
@@ -89,16 +97,45 @@ export function sortPackagesIndexEntries<T extends PackagesIndexEntry>(
  * members, which gzip, zlib and apt read as one stream. Entries that dpkg considers the same
  * name/version/architecture keep only the first in index order, instead of failing the index.
  * A block's key is its entries' ids when they all have one (their stanzas never change), else
- * its text; its text is rendered only when asked for. With `sorted`, entries are in index order
- * already (sortPackagesIndexEntries).
+ * its text; its text is rendered only when asked for. With `sorted`, entries are in their final
+ * order already (the caller's list order; by name otherwise). With `previous` (the last split of
+ * the same index, by first entry), a block holding the very same entries — the same objects, in
+ * the same order and place (first or not) — is reused, key and all, instead of joining its ids
+ * again; `next` collects this split's blocks for the next one.
  */
 export function packagesIndexBlocks(
   entries: readonly PackagesIndexEntry[],
   blockSize = 32,
-  options: { sorted?: boolean } = {},
-): KeyedBlock[] {
+  options: {
+    sorted?: boolean;
+    previous?: PackagesIndexBlocksByFirst;
+    next?: PackagesIndexBlocksByFirst;
+  } = {},
+): PackagesIndexBlock[] {
   const sorted = options.sorted ? entries : [...entries].sort(comparePackagesIndexEntries);
-  const groups: PackagesIndexEntry[][] = [];
+  const blocks: PackagesIndexBlock[] = [];
+  const close = (group: PackagesIndexEntry[]) => {
+    // Stanzas are separated by a blank line, so every block but the first starts with one.
+    const separator = blocks.length > 0 ? "\n" : "";
+    const before = options.previous?.get(group[0]!);
+    let block: PackagesIndexBlock;
+    if (
+      before !== undefined &&
+      before.entries.length === group.length &&
+      before.key.startsWith("\n") === (separator !== "") &&
+      before.entries.every((entry, index) => entry === group[index])
+    ) {
+      block = before;
+    } else {
+      const text = () => separator + group.map(stanzaText).join("\n");
+      const keyed = group.every((entry) => entry.id !== undefined);
+      // A text key of a block that is not first starts with its separator too.
+      const key = keyed ? `${separator}${group.map((entry) => entry.id).join(",")}` : text();
+      block = { key, text, entries: group };
+    }
+    blocks.push(block);
+    options.next?.set(group[0]!, block);
+  };
   let current: PackagesIndexEntry[] = [];
   let previous: PackagesIndexEntry | undefined;
   for (const entry of sorted) {
@@ -111,20 +148,14 @@ export function packagesIndexBlocks(
       continue;
     }
     if (startsBlock(entry.name, current.length, blockSize)) {
-      groups.push(current);
+      close(current);
       current = [];
     }
     current.push(entry);
     previous = entry;
   }
-  if (current.length > 0) groups.push(current);
-  return groups.map((group, index) => {
-    // Stanzas are separated by a blank line, so every block but the first starts with one.
-    const separator = index > 0 ? "\n" : "";
-    const text = () => separator + group.map(stanzaText).join("\n");
-    const keyed = group.every((entry) => entry.id !== undefined);
-    return { key: keyed ? `${separator}${group.map((entry) => entry.id).join(",")}` : text(), text };
-  });
+  if (current.length > 0) close(current);
+  return blocks;
 }
 
 function stanzaText(entry: PackagesIndexEntry): string {

@@ -1,8 +1,9 @@
 // xz through the helper process: the same bytes as xz spawned directly, several at once, xz's own
 // errors reported, and a helper that is gone leaves the work to a spawn.
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { requireTools } from "@packyard/formats/test-support/system-tools.ts";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { systemXzEncoder, XZ_FILTER } from "./xz-blocks.ts";
 import { XzHelper } from "./xz-helper.ts";
 
@@ -13,6 +14,21 @@ afterAll(() => helper.close());
 const texts = [Buffer.from("Package: a\nVersion: 1\n".repeat(300)), Buffer.from("\nPackage: b\n".repeat(50))];
 const unxz = (xz: Buffer) => spawnSync("xz", ["-dc"], { input: xz }).stdout.toString();
 
+/** The xz processes the helper has started and not yet seen end. */
+function xzChildren(pid: number): string[] {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean);
+  return children.filter((child) => {
+    try {
+      return readFileSync(`/proc/${child}/cmdline`, "utf8").split("\0")[0] === "xz";
+    } catch {
+      return false;
+    }
+  });
+}
+
 describe.runIf(hasXz)("the xz helper", () => {
   it("makes what xz spawned here makes, for several publishes at once", async () => {
     const direct = await systemXzEncoder()(texts);
@@ -22,6 +38,21 @@ describe.runIf(hasXz)("the xz helper", () => {
     expect(outputs[2]).toEqual(direct);
     expect(unxz(outputs[1]!)).toBe(texts[1]!.toString());
     expect(helper.available).toBe(true);
+  });
+
+  it("has an xz started ahead for the next one-block request (a publish's), with the same bytes", async () => {
+    const one = [texts[0]!];
+    const viaHelper = systemXzEncoder("xz", XZ_FILTER, helper);
+    const first = await viaHelper(one);
+    expect(first).toEqual(await systemXzEncoder()(one));
+    // Started once the request's xz is done; it waits for the next request's input.
+    await vi.waitFor(() => expect(xzChildren(helper.pid!)).toHaveLength(1));
+    const waiting = xzChildren(helper.pid!)[0];
+    expect(await viaHelper(one)).toEqual(first);
+    expect(xzChildren(helper.pid!)).not.toContain(waiting);
+    await vi.waitFor(() => expect(xzChildren(helper.pid!)).toHaveLength(1));
+    // Several blocks are compressed by an xz started for them (--block-list).
+    expect(unxz(await viaHelper(texts))).toBe(texts.map(String).join(""));
   });
 
   it("reports xz's own error and stays available", async () => {

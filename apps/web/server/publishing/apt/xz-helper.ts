@@ -99,6 +99,11 @@ export class XzHelper {
     (child.stdin as unknown as { unref?(): void }).unref?.();
   }
 
+  /** The helper process's id while it runs (tests look at its children). */
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
   /** Stops the helper (server shutdown). */
   close(): void {
     const child = this.#child;
