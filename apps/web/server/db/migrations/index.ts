@@ -741,4 +741,15 @@ export const migrations: Record<string, Migration> = {
       }
     },
   },
+  "0027_release_file_storage_index": {
+    async up(db: Kysely<unknown>) {
+      // The storage an owner uses (domain/usage.ts storageBytes), summed on every upload: from
+      // this index alone instead of a row read per file (issue 16; 10,000 files: 2.8 → 0.4 ms).
+      await db.schema
+        .createIndex("release_file_release_size")
+        .on("release_file")
+        .columns(["release_id", "size"])
+        .execute();
+    },
+  },
 };
