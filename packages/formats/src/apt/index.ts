@@ -3,13 +3,14 @@ export { AptIndexError, type AptIndexErrorCode, aptIndexErrorCodes } from "./apt
 export {
   comparePackagesIndexEntries,
   type PackagesIndexBlock,
-  type PackagesIndexBlocksByFirst,
   type PackagesIndexEntry,
   type PackagesIndexOrder,
+  type PackagesIndexSplit,
   packagesIndexBlocks,
   renderPackagesIndex,
   renderPackagesIndexBlocks,
   sortPackagesIndexEntries,
+  splitPackagesIndex,
 } from "./packages-index.ts";
 export { type PoolFileFacts, renderPackagesStanza, repositoryOwnedFields } from "./packages-stanza.ts";
 export {

@@ -3,11 +3,11 @@ import { AptIndexError } from "./apt-index-error.ts";
 import {
   comparePackagesIndexEntries,
   type PackagesIndexEntry,
-  type PackagesIndexBlocksByFirst,
   packagesIndexBlocks,
   renderPackagesIndex,
   renderPackagesIndexBlocks,
   sortPackagesIndexEntries,
+  splitPackagesIndex,
 } from "./packages-index.ts";
 
 function entry(name: string, version: string, architecture: string): PackagesIndexEntry {
@@ -128,30 +128,76 @@ describe("renderPackagesIndexBlocks", () => {
     );
   });
 
-  it("reuses the previous split's blocks that hold the very same entries, key and all", () => {
+  it("re-splits from the first changed position, keeping the blocks before it and reusing those after", () => {
     const withIds = entries.map((e) => ({ ...e, id: `file-${e.name}` }));
-    const first: PackagesIndexBlocksByFirst = new Map();
-    const before = packagesIndexBlocks(withIds, 32, { sorted: true, next: first });
-    // One more at the end, as an upload in list order lands.
+    const full = (list: readonly PackagesIndexEntry[]) => splitPackagesIndex(list, 32);
+    const first = full(withIds);
+    // One more at the end, as an upload in list order lands: every block but the last is kept.
     const added = [...withIds, { ...entry(9999), id: "file-new" }];
-    const second: PackagesIndexBlocksByFirst = new Map();
-    const after = packagesIndexBlocks(added, 32, { sorted: true, previous: first, next: second });
-    const reused = after.filter((block) => before.includes(block));
-    expect(reused).toHaveLength(before.length - 1);
-    expect(after.map((block) => block.key)).toEqual(
-      packagesIndexBlocks(added, 32, { sorted: true }).map((block) => block.key),
+    const second = splitPackagesIndex(added, 32, { split: first, changedFrom: withIds.length });
+    expect(second.blocks.slice(0, -1)).toEqual(first.blocks.slice(0, -1));
+    expect(second.blocks.filter((block) => first.blocks.includes(block))).toHaveLength(
+      first.blocks.length - 1,
     );
-    expect(after.map((block) => block.text()).join("")).toBe(
-      packagesIndexBlocks(added, 32, { sorted: true })
-        .map((block) => block.text())
+    expect(second.blocks.map((block) => block.key)).toEqual(full(added).blocks.map((block) => block.key));
+    expect(second.starts).toEqual(full(added).starts);
+    // Nothing changed: the same split.
+    expect(splitPackagesIndex(added, 32, { split: second, changedFrom: Number.POSITIVE_INFINITY })).toBe(
+      second,
+    );
+    // The first block removed: the block now first is split anew (it has no separator now).
+    const firstLength = second.blocks[0]!.entries.length;
+    const third = splitPackagesIndex(added.slice(firstLength), 32, { split: second, changedFrom: 0 });
+    expect(third.blocks[0]).not.toBe(second.blocks[1]);
+    expect(third.blocks[0]!.text().startsWith("Package:")).toBe(true);
+    expect(third.blocks[1]).toBe(second.blocks[2]);
+    expect(third.blocks.map((block) => block.text()).join("")).toBe(
+      full(added.slice(firstLength))
+        .blocks.map((block) => block.text())
         .join(""),
     );
-    // The first block removed: the block now first is not reused (it has no separator now).
-    const firstLength = before[0]!.entries.length;
-    const third = packagesIndexBlocks(added.slice(firstLength), 32, { sorted: true, previous: second });
-    expect(third[0]).not.toBe(after[1]);
-    expect(third[0]!.text().startsWith("Package:")).toBe(true);
-    expect(third[1]).toBe(after[2]);
+  });
+
+  it("re-splits to what a split from scratch makes, through a long random series of changes", () => {
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    let serial = 0;
+    const fresh = (): PackagesIndexEntry => {
+      serial++;
+      const name = `p${random(400)}`;
+      // Now and then a version dpkg calls equal to a neighbour's: de-duplicated on either side.
+      const version = ["1.0", "1.0-0", "2.0"][random(3)]!;
+      return {
+        id: `f${serial}`,
+        name,
+        version,
+        architecture: "amd64",
+        stanza: `Package: ${name}\nX: ${serial}\n`,
+      };
+    };
+    let list: PackagesIndexEntry[] = Array.from({ length: 300 }, fresh);
+    let split = splitPackagesIndex(list, 8);
+    for (let step = 0; step < 300; step++) {
+      let changedFrom = Number.POSITIVE_INFINITY;
+      for (let edits = random(4); edits > 0; edits--) {
+        const at = random(4) === 0 ? random(list.length + 1) : list.length - random(3);
+        const position = Math.max(0, Math.min(at, list.length));
+        if (random(3) === 0 && position < list.length) list.splice(position, 1);
+        else list.splice(position, 0, fresh());
+        changedFrom = Math.min(changedFrom, position);
+      }
+      list = [...list];
+      split = splitPackagesIndex(list, 8, { split, changedFrom });
+      const scratch = splitPackagesIndex(list, 8);
+      expect(split.starts).toEqual(scratch.starts);
+      expect(split.blocks.map((block) => block.key)).toEqual(scratch.blocks.map((block) => block.key));
+      expect(split.blocks.map((block) => block.text()).join("")).toBe(
+        scratch.blocks.map((block) => block.text()).join(""),
+      );
+    }
   });
 
   it("keeps one of two entries dpkg considers the same version instead of failing", () => {

@@ -87,8 +87,12 @@ export interface PackagesIndexBlock extends KeyedBlock {
   readonly entries: readonly PackagesIndexEntry[];
 }
 
-/** A split's blocks by their first entry: what the next split of the same index reuses. */
-export type PackagesIndexBlocksByFirst = Map<PackagesIndexEntry, PackagesIndexBlock>;
+/** An index split into blocks, kept for the next split of the same index. */
+export interface PackagesIndexSplit {
+  blocks: PackagesIndexBlock[];
+  /** The position in the index of each block's first entry. */
+  starts: number[];
+}
 
 /**
  * The index of renderPackagesIndex split into blocks whose concatenation is the same text.
@@ -98,26 +102,56 @@ export type PackagesIndexBlocksByFirst = Map<PackagesIndexEntry, PackagesIndexBl
  * name/version/architecture keep only the first in index order, instead of failing the index.
  * A block's key is its entries' ids when they all have one (their stanzas never change), else
  * its text; its text is rendered only when asked for. With `sorted`, entries are in their final
- * order already (the caller's list order; by name otherwise). With `previous` (the last split of
- * the same index, by first entry), a block holding the very same entries — the same objects, in
- * the same order and place (first or not) — is reused, key and all, instead of joining its ids
- * again; `next` collects this split's blocks for the next one.
+ * order already (the caller's list order; by name otherwise).
  */
 export function packagesIndexBlocks(
   entries: readonly PackagesIndexEntry[],
   blockSize = 32,
-  options: {
-    sorted?: boolean;
-    previous?: PackagesIndexBlocksByFirst;
-    next?: PackagesIndexBlocksByFirst;
-  } = {},
+  options: { sorted?: boolean } = {},
 ): PackagesIndexBlock[] {
   const sorted = options.sorted ? entries : [...entries].sort(comparePackagesIndexEntries);
+  return splitPackagesIndex(sorted, blockSize).blocks;
+}
+
+/**
+ * packagesIndexBlocks of entries in their final order, given the previous split of the same index
+ * and the lowest position that changed since (`changedFrom`: 0 when not known, Infinity when
+ * nothing did). Splitting goes left to right, so every block that ends before that position is
+ * the previous one: it is kept as it is, and splitting resumes at the start of the first block
+ * that does not. Beyond it, a block holding the very same entries — the same objects, in the
+ * same order and place (first or not) — is reused, key and all, instead of joining its ids
+ * again. One package more at the end of 50,000 then looks at one block, not at 50,000 entries.
+ */
+export function splitPackagesIndex(
+  entries: readonly PackagesIndexEntry[],
+  blockSize = 32,
+  previous?: { split: PackagesIndexSplit; changedFrom: number },
+): PackagesIndexSplit {
   const blocks: PackagesIndexBlock[] = [];
-  const close = (group: PackagesIndexEntry[]) => {
+  const starts: number[] = [];
+  /** The previous split's blocks from where splitting resumes, by first entry. */
+  let reusable: Map<PackagesIndexEntry, PackagesIndexBlock> | undefined;
+  let from = 0;
+  if (previous) {
+    const { split, changedFrom } = previous;
+    if (changedFrom === Number.POSITIVE_INFINITY) return split;
+    // Block i is decided once entry starts[i + 1] is seen (it closes the block or joins it).
+    let kept = 0;
+    while (kept + 1 < split.starts.length && split.starts[kept + 1]! < changedFrom) kept++;
+    reusable = new Map();
+    for (let i = 0; i < split.blocks.length; i++) {
+      const block = split.blocks[i]!;
+      if (i < kept) {
+        blocks.push(block);
+        starts.push(split.starts[i]!);
+      } else reusable.set(block.entries[0]!, block);
+    }
+    from = kept < split.starts.length ? split.starts[kept]! : 0;
+  }
+  const close = (group: PackagesIndexEntry[], start: number) => {
     // Stanzas are separated by a blank line, so every block but the first starts with one.
     const separator = blocks.length > 0 ? "\n" : "";
-    const before = options.previous?.get(group[0]!);
+    const before = reusable?.get(group[0]!);
     let block: PackagesIndexBlock;
     if (
       before !== undefined &&
@@ -134,28 +168,31 @@ export function packagesIndexBlocks(
       block = { key, text, entries: group };
     }
     blocks.push(block);
-    options.next?.set(group[0]!, block);
+    starts.push(start);
   };
   let current: PackagesIndexEntry[] = [];
-  let previous: PackagesIndexEntry | undefined;
-  for (const entry of sorted) {
+  let currentStart = from;
+  let last: PackagesIndexEntry | undefined = from > 0 ? entries[from - 1] : undefined;
+  for (let i = from; i < entries.length; i++) {
+    const entry = entries[i]!;
     if (
-      previous &&
-      previous.name === entry.name &&
-      previous.architecture === entry.architecture &&
-      compareDebianVersions(previous.version, entry.version) === 0
+      last &&
+      last.name === entry.name &&
+      last.architecture === entry.architecture &&
+      compareDebianVersions(last.version, entry.version) === 0
     ) {
       continue;
     }
     if (startsBlock(entry.name, current.length, blockSize)) {
-      close(current);
+      close(current, currentStart);
       current = [];
+      currentStart = i;
     }
     current.push(entry);
-    previous = entry;
+    last = entry;
   }
-  if (current.length > 0) close(current);
-  return blocks;
+  if (current.length > 0) close(current, currentStart);
+  return { blocks, starts };
 }
 
 function stanzaText(entry: PackagesIndexEntry): string {

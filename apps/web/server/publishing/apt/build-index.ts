@@ -2,10 +2,10 @@
 // packages: Packages, Packages.gz and Packages.xz per component and architecture, Release with
 // SHA256 and SHA512 lists, InRelease and Release.gpg signed by every active key.
 import {
-  type PackagesIndexBlocksByFirst,
-  packagesIndexBlocks,
+  type PackagesIndexSplit,
   type ReleaseFileEntry,
   renderRelease,
+  splitPackagesIndex,
 } from "@packyard/formats/apt/index.ts";
 import {
   blockKeyDigest,
@@ -28,11 +28,12 @@ import { type XzBlockCache, type XzEncoder, xzDocument } from "./xz-blocks.ts";
 export type SuitePackage = IndexedPackage;
 
 /**
- * The last split of each kept index into blocks, by the index's array (SuiteIndexes changes it
- * in place between builds): unchanged blocks keep their keys instead of joining 32 ids again —
- * at 50,000 packages ~1,500 blocks per build. Gone with the array when the index is dropped.
+ * The last split of each kept index into blocks and the index's version then, by the index's
+ * array (SuiteIndexes changes it in place between builds): the next build re-splits from the
+ * first position changed since, keeping the blocks before it (at 50,000 packages ~1,500) and
+ * their keys. Gone with the array when the index is dropped.
  */
-const lastSplits = new WeakMap<readonly IndexedPackage[], PackagesIndexBlocksByFirst>();
+const lastSplits = new WeakMap<readonly IndexedPackage[], { split: PackagesIndexSplit; version: number }>();
 
 /**
  * Compressed blocks of an index from its previous build, by block text. Packages.gz is a series
@@ -164,13 +165,19 @@ export async function buildSuite(options: {
         options.digests?.set(base, digests);
       }
       const entries = indexes.index(component, architecture);
-      const split: PackagesIndexBlocksByFirst = new Map();
-      const blocks = packagesIndexBlocks(entries, 32, {
-        sorted: true,
-        previous: lastSplits.get(entries),
-        next: split,
-      });
-      lastSplits.set(entries, split);
+      const version = indexes.version?.(component, architecture);
+      const last = lastSplits.get(entries);
+      const split = splitPackagesIndex(
+        entries,
+        32,
+        last && {
+          split: last.split,
+          changedFrom:
+            version === undefined ? 0 : (indexes.changedFrom?.(component, architecture, last.version) ?? 0),
+        },
+      );
+      if (version !== undefined) lastSplits.set(entries, { split, version });
+      const blocks = split.blocks;
       if (!options.gzipCache?.has(base)) {
         Object.assign(digests, openDigests(options.thread));
         digests.gzip = new ResumableDigests(["sha256", "sha512"]);

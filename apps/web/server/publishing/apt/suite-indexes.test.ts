@@ -157,9 +157,46 @@ describe("SuiteIndexes", () => {
           rank: random(1000) * 100_000 + serial,
         }),
       );
+      const before = listing(kept);
+      const versions = Object.fromEntries(
+        Object.keys(before).map((key) => [key, kept.version(...(key.split("/") as [string, string]))]),
+      );
       kept.apply(removed, added);
       rows = rows.filter((r) => !removed.includes(r)).concat(added);
-      expect(listing(kept)).toEqual(fromScratch(rows));
+      const after = listing(kept);
+      expect(after).toEqual(fromScratch(rows));
+      // changedFrom never claims more of an index unchanged than is.
+      for (const [key, ids] of Object.entries(after)) {
+        const [component, architecture] = key.split("/") as [string, string];
+        const old = before[key];
+        const from = kept.changedFrom(component, architecture, versions[key] ?? -1);
+        if (!old) {
+          expect(from).toBe(0);
+          continue;
+        }
+        let same = 0;
+        while (same < old.length && same < ids.length && old[same] === ids[same]) same++;
+        if (same === old.length && same === ids.length) continue;
+        expect(from).toBeLessThanOrEqual(same);
+      }
     }
+  });
+
+  it("tells how much of an index is unchanged since a version: all but the end after one more upload", () => {
+    const kept = keptIndexes();
+    kept.apply(
+      [],
+      ["c", "a", "b", "f", "e", "d", "h", "g"].map((name) => row(name, "1.0")),
+    );
+    const version = kept.version("main", "amd64");
+    expect(kept.changedFrom("main", "amd64", version)).toBe(Number.POSITIVE_INFINITY);
+    kept.apply([], [row("aaa", "1.0")]);
+    expect(kept.changedFrom("main", "amd64", version)).toBe(8);
+    const middle = kept.index("main", "amd64")[1]!;
+    kept.apply([middle], []);
+    expect(kept.changedFrom("main", "amd64", version)).toBe(1);
+    // An index's versions from long ago are forgotten: everything may have changed.
+    for (let i = 0; i < 70; i++) kept.apply([], [row(`n${i}`, "1.0")]);
+    expect(kept.changedFrom("main", "amd64", version)).toBe(0);
   });
 });

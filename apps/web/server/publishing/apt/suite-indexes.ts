@@ -59,7 +59,14 @@ export interface SuiteIndexView {
   readonly components: readonly string[];
   readonly architectures: readonly string[];
   index(component: string, architecture: string): readonly IndexedPackage[];
+  /** Changes when the index's entries change (SuiteIndexes.version). */
+  version?(component: string, architecture: string): number;
+  /** The lowest position changed since `version` (SuiteIndexes.changedFrom). */
+  changedFrom?(component: string, architecture: string, version: number): number;
 }
+
+/** How many changes per index changedFrom remembers. */
+const CHANGES_KEPT = 64;
 
 export class SuiteIndexes<P extends IndexedPackage = IndexedPackage> implements SuiteIndexView {
   /** Of two packages with one identity, which wins: negative when `a` does. */
@@ -79,6 +86,10 @@ export class SuiteIndexes<P extends IndexedPackage = IndexedPackage> implements 
   #indexes = new Map<string, P[]>();
   /** Bumped when an index's entries change (builds reuse what an unchanged index made). */
   readonly #versions = new Map<string, number>();
+  /** Per index, its latest changes: the version each made and the lowest position it touched. */
+  readonly #changes = new Map<string, { version: number; at: number }[]>();
+  /** Per index, the newest version whose change is no longer in #changes. */
+  readonly #forgotten = new Map<string, number>();
   #version = 0;
 
   constructor(order: (a: P, b: P) => number, listOrder: (a: P, b: P) => number) {
@@ -144,6 +155,38 @@ export class SuiteIndexes<P extends IndexedPackage = IndexedPackage> implements 
   /** Changes when the index's entries change, never back to an earlier value. */
   version(component: string, architecture: string): number {
     return this.#versions.get(`${component}/${architecture}`) ?? 0;
+  }
+
+  /**
+   * The lowest position of the index that changed since it was at `version` (an earlier
+   * version()): entries before it are the same, in the same places. Infinity when nothing
+   * changed, 0 when the changes since are no longer known.
+   */
+  changedFrom(component: string, architecture: string, version: number): number {
+    const key = `${component}/${architecture}`;
+    if ((this.#versions.get(key) ?? 0) === version) return Number.POSITIVE_INFINITY;
+    if (version < (this.#forgotten.get(key) ?? 0)) return 0;
+    let lowest = Number.POSITIVE_INFINITY;
+    let seen = false;
+    for (const change of this.#changes.get(key) ?? []) {
+      if (change.version <= version) continue;
+      seen = true;
+      lowest = Math.min(lowest, change.at);
+    }
+    return seen ? lowest : 0;
+  }
+
+  /** Records a change of an index at position `at` (0 for all of it). */
+  #changed(key: string, at: number) {
+    const version = ++this.#version;
+    this.#versions.set(key, version);
+    let changes = this.#changes.get(key);
+    if (!changes) {
+      changes = [];
+      this.#changes.set(key, changes);
+    }
+    changes.push({ version, at });
+    if (changes.length > CHANGES_KEPT) this.#forgotten.set(key, changes.shift()!.version);
   }
 
   /** Roughly the memory it holds beyond the rows themselves. */
@@ -217,14 +260,15 @@ export class SuiteIndexes<P extends IndexedPackage = IndexedPackage> implements 
         let at = lowerBound(index, row, this.#listOrder);
         while (at < index.length && index[at] !== row) at++;
         if (at < index.length) index.splice(at, 1);
-        this.#versions.set(key, ++this.#version);
+        this.#changed(key, at);
       }
     }
     for (const row of into) {
       for (const key of this.#indexKeys(row)) {
         const index = this.#indexes.get(key)!;
-        index.splice(lowerBound(index, row, this.#listOrder), 0, row);
-        this.#versions.set(key, ++this.#version);
+        const at = lowerBound(index, row, this.#listOrder);
+        index.splice(at, 0, row);
+        this.#changed(key, at);
       }
     }
   }
@@ -275,7 +319,7 @@ export class SuiteIndexes<P extends IndexedPackage = IndexedPackage> implements 
       index.sort(this.#listOrder);
       const before = this.#indexes.get(key);
       if (!before || before.length !== index.length || index.some((p, i) => before[i] !== p))
-        this.#versions.set(key, ++this.#version);
+        this.#changed(key, 0);
     }
     this.#indexes = indexes;
   }
