@@ -29,7 +29,7 @@ beforeAll(async () => {
   app = await createTestApp();
   storeDir = mkdtempSync(join(tmpdir(), "packyard-index-store-"));
   ({ cookie } = await onboardedUser(app, "indexer"));
-  for (const slug of ["first", "second", "third", "fourth"]) {
+  for (const slug of ["first", "second", "third", "fourth", "early"]) {
     const res = await postJson(app, "/api/v1/projects", { slug, name: slug }, cookie);
     expect(res.status).toBe(201);
     projectIds[slug] = ((await res.json()) as { project: { id: string } }).project.id;
@@ -249,5 +249,40 @@ describe(`index files shared between projects and servers (${databaseKind})`, ()
     expect(await a.publisher.collectIndexFiles(0)).toBe(1);
     expect(await a.store.exists(sha256("written by a build cut off before its first touch"))).toBe(false);
     await served(a.publisher, a.store, projectIds.fourth!, "shared by third and fourth");
+  });
+});
+
+describe(`files a builder hands over early (${databaseKind})`, () => {
+  it("stores them while the build goes on, once, and the generation lists them", async () => {
+    const store = createLocalBlobStore(storeDir);
+    let writes = 0;
+    const putBytes = store.putBytes.bind(store);
+    store.putBytes = async (...args) => {
+      writes++;
+      return putBytes(...args);
+    };
+    const text = "handed over before the build was done";
+    const bytes = new TextEncoder().encode(text);
+    const digests = { sha256: sha256(text), sha512: createHash("sha512").update(text).digest("hex") };
+    const early: FormatBuilder = {
+      format: "apt",
+      async build(context) {
+        context.storeEarly?.("stable", "index0", bytes, digests);
+        // The build goes on only once the file is stored: it was stored while building.
+        for (let i = 0; i < 500 && !(await store.exists(digests.sha256)); i++)
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        expect(await store.exists(digests.sha256)).toBe(true);
+        return [
+          { name: "stable", files: new Map([["index0", bytes]]), digests: new Map([["index0", digests]]) },
+        ];
+      },
+    };
+    const publisher = new RepositoryPublisher(
+      { db: db(), store, keys: app.services.keys, logger: app.services.logger, builders: [early] },
+      { graceMs: 0, keepGenerations: 1 },
+    );
+    await publisher.publish(projectIds.early!);
+    expect(writes).toBe(1);
+    await served(publisher, store, projectIds.early!, text);
   });
 });

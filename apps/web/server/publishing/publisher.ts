@@ -50,6 +50,17 @@ export interface BuildContext {
   date: Date;
   /** Names of this format's repositories already published (to republish emptied ones). */
   published: string[];
+  /**
+   * Starts storing a file of repository `name` now, while the build goes on (an index signed
+   * later: its bytes and digests are final). The same file among the built ones is then not
+   * stored again. Optional for builders.
+   */
+  storeEarly?(
+    name: string,
+    path: string,
+    bytes: Uint8Array,
+    digests: { sha256: string; sha512: string },
+  ): void;
 }
 
 export interface BuiltRepository {
@@ -89,10 +100,18 @@ export interface IndexFileRef {
 /** The advisory lock of a project's publish: (this namespace, hashtext(project id)). */
 export const PUBLISH_LOCK_NAMESPACE = 0x7075_626c; // "publ"
 
+/** A stored index file, as its generation lists it. */
+interface StoredRef {
+  path: string;
+  sha256: string;
+  sha512: string;
+  size: number;
+}
+
 interface PendingRepository {
   format: RepositoryFormat;
   name: string;
-  refs: { path: string; sha256: string; sha512: string; size: number }[];
+  refs: StoredRef[];
   /** The hashes of the files stored (not the listed ones): their index_blob rows must exist at the switch. */
   stored: string[];
 }
@@ -232,6 +251,8 @@ export class RepositoryPublisher {
     let previousRevision = 0;
     for (let attempt = 1; ; attempt++) {
       pending = [];
+      /** Files a builder handed over before it was done, by repository and path. */
+      const early = new Map<string, Promise<StoredRef>>();
       for (const builder of this.#builders) {
         const published = await this.#db
           .selectFrom("repo_generation")
@@ -252,12 +273,19 @@ export class RepositoryPublisher {
           signers,
           date,
           published: published.map((p) => p.name),
+          storeEarly: (name, path, bytes, digests) => {
+            const stored = this.#storeFile(path, bytes, digests);
+            // Awaited with the repository's other files (a failure fails the build there).
+            stored.catch(() => {});
+            early.set(`${builder.format}\u0000${name}\u0000${path}`, stored);
+          },
         });
         for (const repository of repositories) {
+          const prefix = `${builder.format}\u0000${repository.name}\u0000`;
           pending.push({
             format: builder.format,
             name: repository.name,
-            ...(await this.#storeFiles(repository)),
+            ...(await this.#storeFiles(repository, (path) => early.get(prefix + path))),
           });
         }
       }
@@ -296,25 +324,41 @@ export class RepositoryPublisher {
     });
   }
 
-  /** Stores a built repository's new files; returns the rows its generation will have. */
-  async #storeFiles(repository: BuiltRepository): Promise<Pick<PendingRepository, "refs" | "stored">> {
+  /**
+   * Stores a built repository's new files (those `early` names were started by the builder);
+   * returns the rows its generation will have.
+   */
+  async #storeFiles(
+    repository: BuiltRepository,
+    early: (path: string) => Promise<StoredRef> | undefined,
+  ): Promise<Pick<PendingRepository, "refs" | "stored">> {
     // Unchanged files are already stored under their hash; only new content is written, in
-    // parallel, and each file is hashed once. Each file is touched before the store is asked
-    // about it, so no sweep removes it until the grace period has passed (index-files.ts).
+    // parallel, and each file is hashed once.
     const refs = await Promise.all(
-      [...repository.files].map(async ([path, bytes]) => {
-        const known = repository.digests?.get(path);
-        const sha256 = known?.sha256 ?? createHash("sha256").update(bytes).digest("hex");
-        const sha512 = known?.sha512 ?? createHash("sha512").update(bytes).digest("hex");
-        await touchIndexFile(this.#db, sha256, bytes.byteLength);
-        if (!(await this.#store.exists(sha256))) await this.#store.putBytes(bytes, sha256);
-        return { path, sha256, sha512, size: bytes.byteLength };
-      }),
+      [...repository.files].map(
+        ([path, bytes]) => early(path) ?? this.#storeFile(path, bytes, repository.digests?.get(path)),
+      ),
     );
     const stored = refs.map((r) => r.sha256);
     for (const { path, size, sha256, sha512 } of repository.listed ?? [])
       refs.push({ path, sha256, sha512, size });
     return { refs, stored };
+  }
+
+  /**
+   * Stores one index file unless its content is stored already. It is touched before the store is
+   * asked about it, so no sweep removes it until the grace period has passed (index-files.ts).
+   */
+  async #storeFile(
+    path: string,
+    bytes: Uint8Array,
+    known: { sha256: string; sha512: string } | undefined,
+  ): Promise<StoredRef> {
+    const sha256 = known?.sha256 ?? createHash("sha256").update(bytes).digest("hex");
+    const sha512 = known?.sha512 ?? createHash("sha512").update(bytes).digest("hex");
+    await touchIndexFile(this.#db, sha256, bytes.byteLength);
+    if (!(await this.#store.exists(sha256))) await this.#store.putBytes(bytes, sha256);
+    return { path, sha256, sha512, size: bytes.byteLength };
   }
 
   /**

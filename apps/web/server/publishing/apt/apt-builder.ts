@@ -144,7 +144,7 @@ export function createAptBuilder(
   return {
     format: "apt",
     warm: () => thread?.warm(),
-    async build({ db, store, project, signers, date, published }) {
+    async build({ db, store, project, signers, date, published, storeEarly }) {
       const suites = await grouped(db, project.id);
       const bySuite = new Map<string, SuiteIndexes<DebRow>>();
       // A suite whose packages were all yanked or deleted is republished empty, not left stale.
@@ -187,6 +187,7 @@ export function createAptBuilder(
           digests: midstates,
           restored,
           thread,
+          storeEarly: storeEarly && ((path, bytes, digests) => storeEarly(suite, path, bytes, digests)),
         });
         let bytes = 0;
         for (const cache of gzipCache.values()) bytes += gzipMemberCacheBytes(cache);

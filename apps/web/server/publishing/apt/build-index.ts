@@ -141,6 +141,11 @@ export async function buildSuite(options: {
   thread?: DigestThread;
   /** Where a Packages.xz that could not be made is reported (console.warn by default). */
   warn?: (message: string) => void;
+  /**
+   * Handed each new Packages.gz and Packages.xz as soon as it is final, before Release is
+   * signed: the caller may store it meanwhile (it is in `files` too).
+   */
+  storeEarly?: (path: string, bytes: Uint8Array, digests: { sha256: string; sha512: string }) => void;
 }): Promise<BuiltSuite> {
   const indexes: SuiteIndexView = options.indexes ?? SuiteIndexes.from(options.packages ?? []);
   const components = indexes.components;
@@ -292,6 +297,7 @@ export async function buildSuite(options: {
         sha512: gz[1]!,
       });
       files.set(`${base}.gz`, document.gzip);
+      options.storeEarly?.(`${base}.gz`, document.gzip, { sha256: gz[0]!, sha512: gz[1]! });
     }
   }
   for (const made of await Promise.all(xzFiles)) {
@@ -299,6 +305,7 @@ export async function buildSuite(options: {
     const { xz, ...entry } = made;
     described.push(entry);
     files.set(entry.path, xz);
+    options.storeEarly?.(entry.path, xz, entry);
   }
   const release = renderRelease({
     origin: options.origin,
