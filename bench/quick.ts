@@ -4,6 +4,8 @@
 // Not a substitute for bench/apt/run.ts and bench/yum/run.ts, whose numbers go in the docs.
 //
 //   node bench/quick.ts apt|yum [--size 10000] [--runs 9] [--dir /tmp/packyard-bench-quick] [--profile]
+//
+// QUICK_EXEC_ARGV="--trace-gc" passes Node flags to the server process (here: its collections).
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -55,7 +57,9 @@ async function main() {
   const work = join(dir, "work");
   rmSync(work, { recursive: true, force: true });
   cpSync(seeded, work, { recursive: true });
-  const server = await PackyardServer.start(work, join(dir, "scratch"));
+  const server = await PackyardServer.start(work, join(dir, "scratch"), {
+    execArgv: process.env.QUICK_EXEC_ARGV?.split(" ").filter(Boolean) ?? [],
+  });
   try {
     await server.fullBuild();
     await server.warmUp(probe);
