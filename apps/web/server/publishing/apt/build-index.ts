@@ -33,7 +33,35 @@ export type SuitePackage = IndexedPackage;
  * first position changed since, keeping the blocks before it (at 50,000 packages ~1,500) and
  * their keys. Gone with the array when the index is dropped.
  */
-const lastSplits = new WeakMap<readonly IndexedPackage[], { split: PackagesIndexSplit; version: number }>();
+const lastSplits = new WeakMap<readonly IndexedPackage[], LastBuild>();
+
+/** Index files up to this size are held for reuse however memory goes (an empty index's are ~30 bytes). */
+const SMALL_INDEX_BYTES = 64 * 1024;
+
+type Held<T extends object> = { deref(): T | undefined };
+
+function hold<T extends Uint8Array>(bytes: T): Held<T> {
+  return bytes.byteLength <= SMALL_INDEX_BYTES ? { deref: () => bytes } : new WeakRef(bytes);
+}
+
+/** What the last build of an index made, by the index's array (lastSplits). */
+interface LastBuild {
+  split: PackagesIndexSplit;
+  /** The index's version when it was split. */
+  version: number;
+  /**
+   * Its files, once the build made them: reused as they are while the version stays. Their bytes
+   * are held weakly beyond SMALL_INDEX_BYTES (they are the generation's files; the blocks they are
+   * made of are what the memory budget keeps): once collected, the index is built again.
+   */
+  made?: {
+    plain: ReleaseFileEntry;
+    gz: ReleaseFileEntry & { bytes: Held<Uint8Array> };
+    xz: (ReleaseFileEntry & { xz: Held<Buffer> }) | null;
+    /** Whether it was built with an xz encoder. */
+    withXz: boolean;
+  };
+}
 
 /**
  * Compressed blocks of an index from its previous build, by block text. Packages.gz is a series
@@ -159,6 +187,8 @@ export async function buildSuite(options: {
   // Packages.xz: the same blocks, compressed (only those not cached) while the next index's
   // gzip members are made; one xz process per index that changed.
   const xzFiles: Promise<(ReleaseFileEntry & { xz: Buffer }) | null>[] = [];
+  /** Records of what each index's build made, for the next build (lastSplits). */
+  const making: Promise<void>[] = [];
   for (const component of components) {
     for (const architecture of architectures) {
       const base = `${component}/binary-${architecture}/Packages`;
@@ -172,6 +202,26 @@ export async function buildSuite(options: {
       const entries = indexes.index(component, architecture);
       const version = indexes.version?.(component, architecture);
       const last = lastSplits.get(entries);
+      // An index no change touched since its last build (another architecture's package was
+      // added): its files are that build's, nothing is compressed or hashed again.
+      const made = last?.made;
+      const madeGz = made?.gz.bytes.deref();
+      const madeXz = made?.xz?.xz.deref();
+      if (
+        made &&
+        madeGz &&
+        last.version === version &&
+        made.withXz === Boolean(options.xz) &&
+        options.gzipCache?.has(base) &&
+        (!options.xz || (made.xz && madeXz && options.xzCache?.has(base)))
+      ) {
+        const { bytes: _gz, ...gzEntry } = made.gz;
+        listed.push(made.plain);
+        described.push(made.plain, gzEntry);
+        files.set(gzEntry.path, madeGz);
+        if (made.xz && madeXz) xzFiles.push(Promise.resolve({ ...made.xz, xz: madeXz }));
+        continue;
+      }
       const split = splitPackagesIndex(
         entries,
         32,
@@ -257,13 +307,11 @@ export async function buildSuite(options: {
         const xzDigests = digests.xz;
         xzFiles.push(
           xzDocument(blocks, { encoder: options.xz, previous, next, digests: xzDigests }).then(
-            ({ xz, sha256, sha512 }) => ({
-              path: `${base}.xz`,
-              size: xz.length,
-              sha256: sha256!,
-              sha512: sha512!,
-              xz,
-            }),
+            ({ xz, sha256, sha512 }) => {
+              const made = { path: `${base}.xz`, size: xz.length, sha256: sha256!, sha512: sha512!, xz };
+              options.storeEarly?.(made.path, xz, made);
+              return made;
+            },
             (error: unknown) => {
               // Packages.gz still serves every client: a failed xz costs the .xz, not the publish.
               options.xzCache?.delete(base);
@@ -287,25 +335,38 @@ export async function buildSuite(options: {
       let gz: string[] = [];
       const [sha256, sha512] = await digestOpen(digests, document.open, () => {
         gz = digestGzipMembers(digests.gzip, document.gzip, document.members);
+        // Final now: written while the digest thread finishes Packages' SHA512.
+        options.storeEarly?.(`${base}.gz`, document.gzip, { sha256: gz[0]!, sha512: gz[1]! });
       });
       const plain = { path: base, size: document.size, sha256, sha512 };
+      const gzEntry = { path: `${base}.gz`, size: document.gzip.length, sha256: gz[0]!, sha512: gz[1]! };
       listed.push(plain);
-      described.push(plain, {
-        path: `${base}.gz`,
-        size: document.gzip.length,
-        sha256: gz[0]!,
-        sha512: gz[1]!,
-      });
+      described.push(plain, gzEntry);
       files.set(`${base}.gz`, document.gzip);
-      options.storeEarly?.(`${base}.gz`, document.gzip, { sha256: gz[0]!, sha512: gz[1]! });
+      const xzMade = options.xz ? xzFiles.at(-1) : undefined;
+      const record = lastSplits.get(entries);
+      if (record && record.version === version) {
+        // Recorded once its Packages.xz is made too (a failed one is not reused).
+        const withXz = Boolean(options.xz);
+        making.push(
+          (xzMade ?? Promise.resolve(null)).then((xz) => {
+            record.made = {
+              plain,
+              gz: { ...gzEntry, bytes: hold(document.gzip) },
+              xz: xz && { ...xz, xz: hold(xz.xz) },
+              withXz,
+            };
+          }),
+        );
+      }
     }
   }
+  await Promise.all(making);
   for (const made of await Promise.all(xzFiles)) {
     if (!made) continue;
     const { xz, ...entry } = made;
     described.push(entry);
     files.set(entry.path, xz);
-    options.storeEarly?.(entry.path, xz, entry);
   }
   const release = renderRelease({
     origin: options.origin,
