@@ -62,6 +62,8 @@ async function main() {
   });
   try {
     await server.fullBuild();
+    const housekeeping = await server.housekeeping();
+    log(`start-up housekeeping done after ${housekeeping.toFixed(0)} ms`);
     await server.warmUp(probe);
     await server.addOne(fresh[runs]!, "9.0.warmup", probe);
     if (args.profile) await server.call("cpuprofile-start");

@@ -20,6 +20,10 @@
 //                      stored package rows — and reports its time and this process's peak RSS
 //   {cmd:"settle"}   → resets VmHWM so the next step's peak is its own (no forced GC: a
 //                      running server's samples carry the garbage they make, issue 16)
+//   {cmd:"housekeeping"} → waits for the server's start-up housekeeping (lagging publishes, the
+//                      leftover collection in the first quiet moment and the full collection
+//                      after it, maintenance.ts) and reports how long it waited: samples then
+//                      meet a server in its steady state, not its first seconds
 //   {cmd:"instrument"} → wraps a few service methods with timers (profile runs only)
 //   {cmd:"timings"}  → returns and clears what the wrappers recorded
 //   {cmd:"cpuprofile-start"} / {cmd:"cpuprofile-stop", file} → V8 CPU profile of this process
@@ -244,6 +248,12 @@ async function serve(stateFile: string) {
   process.on("message", async (message: { cmd: string; file?: string }) => {
     try {
       switch (message.cmd) {
+        case "housekeeping": {
+          const started = performance.now();
+          await server.maintenance.started;
+          send({ ok: true, ms: performance.now() - started });
+          break;
+        }
         case "settle": {
           resetPeakRss("self");
           send({ ok: true, rssKb: rssKb("self") });

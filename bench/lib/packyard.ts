@@ -246,6 +246,16 @@ export class PackyardServer {
     };
   }
 
+  /**
+   * Waits for the server's start-up housekeeping (the leftover collection in its first quiet
+   * moment, then a full garbage collection; maintenance.ts) before the samples of a running
+   * server, which would otherwise meet it at a moment the machine's timing decides. Returns the
+   * ms waited. Not for the first build in a fresh process, which is measured as it comes.
+   */
+  async housekeeping(): Promise<number> {
+    return (await this.call("housekeeping")).ms as number;
+  }
+
   /** A warm-up request each for the upload route and the entry file, so the first sample pays no lazy loading. */
   async warmUp(probe: EntryProbe): Promise<void> {
     await this.#entry(probe);
