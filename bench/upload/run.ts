@@ -1,10 +1,12 @@
 // Upload benchmark (issue 16, target 3): a 1 GiB file PUT with `curl -T` to a release's file
 // endpoint of a real Packyard (local disk storage, SQLite, plan limits on) over loopback,
 // against `openssl dgst -sha256` of the same file (the target: at least 0.5 of its speed),
-// `sha256sum` (for reference) and `dd … conv=fsync` (writing the same bytes durably to the same
-// disk: the floor an upload that is stored before it is acknowledged cannot beat). Samples are
-// interleaved (Packyard, openssl, sha256sum, dd, Packyard, …) so the shared machine's load
-// falls on all alike; each waits for a quiet machine first and records the others' CPU.
+// `sha256sum` (for reference), `dd … conv=fsync` (writing the same bytes durably to the same
+// disk: the floor an upload that is stored before it is acknowledged cannot beat) and a bare
+// Node.js server (bare-upload.ts: the same PUT received, hashed, written and fsynced with no
+// framework, database or checks — the runtime's ceiling on this machine). Samples are
+// interleaved (Packyard, bare Node, openssl, sha256sum, dd, Packyard, …) so the shared machine's
+// load falls on all alike; each waits for a quiet machine first and records the others' CPU.
 //
 //   export PATH=$PWD/node_modules/.bin:$PATH
 //   node bench/upload/run.ts [--runs 5] [--size-mib 1024] [--dir /tmp/packyard-bench-upload]
@@ -15,7 +17,7 @@
 // collection is forced. After each Packyard sample (not timed) the run waits for the digests
 // the upload left for later (sha512, sha1, md5: decision 036) and reports that time too, then
 // deletes the file so the next sample stores it anew.
-import { type ChildProcess, fork } from "node:child_process";
+import { type ChildProcess, fork, spawn } from "node:child_process";
 import { randomFillSync } from "node:crypto";
 import {
   closeSync,
@@ -107,6 +109,19 @@ function ask(child: Child, cmd: string): Promise<{ ms: number }> {
 
 const mbPerS = (ms: number) => bytes / 1e6 / (ms / 1000);
 
+/** bare-upload.ts on a free port, writing under `dir`. */
+function startBare(dir: string): Promise<{ process: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [join(import.meta.dirname, "bare-upload.ts"), dir], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout!.once("data", (data: Buffer) =>
+      resolve({ process: child, url: `http://127.0.0.1:${data.toString().trim()}/upload` }),
+    );
+    child.once("exit", (code) => reject(new Error(`bare upload server exited ${code}`)));
+  });
+}
+
 async function main() {
   const file = testFile();
   const dataDir = join(dir, "packyard-data");
@@ -116,7 +131,9 @@ async function main() {
   const rssStartKb = rssKb(pid);
   log(`Packyard at ${child.url} (pid ${pid}), RSS ${Math.round(rssStartKb / 1024)} MiB`);
 
-  const samples: Record<string, Sample[]> = { packyard: [], openssl: [], sha256sum: [], dd: [] };
+  const bare = await startBare(scratch);
+  const barePid = bare.process.pid!;
+  const samples: Record<string, Sample[]> = { packyard: [], bare: [], openssl: [], sha256sum: [], dd: [] };
   const laterDigestsMs: number[] = [];
   const rssAfterMiB: number[] = [];
 
@@ -154,6 +171,23 @@ async function main() {
     samples.packyard!.push(await accounted(() => packyardSample(i)));
     await afterPackyard(i);
     await waitForQuiet(quietWaitMs);
+    samples.bare!.push(
+      await accounted(async () => {
+        const cpuBefore = processCpuMs(barePid);
+        const curl = timeCommand(["curl", "-sS", "-f", "-o", "/dev/null", "-T", file, bare.url], { scratch });
+        const serverCpuMs = processCpuMs(barePid) - cpuBefore;
+        return {
+          ms: curl.ms,
+          peakRssKb: peakRssKb(barePid),
+          extra: {
+            "CPU ms": (curl.extra?.["CPU ms"] ?? 0) + serverCpuMs,
+            "server CPU ms": serverCpuMs,
+            "curl CPU ms": curl.extra?.["CPU ms"] ?? 0,
+          },
+        };
+      }),
+    );
+    await waitForQuiet(quietWaitMs);
     samples.openssl!.push(
       await accounted(() => timeCommand(["openssl", "dgst", "-sha256", file], { scratch })),
     );
@@ -170,11 +204,16 @@ async function main() {
     const p = samples.packyard!.at(-1)!;
     log(
       `round ${i + 1}/${runs}: Packyard ${mbPerS(p.ms).toFixed(0)} MB/s (others ${p.extra?.["others' CPU %"]?.toFixed(0)}%), ` +
+        `bare Node ${mbPerS(samples.bare!.at(-1)!.ms).toFixed(0)}, ` +
         `openssl ${mbPerS(samples.openssl!.at(-1)!.ms).toFixed(0)}, sha256sum ${mbPerS(samples.sha256sum!.at(-1)!.ms).toFixed(0)}, ` +
         `dd ${mbPerS(samples.dd!.at(-1)!.ms).toFixed(0)} MB/s; later digests ${laterDigestsMs.at(-1)!.toFixed(0)} ms`,
     );
   }
   const peakKb = peakRssKb(pid);
+  await new Promise<void>((r) => {
+    bare.process.once("exit", () => r());
+    bare.process.kill("SIGTERM");
+  });
   await new Promise<void>((r) => {
     child.process.once("exit", () => r());
     child.process.send({ cmd: "stop" });
@@ -217,6 +256,13 @@ async function main() {
       ),
       slowestToMedian: packyard.min / openssl.median,
       target: 0.5,
+      /** Packyard against the bare Node server (the runtime's ceiling), medians and round by round. */
+      toBare: packyard.median / systems.bare!.mbPerS.median,
+      toBarePaired: summarize(
+        systems.packyard!.samples.map((p, i) => mbPerS(p.ms) / mbPerS(systems.bare!.samples[i]!.ms)),
+      ),
+      /** The bare Node server against openssl: what the runtime reaches of the target's reference. */
+      bareToOpenssl: systems.bare!.mbPerS.median / openssl.median,
     },
     server: {
       rssStartMiB: rssStartKb / 1024,
@@ -241,11 +287,20 @@ function renderMarkdown(r: {
   bytes: number;
   runs: number;
   systems: Record<string, { mbPerS: Summary; ms: Summary; cpuMs: Summary; othersCpuPercent: Summary }>;
-  ratio: { medianToMedian: number; paired: Summary; slowestToMedian: number; target: number };
+  ratio: {
+    medianToMedian: number;
+    paired: Summary;
+    slowestToMedian: number;
+    target: number;
+    toBare: number;
+    toBarePaired: Summary;
+    bareToOpenssl: number;
+  };
   server: { rssStartMiB: number; rssAfterEachMiB: number[]; peakRssMiB: number; laterDigestsMs: Summary };
 }): string {
   const names: Record<string, string> = {
     packyard: "Packyard: `curl -T` → PUT …/files/big.bin (stored, fsynced, recorded)",
+    bare: "bare Node.js server: `curl -T` → PUT, SHA-256, 2 MiB writes, fsync (no framework, no database)",
     openssl: "`openssl dgst -sha256` of the file",
     sha256sum: "`sha256sum` of the file",
     dd: "`dd bs=4M conv=fsync` of the file to the same disk (write floor, no hash)",
@@ -261,6 +316,7 @@ function renderMarkdown(r: {
     ),
     "",
     `Ratio Packyard / openssl (medians): **${r.ratio.medianToMedian.toFixed(2)}** (target ≥ ${r.ratio.target}); round by round (each Packyard sample / the openssl sample after it): ${fmt(r.ratio.paired, 2)}; slowest Packyard sample / openssl median: ${r.ratio.slowestToMedian.toFixed(2)}.`,
+    `Packyard / the bare Node server (medians): **${r.ratio.toBare.toFixed(2)}**; round by round: ${fmt(r.ratio.toBarePaired, 2)}. The bare server / openssl: ${r.ratio.bareToOpenssl.toFixed(2)}.`,
     "",
     `Server RSS: ${r.server.rssStartMiB.toFixed(0)} MiB before the first upload, ${r.server.rssAfterEachMiB.map((x) => x.toFixed(0)).join(", ")} MiB after each, peak ${r.server.peakRssMiB.toFixed(0)} MiB.`,
     `sha512, sha1 and md5 filled in after each upload (off the request path): ${fmt(r.server.laterDigestsMs)} ms.`,
