@@ -137,27 +137,29 @@ async function main() {
   const laterDigestsMs: number[] = [];
   const rssAfterMiB: number[] = [];
 
-  const packyardSample = async (i: number): Promise<Sample> => {
-    const version = `1.0.${i}`;
-    const url = `${child.url}/api/v1/projects/${child.slug}/releases/${version}/files/big.bin`;
-    const cpuBefore = processCpuMs(pid);
-    const curl = timeCommand(
-      ["curl", "-sS", "-f", "-o", "/dev/null", "-T", file, "-H", `authorization: Bearer ${child.token}`, url],
-      { scratch },
-    );
-    const serverCpuMs = processCpuMs(pid) - cpuBefore;
-    const rss = rssKb(pid);
+  /** `curl -T` of the file to `url`, with the receiving server's CPU (process `server`) and RSS. */
+  const upload = (url: string, server: number, headers: string[] = []): Sample => {
+    const cpuBefore = processCpuMs(server);
+    const curl = timeCommand(["curl", "-sS", "-f", "-o", "/dev/null", "-T", file, ...headers, url], {
+      scratch,
+    });
+    const serverCpuMs = processCpuMs(server) - cpuBefore;
     return {
       ms: curl.ms,
-      peakRssKb: peakRssKb(pid),
+      peakRssKb: peakRssKb(server),
       extra: {
         "CPU ms": (curl.extra?.["CPU ms"] ?? 0) + serverCpuMs,
         "server CPU ms": serverCpuMs,
         "curl CPU ms": curl.extra?.["CPU ms"] ?? 0,
-        "server RSS after MiB": rss / 1024,
+        "server RSS after MiB": rssKb(server) / 1024,
       },
     };
   };
+  const packyardSample = async (i: number): Promise<Sample> =>
+    upload(`${child.url}/api/v1/projects/${child.slug}/releases/1.0.${i}/files/big.bin`, pid, [
+      "-H",
+      `authorization: Bearer ${child.token}`,
+    ]);
   const afterPackyard = async (i: number) => {
     laterDigestsMs.push((await ask(child, "digests")).ms);
     rssAfterMiB.push(rssKb(pid) / 1024);
@@ -171,22 +173,7 @@ async function main() {
     samples.packyard!.push(await accounted(() => packyardSample(i)));
     await afterPackyard(i);
     await waitForQuiet(quietWaitMs);
-    samples.bare!.push(
-      await accounted(async () => {
-        const cpuBefore = processCpuMs(barePid);
-        const curl = timeCommand(["curl", "-sS", "-f", "-o", "/dev/null", "-T", file, bare.url], { scratch });
-        const serverCpuMs = processCpuMs(barePid) - cpuBefore;
-        return {
-          ms: curl.ms,
-          peakRssKb: peakRssKb(barePid),
-          extra: {
-            "CPU ms": (curl.extra?.["CPU ms"] ?? 0) + serverCpuMs,
-            "server CPU ms": serverCpuMs,
-            "curl CPU ms": curl.extra?.["CPU ms"] ?? 0,
-          },
-        };
-      }),
-    );
+    samples.bare!.push(await accounted(async () => upload(bare.url, barePid)));
     await waitForQuiet(quietWaitMs);
     samples.openssl!.push(
       await accounted(() => timeCommand(["openssl", "dgst", "-sha256", file], { scratch })),
