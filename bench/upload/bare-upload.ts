@@ -1,9 +1,10 @@
-// The runtime's ceiling for bench/upload: a bare Node.js HTTP server with no framework, no
+// The plain-Node reference for bench/upload: a bare Node.js HTTP server with no framework, no
 // database and no checks, storing a PUT's body the way an upload must be stored — SHA-256 of
-// every byte, written to a file on the same disk in 2 MiB writes (the socket paused while one is
-// written), fsynced, then answered 201 with the hex digest. What Packyard's upload does beyond
-// it (authorization, the plan check, the release and file rows, the blob's rename and directory
-// fsync, the later digests) is the difference between the two rows.
+// every byte, written to a file on the same disk in 2 MiB writes (no more read from the socket
+// while one is written), fsynced, then answered 201 with the hex digest: what the runtime gives
+// the straightforward way. Packyard's upload does more (authorization, the plan check, the
+// release and file rows, the blob's rename and directory fsync) on a path tuned for this
+// (decision 036: the body read straight from the socket, chunks freed once hashed and written).
 //
 //   node bench/upload/bare-upload.ts <dir>      → prints "<port>\n" once listening
 import { createHash } from "node:crypto";

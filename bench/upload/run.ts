@@ -4,7 +4,7 @@
 // `sha256sum` (for reference), `dd … conv=fsync` (writing the same bytes durably to the same
 // disk: the floor an upload that is stored before it is acknowledged cannot beat) and a bare
 // Node.js server (bare-upload.ts: the same PUT received, hashed, written and fsynced with no
-// framework, database or checks — the runtime's ceiling on this machine). Samples are
+// framework, database or checks — what the runtime gives the straightforward way). Samples are
 // interleaved (Packyard, bare Node, openssl, sha256sum, dd, Packyard, …) so the shared machine's
 // load falls on all alike; each waits for a quiet machine first and records the others' CPU.
 //
@@ -243,7 +243,7 @@ async function main() {
       ),
       slowestToMedian: packyard.min / openssl.median,
       target: 0.5,
-      /** Packyard against the bare Node server (the runtime's ceiling), medians and round by round. */
+      /** Packyard against the bare Node server, medians and round by round. */
       toBare: packyard.median / systems.bare!.mbPerS.median,
       toBarePaired: summarize(
         systems.packyard!.samples.map((p, i) => mbPerS(p.ms) / mbPerS(systems.bare!.samples[i]!.ms)),
