@@ -29,7 +29,8 @@ function xzFor(args: string[]): { child: ChildProcessWithoutNullStreams; spareKe
   const spareKey = JSON.stringify(plain);
   const spare = spares.get(spareKey);
   spares.delete(spareKey);
-  const alive = spare && spare.exitCode === null && spare.signalCode === null && !spare.killed;
+  const alive =
+    spare?.pid !== undefined && spare.exitCode === null && spare.signalCode === null && !spare.killed;
   return { child: alive ? spare : startXz(plain), spareKey };
 }
 
