@@ -23,7 +23,7 @@ import { createPostgresDatabase, databaseKind } from "../test/harness.ts";
 import { RoundRobinProxy } from "../test/round-robin-proxy.ts";
 import { loadS3rver, startS3rver, type TestS3 } from "../test/s3rver.ts";
 import { PROCESS_TEST_SECRET, type ServerProcess, startServerProcess } from "../test/server-process.ts";
-import { makeTempDir } from "../test/temp-dirs.ts";
+import { makeTempDir, removeTempDirs } from "../test/temp-dirs.ts";
 
 const onPostgres = databaseKind === "postgres";
 const s3rverModule = onPostgres ? await loadS3rver() : undefined;
@@ -272,6 +272,8 @@ describe.skipIf(!enabled)("scale mode: three servers, PostgreSQL, S3, a round-ro
     await proxy?.close();
     await database?.drop();
     await s3?.stop();
+    // The apt root and dnf installroot (and the gpg-agent dnf started with its home in there).
+    removeTempDirs();
   });
 
   it("takes 100 uploads spread over three servers while apt-get and dnf loop, with zero client errors", async () => {
