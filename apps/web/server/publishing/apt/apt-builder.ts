@@ -62,6 +62,9 @@ export const loadDebs: PackageLoader<DebRow> = async (db, projectId, releaseIds)
   return rows as DebRow[];
 };
 
+/** A suite's indexes: the newest copy of a package wins, listed in upload order (decision 045). */
+const newSuiteIndexes = () => new SuiteIndexes<DebRow>(compareSetOrder, compareUploadOrder);
+
 /**
  * The APT format for the repository publisher. Between builds it keeps, within `budget`, each
  * project's package rows (brought up to date from the change log) and each suite's compressed
@@ -105,7 +108,7 @@ export function createAptBuilder(
     const suite = (suites: Map<string, SuiteIndexes<DebRow>>, name: string) => {
       let indexes = suites.get(name);
       if (!indexes) {
-        indexes = new SuiteIndexes<DebRow>(compareSetOrder, compareUploadOrder);
+        indexes = newSuiteIndexes();
         suites.set(name, indexes);
       }
       return indexes;
@@ -148,11 +151,7 @@ export function createAptBuilder(
       const suites = await grouped(db, project.id);
       const bySuite = new Map<string, SuiteIndexes<DebRow>>();
       // A suite whose packages were all yanked or deleted is republished empty, not left stale.
-      for (const suite of published)
-        bySuite.set(
-          suite,
-          suites.get(suite) ?? new SuiteIndexes<DebRow>(compareSetOrder, compareUploadOrder),
-        );
+      for (const suite of published) bySuite.set(suite, suites.get(suite) ?? newSuiteIndexes());
       for (const [suite, indexes] of suites) if (indexes.size > 0) bySuite.set(suite, indexes);
       if (bySuite.size === 0) return [];
       const built = [];
