@@ -27,6 +27,16 @@ export { expect };
 export const PASSWORD = "correct horse battery";
 
 /**
+ * Switches the page to a colour scheme and waits until its colour transitions (buttons, links,
+ * badges: up to 200 ms) have finished, so axe or a screenshot reads the settled colours, not a
+ * colour half-way between the schemes.
+ */
+export async function useColorScheme(page: Page, colorScheme: "light" | "dark"): Promise<void> {
+  await page.emulateMedia({ colorScheme });
+  await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== "running"));
+}
+
+/**
  * The Origin header a page's own fetch sends: API writes made with the session cookie must name
  * the app's origin (page.request sends none by itself).
  */

@@ -4,7 +4,7 @@
 import { createHmac } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import AxeBuilder from "@axe-core/playwright";
-import { appOrigin, expect, signUpAndOnboard, test, uniqueEmail } from "./support.ts";
+import { appOrigin, expect, signUpAndOnboard, test, uniqueEmail, useColorScheme } from "./support.ts";
 
 let receiver: Server;
 let receiverUrl = "";
@@ -97,10 +97,7 @@ test("add a webhook, copy its secret, test it, read the delivery log and redeliv
   // contrast against it: checked once the toasts have gone.
   await expect(page.locator("[data-sonner-toast]")).toHaveCount(0, { timeout: 15_000 });
   for (const colorScheme of ["light", "dark"] as const) {
-    await page.emulateMedia({ colorScheme });
-    // The colours change with a transition (buttons, links: up to 200 ms): axe reads the
-    // settled page, not a colour half-way between the schemes.
-    await page.waitForTimeout(400);
+    await useColorScheme(page, colorScheme);
     const results = await new AxeBuilder({ page }).exclude("[data-sonner-toaster]").analyze();
     expect(
       results.violations.map(
