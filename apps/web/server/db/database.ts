@@ -12,6 +12,7 @@ import { IdleCollector } from "../serving/idle-collect.ts";
 import { newServingCaches, registerServingCaches, type ServingCaches } from "../serving/serve-cache.ts";
 import { watchWrites } from "../serving/write-watch.ts";
 import type { Database } from "./schema.ts";
+import { withStatementCache } from "./statement-cache.ts";
 
 export interface DatabaseHandle {
   kind: "sqlite" | "postgres";
@@ -78,7 +79,9 @@ export function openDatabase(
       caches.rows.invalidate();
     }
   };
-  const dialect = watchWrites(new NodeSqliteDialect({ database: sqlite }), () => caches.rows.invalidate());
+  const dialect = watchWrites(new NodeSqliteDialect({ database: withStatementCache(sqlite) }), () =>
+    caches.rows.invalidate(),
+  );
   const db = new Kysely<Database>({ dialect });
   registerServingCaches(db, caches);
   const sweep = sweepContent(caches);

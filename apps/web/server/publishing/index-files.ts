@@ -23,12 +23,25 @@ import { sweepUnknownObjects } from "../storage/orphan-sweep.ts";
 
 type Db = Kysely<Database>;
 
-/** Records that a build is using the file now; waits while a sweep holds its row. */
-export async function touchIndexFile(db: Db, sha256: string, size: number): Promise<void> {
+/**
+ * Records that a build is using the files now (one statement for all); waits while a sweep holds
+ * one of their rows.
+ */
+export async function touchIndexFiles(
+  db: Db,
+  files: readonly { sha256: string; size: number }[],
+): Promise<void> {
+  if (files.length === 0) return;
   const touched = nowIso();
+  // One row per file: the same content twice in one statement would be an upsert conflict.
+  const rows = [
+    ...new Map(
+      files.map((f) => [f.sha256, { sha256: f.sha256, size: f.size, touched_at: touched }]),
+    ).values(),
+  ];
   await db
     .insertInto("index_blob")
-    .values({ sha256, size, touched_at: touched })
+    .values(rows)
     .onConflict((oc) => oc.column("sha256").doUpdateSet({ touched_at: touched }))
     .execute();
 }

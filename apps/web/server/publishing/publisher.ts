@@ -30,7 +30,7 @@ import {
   collectOrphanIndexBytes,
   missingIndexFiles,
   sweepIndexFiles,
-  touchIndexFile,
+  touchIndexFiles,
 } from "./index-files.ts";
 import type { SigningKeyService } from "./signing-keys.ts";
 
@@ -334,11 +334,19 @@ export class RepositoryPublisher {
   ): Promise<Pick<PendingRepository, "refs" | "stored">> {
     // Unchanged files are already stored under their hash; only new content is written, in
     // parallel, and each file is hashed once.
-    const refs = await Promise.all(
-      [...repository.files].map(
-        ([path, bytes]) => early(path) ?? this.#storeFile(path, bytes, repository.digests?.get(path)),
-      ),
+    const started: Promise<StoredRef>[] = [];
+    const rest: { ref: StoredRef; bytes: Uint8Array }[] = [];
+    for (const [path, bytes] of repository.files) {
+      const handedOver = early(path);
+      if (handedOver) started.push(handedOver);
+      else rest.push({ ref: this.#describe(path, bytes, repository.digests?.get(path)), bytes });
+    }
+    // The files not handed over early, touched in one statement.
+    await touchIndexFiles(
+      this.#db,
+      rest.map((file) => file.ref),
     );
+    const refs = await Promise.all([...started, ...rest.map((file) => this.#place(file.ref, file.bytes))]);
     const stored = refs.map((r) => r.sha256);
     for (const { path, size, sha256, sha512 } of repository.listed ?? [])
       refs.push({ path, sha256, sha512, size });
@@ -354,11 +362,26 @@ export class RepositoryPublisher {
     bytes: Uint8Array,
     known: { sha256: string; sha512: string } | undefined,
   ): Promise<StoredRef> {
+    const ref = this.#describe(path, bytes, known);
+    await touchIndexFiles(this.#db, [ref]);
+    return this.#place(ref, bytes);
+  }
+
+  /** A file's row: its digests (computed unless the builder knew them) and size. */
+  #describe(
+    path: string,
+    bytes: Uint8Array,
+    known: { sha256: string; sha512: string } | undefined,
+  ): StoredRef {
     const sha256 = known?.sha256 ?? createHash("sha256").update(bytes).digest("hex");
     const sha512 = known?.sha512 ?? createHash("sha512").update(bytes).digest("hex");
-    await touchIndexFile(this.#db, sha256, bytes.byteLength);
-    if (!(await this.#store.exists(sha256))) await this.#store.putBytes(bytes, sha256);
     return { path, sha256, sha512, size: bytes.byteLength };
+  }
+
+  /** Writes a touched file's bytes unless that content is stored already. */
+  async #place(ref: StoredRef, bytes: Uint8Array): Promise<StoredRef> {
+    if (!(await this.#store.exists(ref.sha256))) await this.#store.putBytes(bytes, ref.sha256);
+    return ref;
   }
 
   /**

@@ -74,6 +74,68 @@ describe("signCleartext", () => {
   it("refuses an empty key list", async () => {
     expect(await codeOf(signCleartext(release, []))).toBe("OPENPGP_NO_SIGNING_KEYS");
   });
+
+  it("dash-escapes lines that start with a dash, and signs what it shows", async () => {
+    const text = "Origin: Packyard\n-----BEGIN trick\n- spaced\n";
+    const signed = await signCleartext(text, [edKey]);
+    expect(signed).toContain("\n- -----BEGIN trick\n- - spaced\n");
+    const message = await openpgp.readCleartextMessage({ cleartextMessage: signed });
+    const verificationKeys = await openpgp.readKey({ armoredKey: ed25519.armoredPublicKey });
+    const result = await openpgp.verify({ message, verificationKeys, expectSigned: true });
+    expect(result.data).toBe(text.slice(0, -1));
+  });
+});
+
+describe("the signature packets", () => {
+  it("carry the creation time and the issuer, and verify with openpgp.js, detached and binary", async () => {
+    const date = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const data = new TextEncoder().encode(release);
+    const armored = await signDetachedArmored(data, [rsaKey, edKey], { date });
+    const binary = await signDetachedBinary(data, edKey, { date });
+    const publicKeys = await Promise.all(
+      [rsa, ed25519].map((key) => openpgp.readKey({ armoredKey: key.armoredPublicKey })),
+    );
+    for (const signature of [
+      await openpgp.readSignature({ armoredSignature: armored }),
+      await openpgp.readSignature({ binarySignature: binary }),
+    ]) {
+      const message = await openpgp.createMessage({ binary: data });
+      const result = await openpgp.verify({
+        message,
+        signature,
+        verificationKeys: publicKeys,
+        expectSigned: true,
+      });
+      expect(result.signatures).toHaveLength(signature.packets.length);
+      for (const verification of result.signatures) expect(await verification.verified).toBe(true);
+      for (const packet of signature.packets) {
+        expect(packet.created).toEqual(date);
+        expect(packet.hashAlgorithm).toBe(openpgp.enums.hash.sha512);
+      }
+    }
+    const issuers = (await openpgp.readSignature({ armoredSignature: armored })).packets.map((packet) =>
+      Buffer.from(packet.issuerFingerprint!).toString("hex").toUpperCase(),
+    );
+    expect(issuers).toEqual([rsa.fingerprint, ed25519.fingerprint]);
+    // A changed byte no longer verifies.
+    const changed = data.slice();
+    changed[0] = changed[0]! ^ 1;
+    const bad = await openpgp.verify({
+      message: await openpgp.createMessage({ binary: changed }),
+      signature: await openpgp.readSignature({ binarySignature: binary }),
+      verificationKeys: publicKeys,
+    });
+    await expect(bad.signatures[0]!.verified).rejects.toThrow();
+  });
+
+  it("differ each time (salted), as openpgp.js's do", async () => {
+    const date = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const [a, b] = await Promise.all([
+      signDetachedArmored(release, [edKey], { date }),
+      signDetachedArmored(release, [edKey], { date }),
+    ]);
+    expect(a).not.toBe(b);
+  });
 });
 
 describe("with gnupg", () => {
