@@ -2,9 +2,11 @@
 // byte of the index files it writes anew, hashed with each algorithm its entry file lists
 // (APT's Release: SHA256 and SHA512 of Packages, Packages.gz, Packages.xz; YUM's repomd.xml:
 // SHA256 of each .xml.gz and of its XML), then the entry file signed as the server signs it
-// (openpgp.js, RSA-3072: InRelease and Release.gpg, or repomd.xml.asc). Measured in the driver
+// (Packyard's signing code, RSA-3072: InRelease and Release.gpg, or repomd.xml.asc; the two
+// signatures on the thread pool at once, as the server makes them). Measured in the driver
 // process on the very files the sample's publish served, right after the sample, so it meets
-// the same machine; single-threaded, as a publish that re-hashes from the first byte does.
+// the same machine; the hashing single-threaded, as a publish that re-hashes from the first
+// byte does.
 import { createHash } from "node:crypto";
 import {
   generateSigningKey,
