@@ -30,6 +30,7 @@ import { KEY_LIFECYCLE_JOB, keyLifecyclePass } from "./publishing/key-lifecycle-
 import { queueRpmResign } from "./publishing/yum/resign-rpms.ts";
 import { quietMoment } from "./quiet-moment.ts";
 import type { Services } from "./services.ts";
+import { steadyHeapGrowth } from "./serving/heap-growth.ts";
 import { fullCollection } from "./serving/idle-collect.ts";
 
 /** How long a leftover must have been untouched before it is removed. */
@@ -182,6 +183,10 @@ export function startMaintenance(deps: Deps): Maintenance {
     // What starting took (modules compiled, migrations checked, this pass) is garbage now: one
     // full collection gives it back to an idle server (decision 044).
     fullCollection()?.();
+    // From now on the old generation may grow to twice what is alive (decision 046). Not
+    // during start-up: the first build fills a new heap, and every page it would leave
+    // uncollected is a new page to fault in.
+    steadyHeapGrowth();
   })();
   return {
     started,

@@ -16,7 +16,6 @@ import type { Config } from "./config.ts";
 import type { Clock } from "./domain/usernames.ts";
 import type { Maintenance } from "./maintenance.ts";
 import type { Services } from "./services.ts";
-import { steadyHeapGrowth } from "./serving/heap-growth.ts";
 
 /** How long in-flight requests get to finish after SIGTERM. */
 const SHUTDOWN_DEADLINE_MS = 25_000;
@@ -143,7 +142,6 @@ export async function startServer(
   options: { buildDir?: string; clock?: Clock } = {},
 ): Promise<RunningServer> {
   const buildDir = options.buildDir ?? defaultBuildDir;
-  steadyHeapGrowth();
   // The build is imported by the first page; a missing one still stops start-up, as before.
   const entry = serverEntry(buildDir);
   if (!existsSync(entry)) throw new Error(missingBuild(entry));

@@ -3,8 +3,11 @@
 // on a server holding a large repository's indexes (130 MB of live objects at 50,000 packages)
 // it settled near 1.1–1.5, so the room left was below the young generation's capacity and V8
 // started incremental marking again as soon as one ended: every publish paid 20–55 ms of
-// marking steps on the main thread. Twice the live size keeps one marking per several
-// publishes. Memory is given back when the server turns idle regardless (idle-collect.ts: the
+// marking steps on the main thread (at 10,000 too, in some runs: 94 ms of CPU per publish
+// against 23). Twice the live size keeps one marking per several publishes. Set once the
+// start-up pass is done (maintenance.ts), not before: a first build fills a new heap, and with
+// more room it touched more new pages (a fresh process's first build at 10,000: 210 ms against
+// 199). Memory is given back when the server turns idle regardless (idle-collect.ts: the
 // last-resort collection shrinks the heap whatever the factor).
 import { setFlagsFromString } from "node:v8";
 
