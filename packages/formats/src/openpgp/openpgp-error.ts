@@ -9,7 +9,6 @@ export const openPgpErrorCodes = [
   "OPENPGP_BAD_ENVELOPE",
   "OPENPGP_DECRYPT_FAILED",
   "OPENPGP_NO_SIGNING_KEYS",
-  "OPENPGP_WEAK_HASH",
   "OPENPGP_SIGN_FAILED",
 ] as const;
 

@@ -10,7 +10,14 @@
 // or subkey, valid at the signing date). The packets are laid out as openpgp.js lays out its
 // own (RFC 4880 v4; hashed: creation time, issuer key ID, a salt notation, issuer
 // fingerprint), and gpgv, apt, dnf, rpm and openpgp.js verify them in the tests.
-import { createHash, createPrivateKey, type KeyObject, randomBytes, sign } from "node:crypto";
+import {
+  createHash,
+  createPrivateKey,
+  type JsonWebKeyInput,
+  type KeyObject,
+  randomBytes,
+  sign,
+} from "node:crypto";
 import { OpenPgpError } from "./openpgp-error.ts";
 import type { SigningKey } from "./signing-key.ts";
 
@@ -61,11 +68,11 @@ function prepare(packet: KeyPacket): PreparedKey {
   const pub = packet.publicParams as Record<string, Uint8Array>;
   const fingerprint = packet.getFingerprintBytes();
   if (!priv || !fingerprint) throw new Error("the signing key is not unlocked");
-  let made: PreparedKey;
+  let jwk: JsonWebKeyInput["key"];
   if (packet.algorithm === RSA) {
     // OpenPGP keeps p < q and u = p⁻¹ mod q; a JWK's qi is q⁻¹ mod p, so the primes swap places.
     const [d, p, q] = [toBigInt(priv.d!), toBigInt(priv.p!), toBigInt(priv.q!)];
-    const jwk = {
+    jwk = {
       kty: "RSA",
       n: base64url(pub.n!),
       e: base64url(pub.e!),
@@ -76,28 +83,21 @@ function prepare(packet: KeyPacket): PreparedKey {
       dq: base64url(fromBigInt(d % (p - 1n))),
       qi: base64url(priv.u!),
     };
-    made = {
-      algorithm: RSA,
-      keyObject: createPrivateKey({ key: jwk, format: "jwk" }),
-      keyId: new Uint8Array(),
-      fingerprint,
-    };
   } else if (packet.algorithm === EDDSA_LEGACY) {
     // Q is 0x40 followed by the 32-byte public key; the secret is the 32-byte seed.
-    const jwk = { kty: "OKP", crv: "Ed25519", d: base64url(priv.seed!), x: base64url(pub.Q!.subarray(1)) };
-    made = {
-      algorithm: EDDSA_LEGACY,
-      keyObject: createPrivateKey({ key: jwk, format: "jwk" }),
-      keyId: new Uint8Array(),
-      fingerprint,
-    };
+    jwk = { kty: "OKP", crv: "Ed25519", d: base64url(priv.seed!), x: base64url(pub.Q!.subarray(1)) };
   } else {
     throw new OpenPgpError(
       "OPENPGP_UNSUPPORTED_ALGORITHM",
       `cannot sign with key algorithm ${packet.algorithm}`,
     );
   }
-  made.keyId = packet.getKeyID().write();
+  const made: PreparedKey = {
+    algorithm: packet.algorithm,
+    keyObject: createPrivateKey({ key: jwk, format: "jwk" }),
+    keyId: packet.getKeyID().write(),
+    fingerprint,
+  };
   prepared.set(packet, made);
   return made;
 }
