@@ -28,7 +28,9 @@ export interface SignOptions {
 
 /** apt 3's sqv refuses SHA-1 signatures; SHA-512 is what gpg picks for modern keys too. */
 const SHA512 = 10;
+/** Public-key algorithm ids: RSA (encrypt or sign), RSA sign-only, EdDSA (legacy, Ed25519). */
 const RSA = 1;
+const RSA_SIGN_ONLY = 3;
 const EDDSA_LEGACY = 22;
 const BINARY = 0x00;
 const TEXT = 0x01;
@@ -37,7 +39,9 @@ const SALT_NOTATION = new TextEncoder().encode("salt@notations.openpgpjs.org");
 
 /** What signing needs of one key, derived once from its openpgp.js packet. */
 interface PreparedKey {
-  algorithm: typeof RSA | typeof EDDSA_LEGACY;
+  /** The key's algorithm id, written into the signature. */
+  algorithm: number;
+  rsa: boolean;
   keyObject: KeyObject;
   keyId: Uint8Array;
   fingerprint: Uint8Array;
@@ -69,7 +73,8 @@ function prepare(packet: KeyPacket): PreparedKey {
   const fingerprint = packet.getFingerprintBytes();
   if (!priv || !fingerprint) throw new Error("the signing key is not unlocked");
   let jwk: JsonWebKeyInput["key"];
-  if (packet.algorithm === RSA) {
+  const rsa = packet.algorithm === RSA || packet.algorithm === RSA_SIGN_ONLY;
+  if (rsa) {
     // OpenPGP keeps p < q and u = p⁻¹ mod q; a JWK's qi is q⁻¹ mod p, so the primes swap places.
     const [d, p, q] = [toBigInt(priv.d!), toBigInt(priv.p!), toBigInt(priv.q!)];
     jwk = {
@@ -94,6 +99,7 @@ function prepare(packet: KeyPacket): PreparedKey {
   }
   const made: PreparedKey = {
     algorithm: packet.algorithm,
+    rsa,
     keyObject: createPrivateKey({ key: jwk, format: "jwk" }),
     keyId: packet.getKeyID().write(),
     fingerprint,
@@ -170,7 +176,7 @@ async function signaturePacket(
   const signed = Buffer.concat([data, head, trailer]);
   const digest = createHash("sha512").update(signed).digest();
   let mpis: Uint8Array;
-  if (key.algorithm === RSA) {
+  if (key.rsa) {
     mpis = mpi(await signAsync("sha512", signed, key.keyObject));
   } else {
     // Legacy EdDSA signs the digest itself; r and s are two MPIs.
