@@ -18,6 +18,7 @@ import {
   randomBytes,
   sign,
 } from "node:crypto";
+import * as openpgp from "openpgp";
 import { OpenPgpError } from "./openpgp-error.ts";
 import type { SigningKey } from "./signing-key.ts";
 
@@ -204,27 +205,9 @@ async function signatures(
   }
 }
 
-/** CRC-24 of the armored data (RFC 4880 6.1). */
-function crc24(bytes: Uint8Array): number {
-  let crc = 0xb704ce;
-  for (const byte of bytes) {
-    crc ^= byte << 16;
-    for (let bit = 0; bit < 8; bit++) {
-      crc <<= 1;
-      if (crc & 0x1000000) crc ^= 0x1864cfb;
-    }
-  }
-  return crc & 0xffffff;
-}
-
-/** ASCII armor of signature packets, laid out as openpgp.js writes it (60-column lines). */
-function armorSignature(bytes: Uint8Array): string {
-  const base64 = Buffer.from(bytes).toString("base64");
-  const lines: string[] = [];
-  for (let at = 0; at < base64.length; at += 60) lines.push(base64.slice(at, at + 60));
-  const crc = Buffer.from(u32(crc24(bytes)).slice(1)).toString("base64");
-  return `-----BEGIN PGP SIGNATURE-----\n\n${lines.join("\n")}\n=${crc}\n-----END PGP SIGNATURE-----\n`;
-}
+/** ASCII armor of signature packets, with the CRC-24 line, as keyring.ts armors keys. */
+const armorSignature = (bytes: Uint8Array): string =>
+  openpgp.armor(openpgp.enums.armor.signature, bytes, undefined, undefined, undefined, true);
 
 /**
  * Returns InRelease content: `text` wrapped in a cleartext signature by every key (several keys
