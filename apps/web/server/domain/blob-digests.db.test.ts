@@ -1,7 +1,9 @@
 // Digests an upload leaves for later (decision 036): a large file is answered with its sha256
-// and gets sha512, sha1 and md5 right after; a small file and a .deb get all four at once; rows
-// a crash left without them are filled by the collect-garbage pass.
+// and gets sha512, sha1 and md5 right after; a small file gets all four at once, a large .deb
+// the three its Packages stanza lists (decision 047); rows a crash left without them are filled
+// by the collect-garbage pass.
 import { createHash } from "node:crypto";
+import { buildTestDeb } from "@packyard/formats/deb/test-deb-builder.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, databaseKind, onboardedUser, type TestApp } from "../../test/harness.ts";
 import { digestFillsSettled, fillMissingDigests } from "./blob-digests.ts";
@@ -70,6 +72,27 @@ describe(`digests filled in after the upload (${databaseKind})`, () => {
     const { file } = await (await put("1.0.0", "small.txt", small)).json();
     expect(file).toMatchObject({ sha256: hex("sha256", small), sha512: hex("sha512", small) });
     expect(await row("small.txt")).toMatchObject({ sha1: hex("sha1", small), md5: hex("md5", small) });
+  });
+
+  it("lists a large .deb in Packages with MD5sum, SHA1 and SHA256 at once, and not SHA512", async () => {
+    const deb = buildTestDeb({
+      control:
+        "Package: big-tool\nVersion: 1.0\nArchitecture: amd64\nMaintainer: T <t@example.com>\nDescription: big\n",
+      dataCompression: "none",
+      dataFiles: [{ name: "./usr/bin/big-tool", data: large }],
+    }) as Uint8Array<ArrayBuffer>;
+    expect(deb.byteLength).toBeGreaterThan(EAGER_DIGEST_BYTES);
+    expect((await put("2.0.0", "big-tool_1.0_amd64.deb", deb)).status).toBe(201);
+    const res = await app.request("/dl/bulk/big/deb/dists/stable/main/binary-amd64/Packages", { cookie });
+    expect(res.status).toBe(200);
+    const stanza = await res.text();
+    expect(stanza).toContain("Package: big-tool\n");
+    expect(stanza).toContain(
+      `MD5sum: ${hex("md5", deb)}\nSHA1: ${hex("sha1", deb)}\nSHA256: ${hex("sha256", deb)}\n`,
+    );
+    expect(stanza).not.toContain("SHA512");
+    await digestFillsSettled();
+    expect(await row("big-tool_1.0_amd64.deb")).toMatchObject({ sha512: hex("sha512", deb) });
   });
 
   it("fills rows a crash left without digests, computing them or copying them from identical content", async () => {

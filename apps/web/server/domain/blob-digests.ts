@@ -1,8 +1,8 @@
 // The digests of a stored file besides its sha256 (sha512, sha1, md5), when the upload did not
 // compute them while receiving it. An upload hashes with sha256 only once the body passes a few
-// MiB (a .deb excepted: its Packages stanza lists all four), so a large file is received at
-// about the speed of one hash (decision 036). The rest are filled in here, after the upload's
-// transaction committed, off the request path:
+// MiB (a .deb with md5 and sha1 too: its Packages stanza lists them), so a large file is
+// received at about the speed of one hash (decisions 036, 047). The rest are filled in here,
+// after the upload's transaction committed, off the request path:
 // - right after the upload, by this process, one blob at a time (fillDigestsSoon);
 // - and by the collect-garbage pass (at start-up, then every ten minutes), for rows a crash or
 //   a copy made meanwhile (promotion) left without them (fillMissingDigests).

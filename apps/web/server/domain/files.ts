@@ -115,11 +115,13 @@ export async function uploadFile(
   try {
     staged = await blobs.stage(input.body, {
       maxBytes: input.maxBytes,
-      // Received at the speed of one hash (decision 036): a .deb's Packages stanza lists all
-      // four digests; an .rpm's original is not stored (its signed copy is staged anew); any
-      // other file gets sha512, sha1 and md5 while received only when small, else just after.
+      // Received at the speed of one hash (decision 036): an .rpm's original is not stored (its
+      // signed copy is staged anew); any other file gets sha512, sha1 and md5 while received
+      // only when small, else just after — but a .deb always gets md5 and sha1, which its
+      // Packages stanza lists beside sha256 (decision 047: not sha512).
       digests: kind === "rpm" ? [] : undefined,
-      extraDigestsUpTo: kind === "deb" ? undefined : EAGER_DIGEST_BYTES,
+      extraDigestsUpTo: EAGER_DIGEST_BYTES,
+      keepDigests: kind === "deb" ? ["sha1", "md5"] : undefined,
       releaseChunks: input.releaseChunks,
     });
   } catch (error) {

@@ -215,7 +215,6 @@ function debFile(file: SourceFile, releaseId: string) {
     md5: file.md5,
     sha1: file.sha1,
     sha256: file.sha256,
-    sha512: file.sha512,
   };
 }
 

@@ -35,6 +35,8 @@ export interface StageOptions {
   digests?: readonly ExtraDigest[];
   /** Computes those only while the body is at most this long (default: whatever its length). */
   extraDigestsUpTo?: number;
+  /** Of `digests`, those computed whatever the body's length (`extraDigestsUpTo` spares them). */
+  keepDigests?: readonly ExtraDigest[];
   /**
    * The body's chunks are nobody else's once read (a request body read from the socket): the
    * local store frees each one's memory as soon as it is hashed and copied, instead of leaving
@@ -187,10 +189,13 @@ export function createLocalBlobStore(root: string): BlobStore {
   };
 
   return {
-    async stage(body, { maxBytes, digests: wanted = ALL_EXTRA_DIGESTS, extraDigestsUpTo, releaseChunks }) {
+    async stage(
+      body,
+      { maxBytes, digests: wanted = ALL_EXTRA_DIGESTS, extraDigestsUpTo, keepDigests, releaseChunks },
+    ) {
       await mkdir(tmpDir, { recursive: true });
       const tmp = join(tmpDir, `${randomUUID()}.part`);
-      const digester = createDigester(wanted, { extraUpTo: extraDigestsUpTo });
+      const digester = createDigester(wanted, { extraUpTo: extraDigestsUpTo, keep: keepDigests });
       let size = 0;
       let handle: FileHandle | undefined;
       let digests: BlobDigests;

@@ -30,4 +30,15 @@ describe("digests", () => {
     for (const part of ["abc", "def", "g"]) over.update(bytes(part));
     expect(await over.digest()).toEqual({ sha256: hex("sha256", "abcdefg"), sha512: "", sha1: "", md5: "" });
   });
+
+  it("keeps the digests it is told to keep past the limit (a .deb's md5 and sha1)", async () => {
+    const deb = createDigester(["sha512", "sha1", "md5"], { extraUpTo: 6, keep: ["sha1", "md5"] });
+    for (const part of ["abc", "def", "g"]) deb.update(bytes(part));
+    expect(await deb.digest()).toEqual({
+      sha256: hex("sha256", "abcdefg"),
+      sha512: "",
+      sha1: hex("sha1", "abcdefg"),
+      md5: hex("md5", "abcdefg"),
+    });
+  });
 });

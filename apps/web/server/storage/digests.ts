@@ -1,6 +1,7 @@
 // The digests of a blob, computed while its bytes stream past. sha256 names every blob and is
-// always computed; sha512, sha1 and md5 only when asked for (an APT Packages stanza lists all
-// four, nothing else needs more than sha256 while an upload is received — decision 036).
+// always computed; sha512, sha1 and md5 only when asked for (an APT Packages stanza lists md5,
+// sha1 and sha256, nothing else needs more than sha256 while an upload is received — decisions
+// 036 and 047).
 import { createHash, type Hash } from "node:crypto";
 
 export type ExtraDigest = "sha512" | "sha1" | "md5";
@@ -25,22 +26,28 @@ export interface Digester {
 
 /**
  * Hashes on the calling thread. With `extraUpTo`, the extra digests are given up (left "") as
- * soon as the body turns out longer than that: only sha256 is computed for the rest of it.
+ * soon as the body turns out longer than that, except those in `keep`: only sha256 (and the
+ * kept ones) are computed for the rest of it.
  */
 export function createDigester(
   extra: readonly ExtraDigest[],
-  options: { extraUpTo?: number } = {},
+  options: { extraUpTo?: number; keep?: readonly ExtraDigest[] } = {},
 ): Digester {
   let hashes: [keyof HexDigests, Hash][] = [
     ["sha256", createHash("sha256")],
     ...extra.map((name): [ExtraDigest, Hash] => [name, createHash(name)]),
   ];
   const limit = options.extraUpTo ?? Number.POSITIVE_INFINITY;
+  const kept = new Set<keyof HexDigests>(["sha256", ...(options.keep ?? [])]);
+  let given = false;
   let size = 0;
   return {
     update(chunk) {
       size += chunk.byteLength;
-      if (size > limit && hashes.length > 1) hashes = hashes.slice(0, 1);
+      if (size > limit && !given) {
+        given = true;
+        hashes = hashes.filter(([name]) => kept.has(name));
+      }
       for (const [, hash] of hashes) hash.update(chunk);
     },
     async digest() {

@@ -167,9 +167,9 @@ export function createS3BlobStore(
   const empty = (range?: { start: number; end: number }) => range !== undefined && range.end < range.start;
 
   const store: BlobStore = {
-    async stage(body, { maxBytes, digests: wanted = ALL_EXTRA_DIGESTS, extraDigestsUpTo }) {
+    async stage(body, { maxBytes, digests: wanted = ALL_EXTRA_DIGESTS, extraDigestsUpTo, keepDigests }) {
       const tmpKey = `${tmpPrefix}${randomUUID()}.part`;
-      const digester = createDigester(wanted, { extraUpTo: extraDigestsUpTo });
+      const digester = createDigester(wanted, { extraUpTo: extraDigestsUpTo, keep: keepDigests });
       let size = 0;
       // The body's own failure (or the size limit), which is what the caller must see even when
       // aborting the multipart upload fails too.

@@ -63,19 +63,20 @@ export function debRecord(
     md5: string;
     sha1: string;
     sha256: string;
-    sha512: string;
   },
   target: AptTarget,
 ): DebRecord {
   // The release id keeps two different builds of one version apart in the pool.
   const poolPath = `pool/${target.component}/${poolPrefix(deb.source)}/${deb.source}/${file.releaseId}/${file.filename}`;
+  // MD5sum, SHA1 and SHA256, as reprepro lists them (Debian's archive lists MD5sum and SHA256);
+  // apt verifies a package with SHA256. Not SHA512: 64 random bytes more per package that no
+  // compressor can shrink, which made Packages.gz and .xz nearly twice as large (decision 047).
   const stanza = renderPackagesStanza(deb.control, {
     filename: poolPath,
     size: file.size,
     md5: file.md5,
     sha1: file.sha1,
     sha256: file.sha256,
-    sha512: file.sha512,
   });
   return {
     ...target,
