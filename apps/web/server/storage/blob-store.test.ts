@@ -129,6 +129,19 @@ describe("local blob store", () => {
     expect(await store.exists(staged.sha256)).toBe(false);
     expect(filesUnder(dir)).toEqual([]);
   });
+
+  it("reads a small staged body from memory, a large one from its file", async () => {
+    const store = createLocalBlobStore(root());
+    const small = await store.stage(chunks("a package"), { maxBytes: 1 << 20 });
+    // The temporary file is gone once committed: only the copy in memory can still answer.
+    await small.commit();
+    expect(await text(small.read())).toBe("a package");
+    const big = "x".repeat(100 * 1024);
+    const large = await store.stage(chunks(big), { maxBytes: 1 << 20 });
+    expect(await text(large.read())).toBe(big);
+    await large.commit();
+    await expect(text(large.read())).rejects.toMatchObject({ code: "ENOENT" });
+  });
 });
 
 afterAll(removeTempDirs);

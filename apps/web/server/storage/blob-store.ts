@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { type FileHandle, mkdir, open, readdir, rename, rm, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import type { Readable } from "node:stream";
+import { Readable } from "node:stream";
 import { ALL_EXTRA_DIGESTS, createDigester, type ExtraDigest, releaseChunk } from "./digests.ts";
 
 export interface BlobDigests {
@@ -199,6 +199,8 @@ export function createLocalBlobStore(root: string): BlobStore {
       let size = 0;
       let handle: FileHandle | undefined;
       let digests: BlobDigests;
+      /** A body that fit the first buffer (a package, mostly): read() answers from it. */
+      let whole: Buffer | undefined;
       try {
         handle = await open(tmp, "wx", 0o640);
         const file = handle;
@@ -247,6 +249,8 @@ export function createLocalBlobStore(root: string): BlobStore {
         }
         await flush();
         await writing;
+        // All of it is in the first buffer, which nothing writes to again.
+        if (size <= FIRST_WRITE_BUFFER_BYTES) whole = (buffers[0] ?? Buffer.alloc(0)).subarray(0, size);
         const [hex] = await Promise.all([digester.digest(), handle.sync()]);
         digests = { ...hex, size };
         await handle.close();
@@ -262,7 +266,8 @@ export function createLocalBlobStore(root: string): BlobStore {
       return {
         ...digests,
         read() {
-          return createReadStream(tmp);
+          // From memory when small: parsing a package costs no file system round trips.
+          return whole ? Readable.from([whole], { objectMode: false }) : createReadStream(tmp);
         },
         async commit() {
           if (settled) return;
