@@ -29,7 +29,7 @@ beforeAll(async () => {
   app = await createTestApp();
   storeDir = mkdtempSync(join(tmpdir(), "packyard-index-store-"));
   ({ cookie } = await onboardedUser(app, "indexer"));
-  for (const slug of ["first", "second", "third", "fourth", "early"]) {
+  for (const slug of ["first", "second", "third", "fourth", "early", "primed"]) {
     const res = await postJson(app, "/api/v1/projects", { slug, name: slug }, cookie);
     expect(res.status).toBe(201);
     projectIds[slug] = ((await res.json()) as { project: { id: string } }).project.id;
@@ -284,5 +284,19 @@ describe(`files a builder hands over early (${databaseKind})`, () => {
     await publisher.publish(projectIds.early!);
     expect(writes).toBe(1);
     await served(publisher, store, projectIds.early!, text);
+  });
+
+  it("hands the small files it stores to the serving cache, so their first request reads nothing back", async () => {
+    const { store, publisher } = server();
+    const small = "InRelease-sized";
+    const large = "x".repeat(200 * 1024);
+    content.set(projectIds.primed!, [small, large]);
+    const cache = app.services.database.caches.content;
+    expect(cache.get(sha256(small))).toBeUndefined();
+    await publisher.publish(projectIds.primed!);
+    await served(publisher, store, projectIds.primed!, small);
+    expect(cache.get(sha256(small))?.toString()).toBe(small);
+    // A large file (Packages.gz, primary.xml.gz) waits for a request that wants it.
+    expect(cache.get(sha256(large))).toBeUndefined();
   });
 });

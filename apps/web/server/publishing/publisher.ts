@@ -25,6 +25,7 @@ import { type AptReleaseSettings, aptReleaseSettings } from "../domain/repositor
 import type { Clock } from "../domain/usernames.ts";
 import type { Logger } from "../logger.ts";
 import type { PublishMetrics } from "../metrics.ts";
+import { servingCachesOf } from "../serving/serve-cache.ts";
 import type { BlobStore } from "../storage/blob-store.ts";
 import {
   collectOrphanIndexBytes,
@@ -115,6 +116,12 @@ interface PendingRepository {
   /** The hashes of the files stored (not the listed ones): their index_blob rows must exist at the switch. */
   stored: string[];
 }
+
+/**
+ * Files up to this size (the entry files: InRelease, Release, Release.gpg, repomd.xml and its
+ * signature) are handed to the serving cache as they are stored.
+ */
+const PRIMED_BYTES = 64 * 1024;
 
 /** How often a build stores its files again when a sweep removed one before its switch. */
 const STORE_ATTEMPTS = 3;
@@ -381,6 +388,14 @@ export class RepositoryPublisher {
   /** Writes a touched file's bytes unless that content is stored already. */
   async #place(ref: StoredRef, bytes: Uint8Array): Promise<StoredRef> {
     if (!(await this.#store.exists(ref.sha256))) await this.#store.putBytes(bytes, ref.sha256);
+    // Every client asks for the new entry file first, and its bytes are in hand: the first
+    // request after the switch does not read them back from the store. Named by content, so
+    // never stale (serving/serve-cache.ts).
+    if (bytes.byteLength <= PRIMED_BYTES)
+      servingCachesOf(this.#db).content.set(
+        ref.sha256,
+        Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+      );
     return ref;
   }
 
