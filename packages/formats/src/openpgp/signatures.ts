@@ -40,9 +40,8 @@ const SALT_NOTATION = new TextEncoder().encode("salt@notations.openpgpjs.org");
 
 /** What signing needs of one key, derived once from its openpgp.js packet. */
 interface PreparedKey {
-  /** The key's algorithm id, written into the signature. */
+  /** The key's algorithm id, written into the signature: RSA (either kind) or legacy EdDSA. */
   algorithm: number;
-  rsa: boolean;
   keyObject: KeyObject;
   keyId: Uint8Array;
   fingerprint: Uint8Array;
@@ -74,8 +73,7 @@ function prepare(packet: KeyPacket): PreparedKey {
   const fingerprint = packet.getFingerprintBytes();
   if (!priv || !fingerprint) throw new Error("the signing key is not unlocked");
   let jwk: JsonWebKeyInput["key"];
-  const rsa = packet.algorithm === RSA || packet.algorithm === RSA_SIGN_ONLY;
-  if (rsa) {
+  if (packet.algorithm === RSA || packet.algorithm === RSA_SIGN_ONLY) {
     // OpenPGP keeps p < q and u = p⁻¹ mod q; a JWK's qi is q⁻¹ mod p, so the primes swap places.
     const [d, p, q] = [toBigInt(priv.d!), toBigInt(priv.p!), toBigInt(priv.q!)];
     jwk = {
@@ -100,7 +98,6 @@ function prepare(packet: KeyPacket): PreparedKey {
   }
   const made: PreparedKey = {
     algorithm: packet.algorithm,
-    rsa,
     keyObject: createPrivateKey({ key: jwk, format: "jwk" }),
     keyId: packet.getKeyID().write(),
     fingerprint,
@@ -177,7 +174,7 @@ async function signaturePacket(
   const signed = Buffer.concat([data, head, trailer]);
   const digest = createHash("sha512").update(signed).digest();
   let mpis: Uint8Array;
-  if (key.rsa) {
+  if (key.algorithm !== EDDSA_LEGACY) {
     mpis = mpi(await signAsync("sha512", signed, key.keyObject));
   } else {
     // Legacy EdDSA signs the digest itself; r and s are two MPIs.
