@@ -24,7 +24,13 @@ import {
 } from "./build-index.ts";
 import { restoreServedBlocks } from "./restore-blocks.ts";
 import { packageIdentity, SuiteIndexes } from "./suite-indexes.ts";
-import { detectXzEncoderAsync, type XzBlockCache, type XzEncoder, xzBlockCacheBytes } from "./xz-blocks.ts";
+import {
+  detectXzEncoderAsync,
+  eventualXzEncoder,
+  type XzBlockCache,
+  type XzEncoder,
+  xzBlockCacheBytes,
+} from "./xz-blocks.ts";
 
 export interface DebRow extends ReleasedPackage, SuitePackage {
   id: string;
@@ -83,7 +89,7 @@ export function createAptBuilder(
   // Looked for now, not by the first publish: starting the xz helper forks this process, cheap
   // while it is small (xz-helper.ts).
   if (!given) setImmediate(() => void detectXzEncoderAsync());
-  const xzEncoder = async () => (given ? given() : detectXzEncoderAsync());
+  const xzEncoder = () => (given ? given() : eventualXzEncoder());
   // SHA512 of the uncompressed indexes, computed beside the main thread's work.
   const thread = options.thread === null ? undefined : (options.thread ?? new DigestThread());
   const packageSets = new PackageSets(loadDebs, {
@@ -181,7 +187,7 @@ export function createAptBuilder(
           indexes,
           signers,
           gzipCache,
-          xz: await xzEncoder(),
+          xz: xzEncoder(),
           xzCache,
           digests: midstates,
           restored,

@@ -1,7 +1,10 @@
 // xz through the helper process: the same bytes as xz spawned directly, several at once, xz's own
-// errors reported, and a helper that is gone leaves the work to a spawn.
+// errors reported, and a helper that is gone leaves the work to a spawn. A build that starts before
+// the helper answered gets an encoder that waits for it.
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { requireTools } from "@packyard/formats/test-support/system-tools.ts";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { systemXzEncoder, XZ_FILTER } from "./xz-blocks.ts";
@@ -67,5 +70,42 @@ describe.runIf(hasXz)("the xz helper", () => {
     expect(gone.available).toBe(false);
     const out = await systemXzEncoder("xz", XZ_FILTER, gone)(texts);
     expect(out).toEqual(await systemXzEncoder()(texts));
+  });
+});
+
+/** xz-blocks.ts as a fresh process has it: nothing detected yet. */
+async function freshXzBlocks(): Promise<typeof import("./xz-blocks.ts")> {
+  vi.resetModules();
+  return import("./xz-blocks.ts");
+}
+
+describe("an xz encoder for a build that starts before xz was found", () => {
+  it.runIf(hasXz)("waits for the helper when called, then is the one detection found", async () => {
+    const fresh = await freshXzBlocks();
+    const early = fresh.eventualXzEncoder();
+    expect(early).not.toBeNull();
+    expect(await early!(texts)).toEqual(await systemXzEncoder()(texts));
+    const detected = await fresh.detectXzEncoderAsync();
+    expect(detected).not.toBeNull();
+    expect(fresh.eventualXzEncoder()).toBe(detected);
+  });
+
+  it("fails when called on a machine without xz, and is null once that is known", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "packyard-no-xz-"));
+    const path = process.env.PATH;
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    process.env.PATH = empty;
+    try {
+      const fresh = await freshXzBlocks();
+      const early = fresh.eventualXzEncoder();
+      expect(early).not.toBeNull();
+      await expect(early!(texts)).rejects.toThrow("xz (xz-utils) not found");
+      expect(fresh.eventualXzEncoder()).toBeNull();
+      expect(warn).toHaveBeenCalledWith(expect.stringContaining("published without Packages.xz"));
+    } finally {
+      process.env.PATH = path;
+      warn.mockRestore();
+      rmSync(empty, { recursive: true, force: true });
+    }
   });
 });
