@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { buffer, text } from "node:stream/consumers";
 import { afterAll, describe, expect, it } from "vitest";
@@ -33,6 +33,30 @@ describe("local blob store", () => {
       readFileSync(join(dir, "sha256", expected.slice(0, 2), expected.slice(2, 4), expected), "utf8"),
     ).toBe("hello world");
     expect(await text(store.read(expected, { start: 6, end: 10 }))).toBe("world");
+    expect(readdirSync(join(dir, "tmp"))).toEqual([]);
+  });
+
+  it("creates its directories when a write finds them missing, however they went", async () => {
+    const dir = join(root(), "not-yet");
+    const store = createLocalBlobStore(dir);
+    const put = async (content: string) => {
+      const sha256 = createHash("sha256").update(content).digest("hex");
+      await store.putBytes(new TextEncoder().encode(content), sha256);
+      return sha256;
+    };
+    const first = await put("put into a store whose root does not exist");
+    const staged = await store.stage(chunks("staged"), { maxBytes: 100 });
+    await staged.commit();
+    // Removed behind the store's back (an operator's cleanup): the next writes make them again.
+    rmSync(join(dir, "tmp"), { recursive: true });
+    rmSync(join(dir, "sha256", first.slice(0, 2)), { recursive: true });
+    const again = await put("put into a store whose root does not exist");
+    expect(again).toBe(first);
+    expect(await text(store.read(first))).toBe("put into a store whose root does not exist");
+    rmSync(join(dir, "tmp"), { recursive: true });
+    rmSync(join(dir, "sha256", staged.sha256.slice(0, 2)), { recursive: true });
+    await (await store.stage(chunks("staged"), { maxBytes: 100 })).commit();
+    expect(await text(store.read(staged.sha256))).toBe("staged");
     expect(readdirSync(join(dir, "tmp"))).toEqual([]);
   });
 
