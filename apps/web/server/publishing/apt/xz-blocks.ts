@@ -6,7 +6,8 @@
 //
 // The encoder is the system's xz(1) (xz-utils): one process per build compresses every block not
 // cached, with --block-list putting each into its own xz block. Without xz the suite is published
-// without Packages.xz (apt then takes Packages.gz), and the server says so once in its log.
+// without Packages.xz (apt then takes Packages.gz), and the server says so in its log: once, and
+// once more for a build that needed xz before the search for it had ended (decision 048).
 import { spawn, spawnSync } from "node:child_process";
 import { crc32 } from "node:zlib";
 import type { TextBlock } from "@packyard/formats/compress/gzip-members.ts";
@@ -231,6 +232,8 @@ export function findXzEncoder(
 }
 
 let detecting: Promise<XzEncoder | null> | undefined;
+/** What detectXzEncoderAsync found, once it has: undefined while it is still looking. */
+let settled: { encoder: XzEncoder | null } | undefined;
 
 /**
  * The system's xz, run through a helper process (xz-helper.ts), looked for once per process and
@@ -253,9 +256,6 @@ export function detectXzEncoderAsync(): Promise<XzEncoder | null> {
   });
   return detecting;
 }
-
-/** What detectXzEncoderAsync found, once it has: undefined while it is still looking. */
-let settled: { encoder: XzEncoder | null } | undefined;
 
 /**
  * The system's xz for a build that starts now, without waiting for detectXzEncoderAsync: its
