@@ -66,7 +66,8 @@ export const loadDebs: PackageLoader<DebRow> = async (db, projectId, releaseIds)
   // memory between builds). node:sqlite answers each row as an object in dictionary mode (a null
   // prototype, its properties in a hash table): every later read of a row (grouping, sorting,
   // the binary searches of each publish) was a hash lookup. At 50,000 rows the copy costs ~8 ms
-  // and a sort of them by upload order went from 24 to 9 ms.
+  // and a sort of them by upload order went from 24 to 9 ms. Fields named one by one: a spread
+  // of the row (YUM's loader) took twice as long here and left 25 % more heap.
   return (await query.execute()).map((row) => ({
     release_id: row.release_id,
     release_created_at: row.release_created_at,
