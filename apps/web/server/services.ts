@@ -212,6 +212,8 @@ export async function createServices(
         // Downloaded bytes still in memory (usage.ts) are written before the database closes.
         await flushDownloadCounts(database.db);
         await errors.flush();
+        // The index files' spares (decision 049): temporary copies, of no use to another process.
+        await repos.close();
         await database.close();
         stores.close();
       },

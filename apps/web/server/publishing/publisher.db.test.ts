@@ -7,7 +7,7 @@
 // each interleaving is reproduced on every run. The builder is a stand-in producing files whose
 // content the test chooses; storage and database are real.
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -29,7 +29,7 @@ beforeAll(async () => {
   app = await createTestApp();
   storeDir = mkdtempSync(join(tmpdir(), "packyard-index-store-"));
   ({ cookie } = await onboardedUser(app, "indexer"));
-  for (const slug of ["first", "second", "third", "fourth", "early", "primed"]) {
+  for (const slug of ["first", "second", "third", "fourth", "early", "primed", "spared"]) {
     const res = await postJson(app, "/api/v1/projects", { slug, name: slug }, cookie);
     expect(res.status).toBe(201);
     projectIds[slug] = ((await res.json()) as { project: { id: string } }).project.id;
@@ -298,5 +298,46 @@ describe(`files a builder hands over early (${databaseKind})`, () => {
     expect(cache.get(sha256(small))?.toString()).toBe(small);
     // A large file (Packages.gz, primary.xml.gz) waits for a request that wants it.
     expect(cache.get(sha256(large))).toBeUndefined();
+  });
+});
+
+describe(`spares of the large index files (${databaseKind})`, () => {
+  it("writes a publish's large files from copies of the previous ones, and keeps no copy unused", async () => {
+    const store = createLocalBlobStore(storeDir);
+    const fromSpares: number[] = [];
+    const putBytes = store.putBytes.bind(store);
+    store.putBytes = async (bytes, hash, options) => {
+      if (options?.spare) fromSpares.push(bytes.byteLength);
+      return putBytes(bytes, hash, options);
+    };
+    const publisher = new RepositoryPublisher(
+      { db: db(), store, keys: app.services.keys, logger: app.services.logger, builders: [builder] },
+      // index0 gets a spare; index1, smaller, does not.
+      { graceMs: 0, keepGenerations: 1, spareMinBytes: 64 * 1024 },
+    );
+    const spares = () => readdirSync(join(storeDir, "tmp")).filter((name) => name.endsWith(".spare"));
+    const id = projectIds.spared!;
+    const stanzas = "Package: spared\nVersion: 1\n\n".repeat(4_000);
+    content.set(id, [`${stanzas}Package: one\n`, "Release"]);
+    await publisher.publish(id);
+    await publisher.sparesSettled();
+    expect(spares()).toHaveLength(1);
+    // One package more at the end: written from the spare, which is used up by it; a copy of
+    // the new file becomes the next spare once the publish is over.
+    content.set(id, [`${stanzas}Package: one\n\nPackage: two\n`, "Release 2"]);
+    await publisher.publish(id);
+    expect(fromSpares).toEqual([stanzas.length + "Package: one\n\nPackage: two\n".length]);
+    expect(spares()).toEqual([]);
+    await served(publisher, store, id, `${stanzas}Package: one\n\nPackage: two\n`);
+    await publisher.sparesSettled();
+    expect(spares()).toHaveLength(1);
+    // A file that begins otherwise is written whole, and right as well.
+    content.set(id, [`Package: first\n\n${stanzas}`, "Release 3"]);
+    await publisher.publish(id);
+    await served(publisher, store, id, `Package: first\n\n${stanzas}`);
+    await publisher.sparesSettled();
+    expect(spares()).toHaveLength(1);
+    await publisher.close();
+    expect(spares()).toEqual([]);
   });
 });

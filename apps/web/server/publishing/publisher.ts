@@ -33,6 +33,7 @@ import {
   sweepIndexFiles,
   touchIndexFiles,
 } from "./index-files.ts";
+import { IndexSpares, spareKey } from "./index-spares.ts";
 import type { SigningKeyService } from "./signing-keys.ts";
 
 type Db = Kysely<Database>;
@@ -82,6 +83,11 @@ export interface FormatBuilder {
   build(context: BuildContext): Promise<BuiltRepository[]>;
   /** Starts now what the first build would otherwise wait for (a helper thread); optional. */
   warm?(): void;
+  /**
+   * Called once a publish is over (live, superseded or failed): starts what its builds left to do
+   * after it (compressing Packages.xz blocks they stored, decision 049); optional.
+   */
+  afterPublish?(): void;
 }
 
 export interface PublisherOptions {
@@ -89,6 +95,8 @@ export interface PublisherOptions {
   graceMs: number;
   /** Generations per repository always kept, whatever their age. */
   keepGenerations: number;
+  /** Index files from this size on get a spare after a publish (decision 049; tests lower it). */
+  spareMinBytes?: number;
 }
 
 export interface IndexFileRef {
@@ -126,6 +134,13 @@ const PRIMED_BYTES = 64 * 1024;
 /** How often a build stores its files again when a sweep removed one before its switch. */
 const STORE_ATTEMPTS = 3;
 
+/**
+ * What a publish leaves to do after it (spares of its large files, Packages.xz blocks to
+ * compress: decision 049) starts this long after it: once the request that published has its
+ * answer and the clients that were waiting for the publish have fetched the new entry file.
+ */
+export const AFTER_PUBLISH_MS = 20;
+
 interface PublishState {
   running?: Promise<void>;
   queued?: Promise<void>;
@@ -141,6 +156,8 @@ export class RepositoryPublisher {
   readonly #builders: FormatBuilder[];
   readonly #clock: Clock;
   readonly #state = new Map<string, PublishState>();
+  /** Copies of the large index files made after a publish, for the next one (decision 049). */
+  readonly #spares: IndexSpares | undefined;
   /** Builds run so far, per project (tests check coalescing with it). */
   readonly builds = new Map<string, number>();
   /** Builds not committed because a newer revision was already served, per project. */
@@ -167,6 +184,17 @@ export class RepositoryPublisher {
     this.#builders = deps.builders;
     this.#clock = deps.clock ?? (() => new Date());
     this.#options = options;
+    this.#spares = IndexSpares.for(deps.store);
+  }
+
+  /** Resolves once the spares of the publishes so far are written (tests). */
+  sparesSettled(): Promise<void> {
+    return this.#spares?.settled() ?? Promise.resolve();
+  }
+
+  /** Removes the spares kept (the server stops). */
+  async close(): Promise<void> {
+    await this.#spares?.close();
   }
 
   get store(): BlobStore {
@@ -208,6 +236,9 @@ export class RepositoryPublisher {
         })
         .finally(() => {
           s.running = undefined;
+          setTimeout(() => {
+            for (const builder of this.#builders) builder.afterPublish?.();
+          }, AFTER_PUBLISH_MS).unref();
         });
       return s.running;
     };
@@ -254,10 +285,13 @@ export class RepositoryPublisher {
     // A build slower than that may find at its switch that a file it reused was swept: it then
     // stores its files again.
     let pending: PendingRepository[] = [];
+    /** The files of the last attempt's builds: spares of the large ones once it is live. */
+    let written: { key: string; bytes: Uint8Array }[] = [];
     let committed = false;
     let previousRevision = 0;
     for (let attempt = 1; ; attempt++) {
       pending = [];
+      written = [];
       /** Files a builder handed over before it was done, by repository and path. */
       const early = new Map<string, Promise<StoredRef>>();
       for (const builder of this.#builders) {
@@ -281,7 +315,12 @@ export class RepositoryPublisher {
           date,
           published: published.map((p) => p.name),
           storeEarly: (name, path, bytes, digests) => {
-            const stored = this.#storeFile(path, bytes, digests);
+            const stored = this.#storeFile(
+              path,
+              bytes,
+              digests,
+              spareKey(projectId, builder.format, name, path),
+            );
             // Awaited with the repository's other files (a failure fails the build there).
             stored.catch(() => {});
             early.set(`${builder.format}\u0000${name}\u0000${path}`, stored);
@@ -289,11 +328,13 @@ export class RepositoryPublisher {
         });
         for (const repository of repositories) {
           const prefix = `${builder.format}\u0000${repository.name}\u0000`;
+          const keyOf = (path: string) => spareKey(projectId, builder.format, repository.name, path);
           pending.push({
             format: builder.format,
             name: repository.name,
-            ...(await this.#storeFiles(repository, (path) => early.get(prefix + path))),
+            ...(await this.#storeFiles(repository, (path) => early.get(prefix + path), keyOf)),
           });
+          for (const [path, bytes] of repository.files) written.push({ key: keyOf(path), bytes });
         }
       }
       const switched = await this.#switch(projectId, revision, pending, date, signedBy);
@@ -319,6 +360,7 @@ export class RepositoryPublisher {
       );
       return;
     }
+    this.#spares?.prepare(written, AFTER_PUBLISH_MS, this.#options.spareMinBytes);
     for (const { format, name } of pending) await this.#prune(projectId, format, name);
     this.#metrics?.published(ms / 1000);
     this.#logger.debug(`published ${project.username}/${project.slug} in ${Math.round(ms)} ms`);
@@ -338,6 +380,7 @@ export class RepositoryPublisher {
   async #storeFiles(
     repository: BuiltRepository,
     early: (path: string) => Promise<StoredRef> | undefined,
+    keyOf: (path: string) => string,
   ): Promise<Pick<PendingRepository, "refs" | "stored">> {
     // Unchanged files are already stored under their hash; only new content is written, in
     // parallel, and each file is hashed once.
@@ -353,7 +396,10 @@ export class RepositoryPublisher {
       this.#db,
       rest.map((file) => file.ref),
     );
-    const refs = await Promise.all([...started, ...rest.map((file) => this.#place(file.ref, file.bytes))]);
+    const refs = await Promise.all([
+      ...started,
+      ...rest.map((file) => this.#place(file.ref, file.bytes, keyOf(file.ref.path))),
+    ]);
     const stored = refs.map((r) => r.sha256);
     for (const { path, size, sha256, sha512 } of repository.listed ?? [])
       refs.push({ path, sha256, sha512, size });
@@ -368,10 +414,11 @@ export class RepositoryPublisher {
     path: string,
     bytes: Uint8Array,
     known: { sha256: string; sha512: string } | undefined,
+    key: string,
   ): Promise<StoredRef> {
     const ref = this.#describe(path, bytes, known);
     await touchIndexFiles(this.#db, [ref]);
-    return this.#place(ref, bytes);
+    return this.#place(ref, bytes, key);
   }
 
   /** A file's row: its digests (computed unless the builder knew them) and size. */
@@ -385,9 +432,14 @@ export class RepositoryPublisher {
     return { path, sha256, sha512, size: bytes.byteLength };
   }
 
-  /** Writes a touched file's bytes unless that content is stored already. */
-  async #place(ref: StoredRef, bytes: Uint8Array): Promise<StoredRef> {
-    if (!(await this.#store.exists(ref.sha256))) await this.#store.putBytes(bytes, ref.sha256);
+  /**
+   * Writes a touched file's bytes unless that content is stored already: from the spare of the
+   * file at `key` (its previous content) when there is one.
+   */
+  async #place(ref: StoredRef, bytes: Uint8Array, key: string): Promise<StoredRef> {
+    const spare = this.#spares?.take(key);
+    if (!(await this.#store.exists(ref.sha256))) await this.#store.putBytes(bytes, ref.sha256, { spare });
+    else if (spare) this.#spares!.giveBack(key, spare);
     // Every client asks for the new entry file first, and its bytes are in hand: the first
     // request after the switch does not read them back from the store. Named by content, so
     // never stale (serving/serve-cache.ts).

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { buffer, text } from "node:stream/consumers";
 import { afterAll, describe, expect, it } from "vitest";
 import { makeTempDir, removeTempDirs } from "../../test/temp-dirs.ts";
-import { BlobTooLargeError, createLocalBlobStore } from "./blob-store.ts";
+import { BlobTooLargeError, commonPrefixLength, createLocalBlobStore } from "./blob-store.ts";
 
 const root = () => makeTempDir("packyard-blobs-");
 async function* chunks(...parts: string[]) {
@@ -169,3 +169,54 @@ describe("local blob store", () => {
 });
 
 afterAll(removeTempDirs);
+
+describe("spares: index files written from a copy of the previous one (decision 049)", () => {
+  const bytesOf = (text: string) => new TextEncoder().encode(text);
+  const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+  const body = "stanza\n".repeat(20_000);
+  const previous = bytesOf(`${body}tail one\n`);
+
+  it("keeps the common beginning and writes the rest; the spare is used up", async () => {
+    const dir = root();
+    const store = createLocalBlobStore(dir);
+    // Shorter at its end, then longer: the copy is cut at the first byte that differs.
+    for (const next of [`${body}tail`, `${body}tail two, longer\n`]) {
+      const spare = await store.prepareSpare!(previous);
+      expect(readdirSync(join(dir, "tmp"))).toEqual([spare.path.split("/").pop()]);
+      const bytes = bytesOf(next);
+      await store.putBytes(bytes, sha256(bytes), { spare });
+      expect(await text(store.read(sha256(bytes)))).toBe(next);
+      expect(readdirSync(join(dir, "tmp"))).toEqual([]);
+    }
+  });
+
+  it("writes the file whole when less than half begins alike, or when the spare was swept", async () => {
+    const dir = root();
+    const store = createLocalBlobStore(dir);
+    const different = bytesOf(`other\n${body}`);
+    await store.putBytes(different, sha256(different), { spare: await store.prepareSpare!(previous) });
+    expect(await buffer(store.read(sha256(different)))).toEqual(Buffer.from(different));
+    const swept = await store.prepareSpare!(previous);
+    rmSync(swept.path);
+    const alike = bytesOf(`${body}tail three\n`);
+    await store.putBytes(alike, sha256(alike), { spare: swept });
+    expect(await buffer(store.read(sha256(alike)))).toEqual(Buffer.from(alike));
+    expect(readdirSync(join(dir, "tmp"))).toEqual([]);
+    await store.discardSpare!(await store.prepareSpare!(previous));
+    expect(readdirSync(join(dir, "tmp"))).toEqual([]);
+  });
+
+  it("finds the common beginning of two byte strings", () => {
+    const a = bytesOf("abcdefgh");
+    expect(commonPrefixLength(a, bytesOf("abcdefgh"))).toBe(8);
+    expect(commonPrefixLength(a, bytesOf("abcdefghij"))).toBe(8);
+    expect(commonPrefixLength(a, bytesOf("abcdXfgh"))).toBe(4);
+    expect(commonPrefixLength(a, bytesOf("Xbcdefgh"))).toBe(0);
+    expect(commonPrefixLength(a, bytesOf("abcdefgX"))).toBe(7);
+    expect(commonPrefixLength(a, new Uint8Array(0))).toBe(0);
+    const long = Buffer.alloc(100_003, 7);
+    const changed = Buffer.from(long);
+    changed[77_777] = 8;
+    expect(commonPrefixLength(long, changed)).toBe(77_777);
+  });
+});

@@ -8,6 +8,9 @@
 // before commit(), so an aborted upload leaves nothing behind. The store knows nothing of the
 // database: who may place or remove a blob, and when, is decided by domain/blobs.ts.
 // On disk: commit() fsyncs and renames the temporary file to <root>/sha256/<aa>/<bb>/<sha256>.
+// An index file that differs from the one before only near its end (one package more) is written
+// by appending to a copy of that one made ahead, after the previous publish (a spare, decision
+// 049): the publish writes and fsyncs kilobytes, not the whole file.
 import { randomUUID } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { type FileHandle, mkdir, open, readdir, rename, rm, stat, unlink } from "node:fs/promises";
@@ -87,10 +90,26 @@ export interface PresignGetOptions {
   contentDisposition?: string;
 }
 
+/**
+ * A copy of some bytes in a temporary file, written and fsynced ahead (prepareSpare): putBytes
+ * of bytes that begin alike keeps that beginning and writes only the rest.
+ */
+export interface SpareCopy {
+  readonly bytes: Uint8Array;
+  readonly path: string;
+}
+
 export interface BlobStore {
   stage(body: AsyncIterable<Uint8Array>, options: StageOptions): Promise<StagedBlob>;
-  /** Stores bytes whose sha256 the caller computed (generated index files). */
-  putBytes(bytes: Uint8Array, sha256: string): Promise<void>;
+  /**
+   * Stores bytes whose sha256 the caller computed (generated index files). With a spare (which it
+   * uses up, whether it helped or not): from it when at least half of the bytes begin alike.
+   */
+  putBytes(bytes: Uint8Array, sha256: string, options?: { spare?: SpareCopy }): Promise<void>;
+  /** Local disk only: a spare holding `bytes` (see SpareCopy). */
+  prepareSpare?(bytes: Uint8Array): Promise<SpareCopy>;
+  /** Removes a spare that will not be used. */
+  discardSpare?(spare: SpareCopy): Promise<void>;
   exists(sha256: string): Promise<boolean>;
   /** A byte range is inclusive at both ends, as in HTTP. */
   read(sha256: string, range?: { start: number; end: number }): Readable;
@@ -167,11 +186,32 @@ const WRITE_BUFFER_BYTES = 2 * 1024 * 1024;
 const FIRST_WRITE_BUFFER_BYTES = 64 * 1024;
 
 /** Writes every byte of `bytes`, resuming after short writes. */
-async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<void> {
+async function writeAll(handle: FileHandle, bytes: Uint8Array, position?: number): Promise<void> {
   for (let offset = 0; offset < bytes.byteLength; ) {
-    const { bytesWritten } = await handle.write(bytes, offset, bytes.byteLength - offset);
+    const { bytesWritten } = await handle.write(
+      bytes,
+      offset,
+      bytes.byteLength - offset,
+      position === undefined ? null : position + offset,
+    );
     offset += bytesWritten;
   }
+}
+
+/** How many bytes `a` and `b` have in common from their start (a binary search of memcmp). */
+export function commonPrefixLength(a: Uint8Array, b: Uint8Array): number {
+  const left = Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+  const right = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  let same = 0;
+  let differs = Math.min(left.length, right.length);
+  if (left.compare(right, 0, differs, 0, differs) === 0) return differs;
+  // The first `same` bytes are equal; the first `differs` are not.
+  while (differs - same > 1) {
+    const middle = (same + differs) >>> 1;
+    if (left.compare(right, same, middle, same, middle) === 0) same = middle;
+    else differs = middle;
+  }
+  return same;
 }
 
 export const isHex64 = (s: string) => /^[0-9a-f]{64}$/.test(s);
@@ -315,8 +355,33 @@ export function createLocalBlobStore(root: string): BlobStore {
       };
     },
 
-    async putBytes(bytes, sha256) {
+    async putBytes(bytes, sha256, options) {
       const target = pathOf(sha256);
+      const spare = options?.spare;
+      if (spare) {
+        const same = commonPrefixLength(spare.bytes, bytes);
+        if (same >= bytes.byteLength / 2) {
+          try {
+            const handle = await open(spare.path, "r+");
+            try {
+              await handle.truncate(same);
+              await writeAll(handle, bytes.subarray(same), same);
+              await handle.sync();
+            } finally {
+              await handle.close();
+            }
+            await inDirectory(join(target, ".."), () => rename(spare.path, target));
+            return;
+          } catch (error) {
+            await rm(spare.path, { force: true });
+            // Swept meanwhile (removeStaleTemporary): written whole, below.
+            if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
+              if ((error as NodeJS.ErrnoException).code === "ENOSPC") throw new StorageFullError(error);
+              throw error;
+            }
+          }
+        } else await rm(spare.path, { force: true });
+      }
       const tmp = join(tmpDir, `${randomUUID()}.part`);
       try {
         const handle = await inDirectory(tmpDir, () => open(tmp, "wx", 0o640));
@@ -332,6 +397,27 @@ export function createLocalBlobStore(root: string): BlobStore {
         if ((error as NodeJS.ErrnoException).code === "ENOSPC") throw new StorageFullError(error);
         throw error;
       }
+    },
+
+    async prepareSpare(bytes) {
+      const path = join(tmpDir, `${randomUUID()}.spare`);
+      try {
+        const handle = await inDirectory(tmpDir, () => open(path, "wx", 0o640));
+        try {
+          await handle.writeFile(bytes);
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+      } catch (error) {
+        await rm(path, { force: true });
+        throw error;
+      }
+      return { bytes, path };
+    },
+
+    async discardSpare(spare) {
+      await rm(spare.path, { force: true });
     },
 
     async exists(sha256) {

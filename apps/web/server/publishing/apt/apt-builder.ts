@@ -27,6 +27,7 @@ import { packageIdentity, SuiteIndexes } from "./suite-indexes.ts";
 import {
   detectXzEncoderAsync,
   eventualXzEncoder,
+  STORED_UP_TO,
   type XzBlockCache,
   type XzEncoder,
   xzBlockCacheBytes,
@@ -98,9 +99,24 @@ export function createAptBuilder(
     xz?: () => XzEncoder | null;
     /** The second thread for hashing; null: hash on the main thread only. */
     thread?: DigestThread | null;
+    /**
+     * Changed text per index up to which Packages.xz stores it and compresses it after the
+     * publish (decision 049); default STORED_UP_TO, 0: compressed during the build.
+     */
+    xzStoredUpTo?: number;
   } = {},
-): FormatBuilder {
+): FormatBuilder & { settled(): Promise<void> } {
   const given = options.xz;
+  /** Packages.xz blocks the builds stored (decision 049): to compress, and being compressed. */
+  const queued: (() => Promise<void>)[] = [];
+  const compressing = new Set<Promise<void>>();
+  const startCompressing = () => {
+    for (const compress of queued.splice(0)) {
+      const promise = compress();
+      compressing.add(promise);
+      void promise.finally(() => compressing.delete(promise));
+    }
+  };
   // Looked for now, not by the first publish: starting the xz helper forks this process, cheap
   // while it is small (xz-helper.ts).
   if (!given) setImmediate(() => void detectXzEncoderAsync());
@@ -168,6 +184,12 @@ export function createAptBuilder(
   return {
     format: "apt",
     warm: () => thread?.warm(),
+    afterPublish: startCompressing,
+    /** Resolves once the blocks the builds so far stored are compressed (tests wait for it). */
+    async settled() {
+      startCompressing();
+      while (compressing.size > 0) await Promise.all(compressing);
+    },
     async build({ db, store, project, signers, date, published, storeEarly }) {
       const suites = await grouped(db, project.id);
       const bySuite = new Map<string, SuiteIndexes<DebRow>>();
@@ -189,7 +211,7 @@ export function createAptBuilder(
         // compression of every block again.
         const restored =
           kept || !store ? undefined : await restoreServedBlocks(db, store, project.id, suite, console.warn);
-        const { files, digests, listed } = await buildSuite({
+        const { files, digests, listed, compressLater } = await buildSuite({
           // The project's settings (decision 027); its default Label is fixed once the owner's
           // username changed: apt refuses a changed Label (decision 014).
           origin: apt.origin,
@@ -204,11 +226,13 @@ export function createAptBuilder(
           gzipCache,
           xz: xzEncoder(),
           xzCache,
+          xzStoredUpTo: options.xzStoredUpTo ?? STORED_UP_TO,
           digests: midstates,
           restored,
           thread,
           storeEarly: storeEarly && ((path, bytes, digests) => storeEarly(suite, path, bytes, digests)),
         });
+        queued.push(...compressLater);
         let bytes = 0;
         for (const cache of gzipCache.values()) bytes += gzipMemberCacheBytes(cache);
         budget.set(cacheKey, gzipCache, bytes);

@@ -23,7 +23,7 @@ import { type SigningKey, signCleartext, signDetachedArmored } from "@packyard/f
 import type { DigestThread } from "../digest-thread.ts";
 import type { RestoredBlock, RestoredBlocks, RestoredIndex } from "./restore-blocks.ts";
 import { type IndexedPackage, SuiteIndexes, type SuiteIndexView } from "./suite-indexes.ts";
-import { type XzBlockCache, type XzEncoder, xzDocument } from "./xz-blocks.ts";
+import { compressStoredLater, type XzBlockCache, type XzEncoder, xzDocument } from "./xz-blocks.ts";
 
 export type SuitePackage = IndexedPackage;
 
@@ -136,6 +136,11 @@ export interface BuiltSuite {
   listed: ReleaseFileEntry[];
   architectures: string[];
   components: string[];
+  /**
+   * Compresses the Packages.xz blocks this build stored, for the next build (decision 049): to be
+   * started once the publish is over, so that it takes no core from it.
+   */
+  compressLater: (() => Promise<void>)[];
 }
 
 export async function buildSuite(options: {
@@ -159,8 +164,15 @@ export async function buildSuite(options: {
   gzipCache?: Map<string, GzipBlockCache>;
   /** Compresses Packages.xz's new blocks; null: no Packages.xz (no xz on this machine). */
   xz: XzEncoder | null;
-  /** Compressed xz blocks from the previous build of this suite, per index path; updated in place. */
+  /**
+   * Compressed xz blocks from the previous build of this suite, per index path; updated in place.
+   */
   xzCache?: Map<string, XzBlockCache>;
+  /**
+   * With xzCache: changed text up to this many bytes per index is stored in Packages.xz and
+   * compressed after the build, into xzCache (decision 049). 0 (the default): compressed now.
+   */
+  xzStoredUpTo?: number;
   /** The served generation's blocks by text, for indexes with no cached blocks (restore-blocks.ts). */
   restored?: RestoredBlocks;
   /** Hash midstates from the previous build of this suite, per index path; updated in place. */
@@ -189,6 +201,7 @@ export async function buildSuite(options: {
   const xzFiles: Promise<(ReleaseFileEntry & { xz: Buffer }) | null>[] = [];
   /** Records of what each index's build made, for the next build (lastSplits). */
   const making: Promise<void>[] = [];
+  const compressLater: (() => Promise<void>)[] = [];
   for (const component of components) {
     for (const architecture of architectures) {
       const base = `${component}/binary-${architecture}/Packages`;
@@ -278,6 +291,18 @@ export async function buildSuite(options: {
         // whose digests the generation recorded. (The midstates start with the next build.)
         options.gzipCache?.set(base, previousGzip!);
         options.xzCache?.set(base, previousXz!);
+        // Blocks an earlier process stored in the served file: compressed now, for the next build.
+        const stored = blocks.filter((block) => previousXz!.get(block.key)?.stored);
+        if (stored.length > 0 && options.xzCache && options.xz && options.xzStoredUpTo)
+          compressLater.push(() =>
+            compressStoredLater(
+              options.xzCache!,
+              base,
+              stored.map((block) => ({ key: block.key, text: Buffer.from(block.text(), "utf8") })),
+              options.xz!,
+              options.warn ?? console.warn,
+            ),
+          );
         const plain = { path: base, ...served.plain };
         listed.push(plain);
         described.push(plain, {
@@ -306,8 +331,24 @@ export async function buildSuite(options: {
         options.xzCache?.set(base, next);
         const xzDigests = digests.xz;
         xzFiles.push(
-          xzDocument(blocks, { encoder: options.xz, previous, next, digests: xzDigests }).then(
-            ({ xz, sha256, sha512 }) => {
+          xzDocument(blocks, {
+            encoder: options.xz,
+            previous,
+            next,
+            digests: xzDigests,
+            storeUpTo: options.xzCache ? options.xzStoredUpTo : 0,
+          }).then(
+            ({ xz, sha256, sha512, stored }) => {
+              if (stored.length > 0 && options.xzCache && options.xz)
+                compressLater.push(() =>
+                  compressStoredLater(
+                    options.xzCache!,
+                    base,
+                    stored,
+                    options.xz!,
+                    options.warn ?? console.warn,
+                  ),
+                );
               const made = { path: `${base}.xz`, size: xz.length, sha256: sha256!, sha512: sha512!, xz };
               options.storeEarly?.(made.path, xz, made);
               return made;
@@ -389,5 +430,12 @@ export async function buildSuite(options: {
   files.set("Release", releaseBytes);
   files.set("InRelease", encoder.encode(inRelease));
   files.set("Release.gpg", encoder.encode(releaseGpg));
-  return { files, digests, listed, architectures: [...architectures], components: [...components] };
+  return {
+    files,
+    digests,
+    listed,
+    architectures: [...architectures],
+    components: [...components],
+    compressLater,
+  };
 }

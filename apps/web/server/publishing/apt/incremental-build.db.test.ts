@@ -2,8 +2,13 @@
 // publishes and applies only what changed (suite-indexes.ts, decision 042). After every kind of
 // change — an upload, a yank and unyank, a file and a release deleted, the same package uploaded
 // again in a newer release, Architecture: all, another suite and another component — what it
-// publishes is byte for byte what a builder starting from nothing publishes.
+// publishes is byte for byte what a builder starting from nothing publishes. The server's
+// builder stores Packages.xz's changed blocks and compresses them after the publish (decision
+// 049): its Packages.xz holds the same text, and Release lists the file it made; every other
+// file is byte for byte the same.
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
+import { isStoredXzBlock } from "@packyard/formats/compress/xz-stored.ts";
 import { buildTestDeb } from "@packyard/formats/deb/test-deb-builder.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, databaseKind, publishingProject, type TestApp } from "../../../test/harness.ts";
@@ -11,6 +16,7 @@ import { aptReleaseSettings } from "../../domain/repository-settings.ts";
 import { MemoryBudget } from "../memory-budget.ts";
 import type { FormatBuilder } from "../publisher.ts";
 import { createAptBuilder } from "./apt-builder.ts";
+import { splitXzStream } from "./xz-blocks.ts";
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
@@ -51,9 +57,24 @@ const remove = (path: string) =>
 /** One signing time for both builders: set once the project (and its key) exists. */
 let date: Date;
 /** Kept for the whole test, like the server's: its memory follows every change. */
-const kept = createAptBuilder(new MemoryBudget(64 * 1024 * 1024), { thread: null });
+const kept = createAptBuilder(new MemoryBudget(64 * 1024 * 1024), { thread: null, xzStoredUpTo: 0 });
+/** The same, storing Packages.xz's changed blocks as the server does. */
+const storing = createAptBuilder(new MemoryBudget(64 * 1024 * 1024), { thread: null });
+/** Stored xz blocks in what `storing` built: the scenario must meet some. */
+let storedBlocks = 0;
 
-async function build(builder: FormatBuilder) {
+function unxz(bytes: Uint8Array): Buffer {
+  const out = spawnSync("xz", ["-dc"], { input: bytes });
+  expect(out.status, out.stderr.toString()).toBe(0);
+  return out.stdout;
+}
+
+/**
+ * The files a build makes: path → sha256 (Release: its text). With `xzText`, a Packages.xz is
+ * named by the text it decompresses to, after checking that Release lists it as it is, and
+ * Release's lines for it are left out.
+ */
+async function build(builder: FormatBuilder, xzText = false) {
   const db = app.services.database.db;
   const project = await db
     .selectFrom("project")
@@ -71,21 +92,41 @@ async function build(builder: FormatBuilder) {
   });
   const out: Record<string, string> = {};
   for (const { name, files, listed } of repositories) {
+    const release = Buffer.from(files.get("Release")!).toString();
     // Signatures are salted (OpenPGP.js): Release, which they sign, is compared instead.
-    for (const [path, bytes] of files)
-      if (path !== "InRelease" && path !== "Release.gpg")
-        out[`${name}/${path}`] = path === "Release" ? Buffer.from(bytes).toString() : sha256(bytes);
+    for (const [path, bytes] of files) {
+      if (path === "InRelease" || path === "Release.gpg") continue;
+      if (xzText && path.endsWith(".xz")) {
+        expect(release).toContain(` ${sha256(bytes)} ${bytes.byteLength} ${path}\n`);
+        storedBlocks += splitXzStream(Buffer.from(bytes)).filter((b) => isStoredXzBlock(b.block)).length;
+        out[`${name}/${path}`] = `text ${sha256(unxz(bytes))}`;
+      } else
+        out[`${name}/${path}`] =
+          path !== "Release"
+            ? sha256(bytes)
+            : xzText
+              ? release.replace(/^ \S+ +\d+ \S+\.xz\n/gm, "")
+              : release;
+    }
     for (const entry of listed ?? []) out[`${name}/${entry.path}`] = JSON.stringify(entry);
   }
   return out;
 }
 
-/** The long-lived builder publishes what a builder starting from nothing publishes. */
+/** The long-lived builders publish what a builder starting from nothing publishes. */
 async function expectSameAsFresh(): Promise<Record<string, string>> {
+  const scratch = () =>
+    createAptBuilder(new MemoryBudget(64 * 1024 * 1024), { thread: null, xzStoredUpTo: 0 });
   const incremental = await build(kept);
-  const fresh = await build(createAptBuilder(new MemoryBudget(64 * 1024 * 1024), { thread: null }));
+  const fresh = await build(scratch());
   expect(Object.keys(incremental).sort()).toEqual(Object.keys(fresh).sort());
   for (const path of Object.keys(fresh)) expect(incremental[path], path).toBe(fresh[path]);
+  const stored = await build(storing, true);
+  const freshText = await build(scratch(), true);
+  expect(Object.keys(stored).sort()).toEqual(Object.keys(freshText).sort());
+  for (const path of Object.keys(freshText)) expect(stored[path], path).toBe(freshText[path]);
+  // Its stored blocks compressed before the next change, as on a server between publishes.
+  await storing.settled();
   return incremental;
 }
 
@@ -143,5 +184,6 @@ describe(`incremental APT builds equal builds from scratch (${databaseKind})`, (
     await check();
     expect((await post("1.0.0/yank", { reason: "old" })).status).toBe(200);
     await check();
+    expect(storedBlocks).toBeGreaterThan(0);
   }, 120_000);
 });

@@ -1,6 +1,10 @@
 // A fresh process's first publish takes the served Packages.gz / Packages.xz blocks back from
 // the index store instead of compressing every block again (restore-blocks.ts), and what it
-// publishes is byte for byte what the running server published.
+// publishes is byte for byte what the running server published — blocks the server stored in
+// Packages.xz (decision 049) included, which it compresses after the publish.
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { isStoredXzBlock } from "@packyard/formats/compress/xz-stored.ts";
 import { buildTestDeb } from "@packyard/formats/deb/test-deb-builder.ts";
 import { requireTools } from "@packyard/formats/test-support/system-tools.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,7 +12,7 @@ import { createTestApp, databaseKind, publishingProject, type TestApp } from "..
 import { MemoryBudget } from "../memory-budget.ts";
 import { RepositoryPublisher } from "../publisher.ts";
 import { createAptBuilder } from "./apt-builder.ts";
-import { systemXzEncoder, type XzEncoder } from "./xz-blocks.ts";
+import { splitXzStream, systemXzEncoder, type XzEncoder } from "./xz-blocks.ts";
 
 const hasTools = requireTools(["xz"]);
 
@@ -51,6 +55,22 @@ async function servedIndex(): Promise<Record<string, string>> {
   return Object.fromEntries(rows.map((r) => [r.path, `${r.sha256} ${r.sha512}`]));
 }
 
+/** The newest generation's amd64 Packages.xz. */
+async function servedXz(): Promise<Buffer> {
+  const sha256 = (await servedIndex())["main/binary-amd64/Packages.xz"]!.split(" ")[0]!;
+  const chunks: Buffer[] = [];
+  for await (const chunk of await app.services.repos.store.open(sha256)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+const storedIn = (xz: Buffer) => splitXzStream(xz).filter((b) => isStoredXzBlock(b.block)).length;
+
+function unxz(bytes: Uint8Array): string {
+  const out = spawnSync("xz", ["-dc"], { input: bytes });
+  expect(out.status, out.stderr.toString()).toBe(0);
+  return createHash("sha256").update(out.stdout).digest("hex");
+}
+
 describe.runIf(hasTools)(`a fresh process's first APT publish (${databaseKind})`, () => {
   beforeAll(async () => {
     app = await createTestApp();
@@ -79,13 +99,14 @@ describe.runIf(hasTools)(`a fresh process's first APT publish (${databaseKind})`
       return xz(texts);
     };
     // Another server process on the same database and index store: nothing in its memory.
+    const builder = createAptBuilder(new MemoryBudget(64 * 1024 * 1024), { xz: () => encoder });
     const fresh = new RepositoryPublisher(
       {
         db: app.services.database.db,
         store: app.services.repos.store,
         keys: app.services.keys,
         logger: app.services.logger,
-        builders: [createAptBuilder(new MemoryBudget(64 * 1024 * 1024), { xz: () => encoder })],
+        builders: [builder],
       },
       { graceMs: 60_000, keepGenerations: 5 },
     );
@@ -95,19 +116,30 @@ describe.runIf(hasTools)(`a fresh process's first APT publish (${databaseKind})`
       "main/binary-amd64/Packages.gz",
       "main/binary-amd64/Packages.xz",
     ]);
+    // The running server's last publish stored the block it changed (decision 049).
+    const stored = storedIn(await servedXz());
+    expect(stored).toBeGreaterThan(0);
     await fresh.publish(projectId);
-    // Every block came back from the served files: no xz at all, the same files.
-    expect(compressed).toEqual([]);
+    // Every block came back from the served files, the same files; xz only afterwards, for the
+    // blocks stored in them.
     expect(await servedIndex()).toEqual(served);
+    await builder.settled();
+    expect(compressed).toEqual([stored]);
 
     // One more package (into the first block), published by the running server; then by the
-    // other one, which now keeps the restored blocks and their hash midstates: one block is
-    // compressed.
+    // other one, which now keeps the restored blocks (compressed) and their hash midstates: it
+    // stores the changed block and compresses it after the publish.
     await upload("aaa-sorts-first");
     const next = await servedIndex();
     expect(next).not.toEqual(served);
     await fresh.publish(projectId);
-    expect(compressed).toEqual([1]);
-    expect(await servedIndex()).toEqual(next);
+    const mine = await servedIndex();
+    for (const path of ["main/binary-amd64/Packages", "main/binary-amd64/Packages.gz"])
+      expect(mine[path], path).toBe(next[path]);
+    const published = await servedXz();
+    expect(storedIn(published)).toBe(1);
+    expect(unxz(published)).toBe(next["main/binary-amd64/Packages"]!.split(" ")[0]);
+    await builder.settled();
+    expect(compressed).toEqual([stored, 1]);
   }, 60_000);
 });

@@ -6,12 +6,12 @@ import { type CachedMember, splitGzipMembers } from "@packyard/formats/compress/
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
-import { type CachedXzBlock, splitXzStream } from "./xz-blocks.ts";
+import { type CachedXzBlock, splitXzStream, type XzPiece, xzPiece } from "./xz-blocks.ts";
 
-/** A block of the served index: its gzip member and its xz block. */
+/** A block of the served index: its gzip member and its xz block (or two, decision 049). */
 export interface RestoredBlock {
   gzip: CachedMember;
-  xz?: CachedXzBlock;
+  xz?: XzPiece;
 }
 
 /** A served file's size and digests, as its generation records them. */
@@ -46,6 +46,28 @@ async function readAll(store: BlobStore, sha256: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of await store.open(sha256)) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
+}
+
+/**
+ * The xz blocks of each member, in order: one, or two where a build stored a block's text as the
+ * block compressed before it plus the rest (decision 049). Undefined unless both files hold the
+ * same non-empty blocks in the same order.
+ */
+function piecesOfMembers(blocks: readonly CachedXzBlock[], members: readonly CachedMember[]) {
+  const pieces: XzPiece[] = [];
+  let next = 0;
+  for (const member of members) {
+    const piece: CachedXzBlock[] = [];
+    let size = 0;
+    while (size < member.size && next < blocks.length) {
+      const block = blocks[next++]!;
+      piece.push(block);
+      size += block.uncompressed;
+    }
+    if (size !== member.size || piece.length === 0 || piece.length > 2) return undefined;
+    pieces.push(xzPiece(piece));
+  }
+  return next === blocks.length ? pieces : undefined;
 }
 
 /**
@@ -90,34 +112,28 @@ export async function restoreServedBlocks(
     try {
       const gzBytes = await readAll(store, gzFile.sha256);
       const members = splitGzipMembers(gzBytes);
-      let xzBlocks: CachedXzBlock[] | undefined;
+      let xzPieces: XzPiece[] | undefined;
       const xzFile = byPath.get(`${base}.xz`);
       let xzBytes: Buffer | undefined;
       if (xzFile) {
         try {
           xzBytes = await readAll(store, xzFile.sha256);
-          xzBlocks = splitXzStream(xzBytes);
-          // Both files hold the same non-empty blocks in the same order.
-          if (
-            xzBlocks.length !== members.length ||
-            xzBlocks.some((b, i) => b.uncompressed !== members[i]!.size)
-          )
-            xzBlocks = undefined;
+          xzPieces = piecesOfMembers(splitXzStream(xzBytes), members);
         } catch {
-          xzBlocks = undefined;
+          xzPieces = undefined;
         }
       }
       const index: RestoredIndex = { byKey: new Map(), byText: new Map() };
       const keyDigests: string[] = [];
       members.forEach((gzip, i) => {
-        const block = { gzip, xz: xzBlocks?.[i] };
+        const block = { gzip, xz: xzPieces?.[i] };
         if (gzip.keyDigest) {
           index.byKey.set(gzip.keyDigest, block);
           keyDigests.push(gzip.keyDigest);
         } else index.byText.set(gzip.open.toString("utf8"), block);
       });
       const plain = byPath.get(base);
-      if (index.byText.size === 0 && plain && (!xzFile || xzBlocks)) {
+      if (index.byText.size === 0 && plain && (!xzFile || xzPieces)) {
         index.served = {
           keyDigests,
           plain,

@@ -2,18 +2,23 @@
 // without xz on the machine.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
+import { ResumableDigests } from "@packyard/formats/compress/resumable-digests.ts";
+import { isStoredXzBlock, storedXzBlock } from "@packyard/formats/compress/xz-stored.ts";
 import { generateSigningKey, loadSigningKey } from "@packyard/formats/openpgp/index.ts";
 import { requireTools } from "@packyard/formats/test-support/system-tools.ts";
 import { describe, expect, it } from "vitest";
 import { buildSuite, type SuitePackage } from "./build-index.ts";
 import {
   assembleXzStream,
+  compressStoredLater,
   findXzEncoder,
+  STORED_UP_TO,
   splitXzStream,
   systemXzEncoder,
   type XzBlockCache,
   type XzEncoder,
   xzBlocks,
+  xzDocument,
 } from "./xz-blocks.ts";
 
 const hasXz = requireTools(["xz"]);
@@ -115,6 +120,107 @@ describe.runIf(hasXz)("xz blocks", () => {
     expect(release).toContain(` ${sha256} ${file.length} main/binary-amd64/Packages.xz\n`);
     expect(release).toContain(` ${sha512} ${file.length} main/binary-amd64/Packages.xz\n`);
     expect(built.digests.get("main/binary-amd64/Packages.xz")).toEqual({ sha256, sha512 });
+  });
+});
+
+describe.runIf(hasXz)("xz blocks stored by a publish and compressed after it (decision 049)", () => {
+  const base = "main/binary-amd64/Packages";
+  const texts = Array.from({ length: 10 }, (_, i) => `Package: p${i}\nVersion: 1.${i}\n\n`.repeat(40));
+  const sha = (bytes: Buffer) => [
+    createHash("sha256").update(bytes).digest("hex"),
+    createHash("sha512").update(bytes).digest("hex"),
+  ];
+  const storedCount = (xz: Buffer) => splitXzStream(xz).filter((b) => isStoredXzBlock(b.block)).length;
+
+  it("decodes stored blocks beside compressed ones, over several LZMA2 chunks", async () => {
+    const long = Buffer.from("Package: a\nVersion: 1\n\n".repeat(4000)); // 92,000 bytes: two chunks
+    const [made] = splitXzStream(await systemXzEncoder()([long]));
+    const xz = assembleXzStream([made!, storedXzBlock(long), storedXzBlock(Buffer.from("tail\n"))]);
+    expect(unxz(xz).text).toBe(`${long}${long}tail\n`);
+  });
+
+  it("stores small changes, compresses them after, and stores only what extends the last one", async () => {
+    const xz = counting(systemXzEncoder());
+    const digests = new ResumableDigests(["sha256", "sha512"]);
+    const caches = new Map<string, XzBlockCache>();
+    const warnings: string[] = [];
+    const document = (blocks: string[], storeUpTo = STORED_UP_TO) => {
+      const previous = caches.get(base);
+      const next: XzBlockCache = new Map();
+      caches.set(base, next);
+      return xzDocument(blocks, { encoder: xz.encoder, previous, next, digests, storeUpTo });
+    };
+    const later = (stored: Awaited<ReturnType<typeof document>>["stored"]) =>
+      compressStoredLater(caches, base, stored, xz.encoder, (m) => warnings.push(m));
+
+    // A new index of 8 KB: stored whole, no xz during the build; compressed after it.
+    const first = await document(texts);
+    expect(xz.calls).toBe(0);
+    expect(unxz(first.xz).text).toBe(texts.join(""));
+    expect(storedCount(first.xz)).toBe(10);
+    expect([first.sha256, first.sha512]).toEqual(sha(first.xz));
+    await later(first.stored);
+    expect(xz.texts).toBe(10);
+
+    // The last block grows: the block compressed for it, then the rest stored.
+    const grown = [...texts.slice(0, 9), `${texts[9]}Package: new\n\n`];
+    const second = await document(grown);
+    expect(xz.calls).toBe(1);
+    expect(unxz(second.xz).text).toBe(grown.join(""));
+    const blocks = splitXzStream(second.xz);
+    expect(blocks).toHaveLength(11);
+    expect(blocks.map((b) => isStoredXzBlock(b.block))).toEqual([...Array(10).fill(false), true]);
+    expect(blocks[10]!.uncompressed).toBe("Package: new\n\n".length);
+    expect([second.sha256, second.sha512]).toEqual(sha(second.xz));
+    await later(second.stored);
+    expect(xz.texts).toBe(11);
+
+    // Nothing changed since: every block compressed, what compressing from scratch makes.
+    const third = await document(grown);
+    expect(third.stored).toEqual([]);
+    expect(third.xz.equals(await xzBlocks(grown, { encoder: systemXzEncoder() }))).toBe(true);
+    expect([third.sha256, third.sha512]).toEqual(sha(third.xz));
+
+    // More changed text than STORED_UP_TO: compressed during the build, as before.
+    const big = [...grown, "x".repeat(STORED_UP_TO + 1)];
+    const fourth = await document(big);
+    expect(fourth.stored).toEqual([]);
+    expect(storedCount(fourth.xz)).toBe(0);
+    expect(xz.calls).toBe(3);
+    expect([fourth.sha256, fourth.sha512]).toEqual(sha(fourth.xz));
+    expect(warnings).toEqual([]);
+  });
+
+  it("keeps blocks stored when compressing them fails, and asks again with the next build", async () => {
+    const caches = new Map<string, XzBlockCache>();
+    const failing: XzEncoder = () => Promise.reject(new Error("xz exited with 1: out of memory"));
+    const warnings: string[] = [];
+    const next: XzBlockCache = new Map();
+    caches.set(base, next);
+    const first = await xzDocument(texts, { encoder: failing, next, storeUpTo: STORED_UP_TO });
+    await compressStoredLater(caches, base, first.stored, failing, (m) => warnings.push(m));
+    expect(warnings).toEqual([
+      `${base}.xz: its changed blocks stay uncompressed until the next publish (Error: xz exited with 1: out of memory)`,
+    ]);
+    expect([...next.values()].every((piece) => piece.stored)).toBe(true);
+    // The next build uses them as they are and hands them over again.
+    const again: XzBlockCache = new Map();
+    caches.set(base, again);
+    const second = await xzDocument(texts, {
+      encoder: failing,
+      previous: next,
+      next: again,
+      storeUpTo: STORED_UP_TO,
+    });
+    expect(second.xz.equals(first.xz)).toBe(true);
+    expect(second.stored.map((s) => s.text.toString())).toEqual(texts);
+    await compressStoredLater(caches, base, second.stored, systemXzEncoder(), (m) => warnings.push(m));
+    expect([...again.values()].some((piece) => piece.stored)).toBe(false);
+    // A build that does not store compresses stored blocks it meets during the build.
+    const compressing = counting(systemXzEncoder());
+    const third = await xzDocument(texts, { encoder: compressing.encoder, previous: next });
+    expect(compressing.texts).toBe(10);
+    expect(storedCount(third.xz)).toBe(0);
   });
 });
 

@@ -8,10 +8,17 @@
 // cached, with --block-list putting each into its own xz block. Without xz the suite is published
 // without Packages.xz (apt then takes Packages.gz), and the server says so in its log: once, and
 // once more for a build that needed xz before the search for it had ended (decision 048).
+//
+// A publish that adds a package or a few changes one block; xz(1) took 2–6 ms of it, waiting on
+// the process (decision 049). Such a build stores the changed text in the block (LZMA2's
+// uncompressed chunks: microseconds) — or, when the text extends the block compressed last, only
+// what it added, in a second xz block — and the blocks are compressed after the publish, for the
+// next one to use.
 import { spawn, spawnSync } from "node:child_process";
 import { crc32 } from "node:zlib";
 import type { TextBlock } from "@packyard/formats/compress/gzip-members.ts";
 import type { KeyedChunk, ResumableDigests } from "@packyard/formats/compress/resumable-digests.ts";
+import { isStoredXzBlock, storedXzBlock } from "@packyard/formats/compress/xz-stored.ts";
 import { XzHelper } from "./xz-helper.ts";
 
 /** A compressed xz block (with its padding) and the sizes the stream's index records for it. */
@@ -21,8 +28,45 @@ export interface CachedXzBlock {
   uncompressed: number;
 }
 
-/** Compressed blocks by block key (the same keys as Packages.gz's members). */
-export type XzBlockCache = Map<string, CachedXzBlock>;
+/**
+ * One block of stanzas in Packages.xz: one compressed xz block; or, until it is compressed after
+ * the publish that made it, its text stored (`stored`) — whole, or the part beyond the block of
+ * its beginning that was compressed last, as a second xz block.
+ */
+export interface XzPiece {
+  blocks: readonly CachedXzBlock[];
+  stored?: boolean;
+}
+
+/** Pieces by block key (the same keys as Packages.gz's members). */
+export type XzBlockCache = Map<string, XzPiece>;
+
+/**
+ * Per cache, the text of the block compressed last after a publish, with that block: a block whose
+ * text extends it is stored as it plus the rest. Passed on from cache to cache by each build.
+ */
+interface Tail {
+  text: Buffer;
+  block: CachedXzBlock;
+  /** Which compression made it: a later one replaces it, an earlier one that ends late does not. */
+  order: number;
+}
+const tails = new WeakMap<XzBlockCache, Tail>();
+
+/** The server's builds store changed text up to this size and compress it after the publish. */
+export const STORED_UP_TO = 64 * 1024;
+
+/** The uncompressed size of a piece. */
+function pieceSize(piece: XzPiece): number {
+  let size = 0;
+  for (const block of piece.blocks) size += block.uncompressed;
+  return size;
+}
+
+/** The piece of xz blocks from a stream's blocks (restore-blocks.ts): stored when any one is. */
+export function xzPiece(blocks: readonly CachedXzBlock[]): XzPiece {
+  return blocks.some((b) => isStoredXzBlock(b.block)) ? { blocks, stored: true } : { blocks };
+}
 
 /** Compresses each text into its own block of one .xz stream (CRC64 checks). */
 export type XzEncoder = (texts: readonly Buffer[]) => Promise<Buffer>;
@@ -124,17 +168,34 @@ export async function xzBlocks(
   return (await xzDocument(blocks, options)).xz;
 }
 
+/** A block's text stored by a build, to be compressed after its publish (compressStoredLater). */
+export interface StoredText {
+  key: string;
+  text: Buffer;
+}
+
 /**
  * xzBlocks, and with `digests` (sha256, sha512; kept between builds of the same file) the
- * stream's digests, re-hashed from the first changed block only.
+ * stream's digests, re-hashed from the first changed block only. Changed text of at most
+ * `storeUpTo` bytes (none by default) is stored instead of compressed (see the module comment);
+ * `stored` then names every block whose text is stored in this document, for compressStoredLater.
  */
 export async function xzDocument(
   blocks: readonly TextBlock[],
-  options: { encoder: XzEncoder; previous?: XzBlockCache; next?: XzBlockCache; digests?: ResumableDigests },
-): Promise<{ xz: Buffer; sha256?: string; sha512?: string }> {
-  const found: (CachedXzBlock | undefined)[] = [];
+  options: {
+    encoder: XzEncoder;
+    previous?: XzBlockCache;
+    next?: XzBlockCache;
+    digests?: ResumableDigests;
+    storeUpTo?: number;
+  },
+): Promise<{ xz: Buffer; sha256?: string; sha512?: string; stored: StoredText[] }> {
+  const found: (XzPiece | undefined)[] = [];
   const keys: string[] = [];
   const missing: { index: number; key: string; open: Buffer }[] = [];
+  /** Blocks whose pieces an earlier build stored, used again. */
+  const reused: { index: number; key: string; block: TextBlock }[] = [];
+  let missingBytes = 0;
   for (const block of blocks) {
     const key = typeof block === "string" ? block : block.key;
     const cached = options.previous?.get(key);
@@ -142,39 +203,123 @@ export async function xzDocument(
     keys.push(key);
     if (cached) {
       options.next?.set(key, cached);
+      if (cached.stored) reused.push({ index: found.length - 1, key, block });
     } else {
-      const open = Buffer.from(typeof block === "string" ? block : block.text(), "utf8");
+      const open = textOf(block);
       // An empty block has no xz block (xz makes none for empty input).
-      if (open.length > 0) missing.push({ index: found.length - 1, key, open });
+      if (open.length > 0) {
+        missing.push({ index: found.length - 1, key, open });
+        missingBytes += open.length;
+      }
     }
   }
-  if (missing.length > 0) {
-    const made = splitXzStream(await options.encoder(missing.map((m) => m.open)));
-    if (made.length !== missing.length)
-      throw new Error(`xz: ${made.length} blocks for ${missing.length} texts`);
-    missing.forEach((m, i) => {
-      const block = made[i]!;
-      if (block.uncompressed !== m.open.length) throw new Error("xz: block sizes disagree");
-      found[m.index] = block;
-      options.next?.set(m.key, block);
-    });
+  const tail = options.previous && tails.get(options.previous);
+  if (tail && options.next) tails.set(options.next, tail);
+  const stored: StoredText[] = [];
+  const storeUpTo = options.storeUpTo ?? 0;
+  if (storeUpTo > 0 && missingBytes <= storeUpTo) {
+    for (const m of missing) {
+      let piece: XzPiece;
+      if (tail?.text.equals(m.open)) piece = { blocks: [tail.block] };
+      else {
+        const extending =
+          tail !== undefined &&
+          m.open.length > tail.text.length &&
+          m.open.subarray(0, tail.text.length).equals(tail.text);
+        piece = {
+          blocks: extending
+            ? [tail.block, storedXzBlock(m.open.subarray(tail.text.length))]
+            : [storedXzBlock(m.open)],
+          stored: true,
+        };
+        stored.push({ key: m.key, text: m.open });
+      }
+      found[m.index] = piece;
+      options.next?.set(m.key, piece);
+    }
+    for (const { key, block } of reused) stored.push({ key, text: textOf(block) });
+  } else {
+    // Compressed now, and the pieces earlier builds stored with them.
+    for (const { index, key, block } of reused) missing.push({ index, key, open: textOf(block) });
+    if (missing.length > 0) {
+      const made = splitXzStream(await options.encoder(missing.map((m) => m.open)));
+      if (made.length !== missing.length)
+        throw new Error(`xz: ${made.length} blocks for ${missing.length} texts`);
+      missing.forEach((m, i) => {
+        const block = made[i]!;
+        if (block.uncompressed !== m.open.length) throw new Error("xz: block sizes disagree");
+        const piece = { blocks: [block] };
+        found[m.index] = piece;
+        options.next?.set(m.key, piece);
+      });
+    }
   }
   const used: CachedXzBlock[] = [];
   const chunks: KeyedChunk[] = [];
-  found.forEach((block, i) => {
-    if (!block) return;
-    used.push(block);
-    chunks.push({ key: keys[i]!, bytes: block.block });
+  found.forEach((piece, i) => {
+    if (!piece) return;
+    used.push(...piece.blocks);
+    // A key names its bytes: a stored piece's are not those of the same text compressed.
+    chunks.push(
+      piece.blocks.length === 1 && !piece.stored
+        ? { key: keys[i]!, bytes: piece.blocks[0]!.block }
+        : {
+            key: `${keys[i]!}\u0000${piece.blocks.map((b) => b.unpadded).join(",")}`,
+            bytes: Buffer.concat(piece.blocks.map((b) => b.block)),
+          },
+    );
   });
   const { header, trailer } = streamFrame(used);
   const xz = Buffer.concat([header, ...used.map((b) => b.block), trailer]);
-  if (!options.digests) return { xz };
+  if (!options.digests) return { xz, stored };
   // The header never changes: it is the first chunk, under a key no block has.
   const [sha256, sha512] = options.digests.digest(
     [{ key: "\u0000xz-header", bytes: header }, ...chunks],
     trailer,
   );
-  return { xz, sha256, sha512 };
+  return { xz, sha256, sha512, stored };
+}
+
+function textOf(block: TextBlock): Buffer {
+  return Buffer.from(typeof block === "string" ? block : block.text(), "utf8");
+}
+
+let compressions = 0;
+
+/**
+ * Compresses, after the publish, the texts a build stored (xzDocument's `stored`), and puts each
+ * compressed block in the newest cache of its index (`caches.get(base)`, the one the next build
+ * starts from) where that still holds the stored piece; the last one becomes the tail a block
+ * that extends it is stored against. A failure costs nothing but the compression: the blocks stay
+ * stored, and the next build that uses them asks again. Resolves when done (tests wait for it).
+ */
+export async function compressStoredLater(
+  caches: Map<string, XzBlockCache>,
+  base: string,
+  stored: readonly StoredText[],
+  encoder: XzEncoder,
+  warn: (message: string) => void,
+): Promise<void> {
+  if (stored.length === 0) return;
+  const order = ++compressions;
+  let made: CachedXzBlock[];
+  try {
+    made = splitXzStream(await encoder(stored.map((s) => s.text)));
+    if (made.length !== stored.length || made.some((b, i) => b.uncompressed !== stored[i]!.text.length))
+      throw new Error("xz: block sizes disagree");
+  } catch (error) {
+    warn(`${base}.xz: its changed blocks stay uncompressed until the next publish (${String(error)})`);
+    return;
+  }
+  const latest = caches.get(base);
+  if (!latest) return;
+  stored.forEach(({ key, text }, i) => {
+    const piece = latest.get(key);
+    if (piece?.stored && pieceSize(piece) === text.length) latest.set(key, { blocks: [made[i]!] });
+  });
+  const tail = tails.get(latest);
+  if (!tail || tail.order < order)
+    tails.set(latest, { text: stored.at(-1)!.text, block: made.at(-1)!, order });
 }
 
 /** Compresses with xz(1): every text its own block, through --block-list. */
@@ -282,9 +427,12 @@ export function detectXzEncoder(): XzEncoder | null {
   return detected;
 }
 
-/** Roughly the memory a cache holds: its blocks and their keys. */
+/** Roughly the memory a cache holds: its blocks and their keys, and the tail's text. */
 export function xzBlockCacheBytes(cache: XzBlockCache): number {
-  let bytes = 0;
-  for (const [key, { block }] of cache) bytes += key.length + block.byteLength + 80;
+  let bytes = tails.get(cache)?.text.byteLength ?? 0;
+  for (const [key, { blocks }] of cache) {
+    bytes += key.length + 80;
+    for (const { block } of blocks) bytes += block.byteLength;
+  }
   return bytes;
 }
