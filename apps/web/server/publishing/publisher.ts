@@ -294,7 +294,10 @@ export class RepositoryPublisher {
       written = [];
       /** Files a builder handed over before it was done, by repository and path. */
       const early = new Map<string, Promise<StoredRef>>();
-      for (const builder of this.#builders) {
+      // The formats are built side by side: one's files are written while the other builds
+      // (a project of .deb files only still asks the YUM builder, ~0.6 ms at 10,000 packages).
+      const builds = this.#builders.map(async (builder) => {
+        const done: PendingRepository[] = [];
         const published = await this.#db
           .selectFrom("repo_generation")
           .select("name")
@@ -329,13 +332,19 @@ export class RepositoryPublisher {
         for (const repository of repositories) {
           const prefix = `${builder.format}\u0000${repository.name}\u0000`;
           const keyOf = (path: string) => spareKey(projectId, builder.format, repository.name, path);
-          pending.push({
+          done.push({
             format: builder.format,
             name: repository.name,
             ...(await this.#storeFiles(repository, (path) => early.get(prefix + path), keyOf)),
           });
           for (const [path, bytes] of repository.files) written.push({ key: keyOf(path), bytes });
         }
+        return done;
+      });
+      // Each build finishes (or fails) before the publish goes on: none is left writing.
+      for (const result of await Promise.allSettled(builds)) {
+        if (result.status === "rejected") throw result.reason;
+        pending.push(...result.value);
       }
       const switched = await this.#switch(projectId, revision, pending, date, signedBy);
       const outcome = switched.outcome;

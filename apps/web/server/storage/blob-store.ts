@@ -256,6 +256,12 @@ export function createLocalBlobStore(root: string): BlobStore {
       let digests: BlobDigests;
       /** A body that fit the first buffer (a package, mostly): read() answers from it. */
       let whole: Buffer | undefined;
+      /**
+       * The body on disk (fsynced, then closed). Not waited for here: the caller reads and checks
+       * the body meanwhile (a package is parsed while the disk takes it); commit() waits for it
+       * before the file gets its name.
+       */
+      let durable: Promise<void> = Promise.resolve();
       try {
         handle = await inDirectory(tmpDir, () => open(tmp, "wx", 0o640));
         const file = handle;
@@ -306,10 +312,11 @@ export function createLocalBlobStore(root: string): BlobStore {
         await writing;
         // All of it is in the first buffer, which nothing writes to again.
         if (size <= FIRST_WRITE_BUFFER_BYTES) whole = (buffers[0] ?? Buffer.alloc(0)).subarray(0, size);
-        const [hex] = await Promise.all([digester.digest(), handle.sync()]);
-        digests = { ...hex, size };
-        await handle.close();
+        durable = file.sync().finally(() => file.close());
+        // Seen by commit() or discard(); never unhandled meanwhile.
+        durable.catch(() => {});
         handle = undefined;
+        digests = { ...(await digester.digest()), size };
       } catch (error) {
         digester.abort();
         await handle?.close().catch(() => {});
@@ -328,6 +335,13 @@ export function createLocalBlobStore(root: string): BlobStore {
           if (settled) return;
           settled = true;
           const target = pathOf(digests.sha256);
+          try {
+            await durable;
+          } catch (error) {
+            await rm(tmp, { force: true });
+            if ((error as NodeJS.ErrnoException).code === "ENOSPC") throw new StorageFullError(error);
+            throw error;
+          }
           try {
             await stat(target);
             // Same content already stored: keep the existing copy.
@@ -350,6 +364,7 @@ export function createLocalBlobStore(root: string): BlobStore {
         async discard() {
           if (settled) return;
           settled = true;
+          await durable.catch(() => {});
           await rm(tmp, { force: true });
         },
       };
