@@ -13,6 +13,7 @@ import { onProjectEvent } from "./domain/changes.ts";
 import { accountDeletionBlocker } from "./domain/orgs.ts";
 import { flushDownloadCounts } from "./domain/usage.ts";
 import type { Clock } from "./domain/usernames.ts";
+import { closeKeyChecks } from "./http/actor.ts";
 import { importJob, resumeUnfinishedImports } from "./imports/run.ts";
 import { createJobQueue } from "./jobs/engine.ts";
 import type { JobQueue } from "./jobs/queue.ts";
@@ -214,6 +215,8 @@ export async function createServices(
         await errors.flush();
         // The index files' spares (decision 049): temporary copies, of no use to another process.
         await repos.close();
+        // The last use of the API keys used lately (decision 050).
+        await closeKeyChecks(services);
         await database.close();
         stores.close();
       },

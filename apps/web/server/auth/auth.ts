@@ -223,8 +223,10 @@ export function authOptions(deps: {
         defaultPrefix: API_KEY_PREFIX,
         // Scopes live in permissions and are set only by Packyard's server, never the client.
         enableMetadata: true,
-        // Sized for CI: a matrix build pushing many files, not the plugin's 10 a day.
-        rateLimit: { enabled: true, timeWindow: 60_000, maxRequests: 5_000 },
+        // Counted by Packyard in memory instead (auth/key-checks.ts, decision 050): the plugin's
+        // window slides with every request, so a key in steady use was refused once it had made
+        // maxRequests in all, and each check wrote the counter to the key's row.
+        rateLimit: { enabled: false },
         keyExpiration: { defaultExpiresIn: null, minExpiresIn: 1, maxExpiresIn: 3650 },
       }),
       // Stripe (server/billing/stripe.ts) when STRIPE_SECRET_KEY is set; its tables always.

@@ -34,11 +34,15 @@ export function openDatabase(
     // the pool replaces it on the next query.
     pool.on("error", onIdleError);
     const caches = newServingCaches();
-    const dialect = watchWrites(new PostgresDialect({ pool }), () => caches.rows.invalidate());
+    const dialect = watchWrites(
+      new PostgresDialect({ pool }),
+      () => caches.rows.invalidate(),
+      () => caches.keys.invalidate(),
+    );
     const db = new Kysely<Database>({ dialect });
     registerServingCaches(db, caches);
     // Other processes' changes arrive by LISTEN; until it is active nothing is cached.
-    const listener: ChangeListener = listenForChanges(database.url, caches.rows, onIdleError);
+    const listener: ChangeListener = listenForChanges(database.url, caches, onIdleError);
     const sweep = sweepContent(caches);
     return {
       kind: "postgres",
@@ -77,10 +81,14 @@ export function openDatabase(
     if (version !== seenVersion) {
       seenVersion = version;
       caches.rows.invalidate();
+      caches.keys.invalidate();
     }
   };
-  const dialect = watchWrites(new NodeSqliteDialect({ database: withStatementCache(sqlite) }), () =>
-    caches.rows.invalidate(),
+  caches.keys.validate = caches.rows.validate;
+  const dialect = watchWrites(
+    new NodeSqliteDialect({ database: withStatementCache(sqlite) }),
+    () => caches.rows.invalidate(),
+    () => caches.keys.invalidate(),
   );
   const db = new Kysely<Database>({ dialect });
   registerServingCaches(db, caches);

@@ -194,6 +194,8 @@ export interface ApiKeyTable {
   prefix: string | null;
   referenceId: string;
   permissions: string | null;
+  /** false (0 on SQLite): the key is refused. */
+  enabled: boolean | number;
   lastRequest: string | Date | null;
   expiresAt: string | Date | null;
   createdAt: string | Date;

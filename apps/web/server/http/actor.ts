@@ -1,10 +1,28 @@
 // Who is calling: an API key (`Authorization: Bearer pky_…`, or HTTP Basic with the key as the
 // password, which apt and dnf send), else the session cookie, else nobody.
-import { sql } from "kysely";
-import { type Actor, scopeFromPermissions } from "../domain/authorization.ts";
+import { KeyChecks } from "../auth/key-checks.ts";
+import type { Actor } from "../domain/authorization.ts";
 import { DomainError } from "../domain/errors.ts";
-import { isOrganization } from "../domain/orgs.ts";
 import type { Services } from "../services.ts";
+import { servingCachesOf } from "../serving/serve-cache.ts";
+
+const keyChecks = new WeakMap<Services, KeyChecks>();
+
+/** The server's API key checks (auth/key-checks.ts), made at their first use. */
+export function keyChecksOf(services: Services): KeyChecks {
+  let checks = keyChecks.get(services);
+  if (!checks) {
+    const { db } = services.database;
+    checks = new KeyChecks({ auth: services.auth, db, cache: servingCachesOf(db).keys });
+    keyChecks.set(services, checks);
+  }
+  return checks;
+}
+
+/** Writes the last use of the keys used (the server stops). */
+export async function closeKeyChecks(services: Services): Promise<void> {
+  await keyChecks.get(services)?.close();
+}
 
 function keyFromHeaders(headers: Headers): string | undefined {
   const authorization = headers.get("authorization");
@@ -22,29 +40,7 @@ function keyFromHeaders(headers: Headers): string | undefined {
 /** The caller, or null when anonymous. A key that is present but invalid is an error. */
 export async function resolveActor(services: Services, headers: Headers): Promise<Actor | null> {
   const key = keyFromHeaders(headers);
-  if (key !== undefined) {
-    const result = await services.auth.api.verifyApiKey({ body: { key } });
-    if (!result.valid || !result.key) {
-      const code = result.error?.code;
-      if (code === "RATE_LIMITED")
-        throw new DomainError("RATE_LIMITED", "Too many requests for this API key");
-      // The key library answers "invalid" for any failure, a database error included: a key
-      // is only called invalid when the database answers.
-      await sql`select 1`.execute(services.database.db);
-      throw new DomainError(
-        "UNAUTHENTICATED",
-        code === "KEY_EXPIRED" ? "This API key has expired" : "Invalid API key",
-      );
-    }
-    const org = await isOrganization(services.database.db, result.key.referenceId);
-    return {
-      kind: "key",
-      userId: result.key.referenceId,
-      keyId: result.key.id,
-      scope: scopeFromPermissions(result.key.permissions as Record<string, string[]> | null),
-      ...(org ? { org: true } : {}),
-    };
-  }
+  if (key !== undefined) return keyChecksOf(services).check(key);
   const session = await services.auth.api.getSession({ headers });
   return session ? { kind: "session", userId: session.user.id } : null;
 }

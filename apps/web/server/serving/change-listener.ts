@@ -5,7 +5,7 @@
 // (the database restarting, a network cut) the cache is off — every request reads the database
 // — and it is turned on again once LISTEN is back, so a missed notification never serves stale.
 import pg from "pg";
-import type { ServeCache } from "./serve-cache.ts";
+import type { ServingCaches } from "./serve-cache.ts";
 
 export const CHANGES_CHANNEL = "packyard_changes";
 const RETRY_MS = 1000;
@@ -18,9 +18,13 @@ export interface ChangeListener {
 
 export function listenForChanges(
   connectionString: string,
-  cache: ServeCache,
+  caches: Pick<ServingCaches, "rows" | "keys">,
   onError: (error: Error) => void,
 ): ChangeListener {
+  const setEnabled = (enabled: boolean) => {
+    caches.rows.setEnabled(enabled);
+    caches.keys.setEnabled(enabled);
+  };
   let client: pg.Client | undefined;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
@@ -30,25 +34,28 @@ export function listenForChanges(
   });
 
   const connect = async () => {
-    cache.setEnabled(false);
+    setEnabled(false);
     const next = new pg.Client({ connectionString });
     client = next;
     const lost = (error?: Error) => {
       if (client !== next) return;
       client = undefined;
-      cache.setEnabled(false);
+      setEnabled(false);
       if (error) onError(error);
       next.end().catch(() => {});
       if (!closed) retry = setTimeout(connect, RETRY_MS).unref();
     };
     next.on("error", lost);
     next.on("end", () => lost());
-    next.on("notification", () => cache.invalidate());
+    // The payload names the table (migrations 0025 and 0028): API keys have their own cache.
+    next.on("notification", (message) =>
+      message.payload === "apikey" ? caches.keys.invalidate() : caches.rows.invalidate(),
+    );
     try {
       await next.connect();
       await next.query(`LISTEN ${CHANGES_CHANNEL}`);
       if (closed || client !== next) return;
-      cache.setEnabled(true);
+      setEnabled(true);
     } catch (error) {
       lost(error as Error);
     } finally {
@@ -64,7 +71,7 @@ export function listenForChanges(
       if (retry) clearTimeout(retry);
       const last = client;
       client = undefined;
-      cache.setEnabled(false);
+      setEnabled(false);
       await last?.end().catch(() => {});
     },
   };

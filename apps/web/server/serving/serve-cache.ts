@@ -125,6 +125,11 @@ export class ContentCache {
 /** A database's caches, found by its Kysely instance (the route bundle and the server share it). */
 export interface ServingCaches {
   rows: ServeCache;
+  /**
+   * API keys checked since the last change to any key (auth/key-checks.ts): kept, dropped and
+   * turned off like `rows`, on writes to the apikey table other than those recording a use.
+   */
+  keys: ServeCache;
   content: ContentCache;
   /**
    * Small release and package files (HOT_FILE_BYTES at most), read once from the local disk and
@@ -141,6 +146,7 @@ export const HOT_FILE_BYTES = 4 * 1024 * 1024;
 export function newServingCaches(): ServingCaches {
   return {
     rows: new ServeCache(),
+    keys: new ServeCache(),
     content: new ContentCache(),
     files: new ContentCache(32 * 1024 * 1024, HOT_FILE_BYTES, 30_000),
   };
@@ -161,6 +167,7 @@ export function servingCachesOf(db: object): ServingCaches {
   if (!caches) {
     caches = newServingCaches();
     caches.rows.setEnabled(false);
+    caches.keys.setEnabled(false);
     registry.set(db, caches);
   }
   return caches;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isServingWrite } from "./write-watch.ts";
+import { isKeyChange, isServingWrite } from "./write-watch.ts";
 
 describe("isServingWrite", () => {
   it("reads, transaction control and statistics writes change nothing served", () => {
@@ -33,5 +33,33 @@ describe("isServingWrite", () => {
     ]) {
       expect(isServingWrite(sql), sql).toBe(true);
     }
+  });
+});
+
+describe("isKeyChange", () => {
+  it("ignores reads, other tables and the updates that record a key's use", () => {
+    for (const sql of [
+      `select * from "apikey" where "key" = ?`,
+      `update "apikey" set "lastRequest" = ? where "apikey"."id" = ?`,
+      `update "apikey" set "updatedAt" = ? where "apikey"."id" = ? returning *`,
+      `update "apikey" set "lastRequest" = ?, "requestCount" = "requestCount" + ? where ("apikey"."id" = ? and "requestCount" < ?) returning *`,
+      `update "apikey" set "remaining" = "remaining" + ? where ("id" = ? and "remaining" > ?)`,
+      `update "project" set "enabled" = ? where "id" = ?`,
+      "commit",
+    ])
+      expect(isKeyChange(sql), sql).toBe(false);
+  });
+
+  it("sees a key deleted, disabled, expired, re-scoped or made", () => {
+    for (const sql of [
+      `delete from "apikey" where "id" = ?`,
+      `delete from "apikey" where "referenceId" = ?`,
+      `update "apikey" set "enabled" = ? where "id" = ?`,
+      `update "apikey" set "expiresAt" = ?, "updatedAt" = ? where "id" = ?`,
+      `update "apikey" set "permissions" = ? where "id" = ?`,
+      `update apikey set enabled = 0 where id = ?`,
+      `insert into "apikey" ("id", "key") values (?, ?)`,
+    ])
+      expect(isKeyChange(sql), sql).toBe(true);
   });
 });

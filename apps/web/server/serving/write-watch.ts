@@ -52,12 +52,40 @@ export function isServingWrite(sqlText: string): boolean {
   return !IGNORED_TABLES.has(table.replace(/^.*\./, ""));
 }
 
+/** The columns an API key's use writes (its last use, counters): nothing a check depends on. */
+const KEY_USAGE_COLUMNS = new Set(["lastRequest", "requestCount", "updatedAt", "remaining", "lastRefillAt"]);
+const KEY_UPDATE = /^\s*update\s+"?apikey"?\s+set\s+([\s\S]*?)\s+where\b/i;
+
+/**
+ * Whether a statement may change what an API key's check answers (auth/key-checks.ts): any write
+ * to the apikey table (a key deleted, disabled, its expiry or permissions changed) but the
+ * updates that record its use.
+ */
+export function isKeyChange(sqlText: string): boolean {
+  if (READ.test(sqlText) || COMMIT.test(sqlText)) return false;
+  const table = TABLE.exec(sqlText)?.[1]?.replace(/^.*\./, "");
+  if (table !== "apikey") return false;
+  const set = KEY_UPDATE.exec(sqlText)?.[1];
+  if (set === undefined) return true;
+  const columns = [...set.matchAll(/"?(\w+)"?\s*=(?!=)/g)].map((m) => m[1]!);
+  return columns.length === 0 || columns.some((column) => !KEY_USAGE_COLUMNS.has(column));
+}
+
 /** A statement that may change served state has run (it may not be committed yet). */
 export type WriteListener = () => void;
 
-/** The dialect, with every connection's statements watched (see the module comment). */
-export function watchWrites(dialect: Dialect, onWrite: WriteListener): Dialect {
+/**
+ * The dialect, with every connection's statements watched (see the module comment): `onWrite`
+ * for what /dl answers, `onKeyWrite` for API keys; each again when a transaction that wrote
+ * commits.
+ */
+export function watchWrites(
+  dialect: Dialect,
+  onWrite: WriteListener,
+  onKeyWrite: WriteListener = () => {},
+): Dialect {
   let pending = false;
+  let pendingKeys = false;
   const seen = (sqlText: string) => {
     if (isServingWrite(sqlText)) {
       pending = true;
@@ -65,6 +93,13 @@ export function watchWrites(dialect: Dialect, onWrite: WriteListener): Dialect {
     } else if (pending && COMMIT.test(sqlText)) {
       pending = false;
       onWrite();
+    }
+    if (isKeyChange(sqlText)) {
+      pendingKeys = true;
+      onKeyWrite();
+    } else if (pendingKeys && COMMIT.test(sqlText)) {
+      pendingKeys = false;
+      onKeyWrite();
     }
   };
   const wrapConnection = (connection: DatabaseConnection): DatabaseConnection => ({

@@ -752,4 +752,16 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0028_api_key_change_notifications": {
+    async up(db: Kysely<unknown>) {
+      // PostgreSQL only: a key deleted, disabled or changed notifies packyard_changes (payload
+      // "apikey"), so every server process drops the API keys it checked (auth/key-checks.ts,
+      // decision 050). The updates that record a key's use change none of these columns.
+      if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+      await sql`
+        create trigger "packyard_changed_apikey"
+        after update of "key", "enabled", "expiresAt", "permissions", "referenceId" or delete or truncate
+        on "apikey" for each statement execute function packyard_notify_change()`.execute(db);
+    },
+  },
 };
