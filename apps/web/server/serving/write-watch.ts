@@ -7,8 +7,9 @@ import type { DatabaseConnection, Dialect, Driver, QueryResult, TransactionSetti
 import { CompiledQuery } from "kysely";
 
 /**
- * Tables whose rows never decide what /dl answers: sessions, keys (an API key is checked on
- * every request, never cached), statistics, logs, queues. A write anywhere else drops the cache.
+ * Tables whose rows never decide what /dl answers: sessions, keys (API keys have a cache of their
+ * own, dropped by isKeyChange below), statistics, logs, queues. A write anywhere else drops the
+ * cache.
  */
 export const IGNORED_TABLES = new Set([
   "session",
