@@ -222,6 +222,32 @@ describe.runIf(hasXz)("xz blocks stored by a publish and compressed after it (de
     expect(compressing.texts).toBe(10);
     expect(storedCount(third.xz)).toBe(0);
   });
+
+  it("keeps as the tail the last block stored, whatever else was stored with it", async () => {
+    const caches = new Map<string, XzBlockCache>();
+    const document = (blocks: string[], encoder: XzEncoder) => {
+      const previous = caches.get(base);
+      const next: XzBlockCache = new Map();
+      caches.set(base, next);
+      return xzDocument(blocks, { encoder, previous, next, storeUpTo: STORED_UP_TO });
+    };
+    // Stored, and not compressed after (xz failed): every block is still stored.
+    const failing: XzEncoder = () => Promise.reject(new Error("xz exited with 1"));
+    const first = await document(texts, failing);
+    await compressStoredLater(caches, base, first.stored, failing, () => {});
+    // The last block grows: it and the nine stored before it go to be compressed, in order.
+    const grown = [...texts.slice(0, 9), `${texts[9]}Package: new\n\n`];
+    const second = await document(grown, failing);
+    expect(second.stored.map((s) => s.text.toString())).toEqual(grown);
+    await compressStoredLater(caches, base, second.stored, systemXzEncoder(), () => {});
+    // Grown again: stored as the compressed last block plus what was added.
+    const again = [...grown.slice(0, 9), `${grown[9]}Package: newer\n\n`];
+    const third = await document(again, failing);
+    const blocks = splitXzStream(third.xz);
+    expect(blocks).toHaveLength(11);
+    expect(blocks.map((b) => isStoredXzBlock(b.block))).toEqual([...Array(10).fill(false), true]);
+    expect(unxz(third.xz).text).toBe(again.join(""));
+  });
 });
 
 describe("without xz on the machine", () => {

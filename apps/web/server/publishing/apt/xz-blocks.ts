@@ -215,7 +215,8 @@ export async function xzDocument(
   }
   const tail = options.previous && tails.get(options.previous);
   if (tail && options.next) tails.set(options.next, tail);
-  const stored: StoredText[] = [];
+  /** In the order of the blocks: the last one is the tail compressStoredLater keeps. */
+  const stored: (StoredText & { index: number })[] = [];
   const storeUpTo = options.storeUpTo ?? 0;
   if (storeUpTo > 0 && missingBytes <= storeUpTo) {
     for (const m of missing) {
@@ -232,12 +233,13 @@ export async function xzDocument(
             : [storedXzBlock(m.open)],
           stored: true,
         };
-        stored.push({ key: m.key, text: m.open });
+        stored.push({ index: m.index, key: m.key, text: m.open });
       }
       found[m.index] = piece;
       options.next?.set(m.key, piece);
     }
-    for (const { key, block } of reused) stored.push({ key, text: textOf(block) });
+    for (const { index, key, block } of reused) stored.push({ index, key, text: textOf(block) });
+    stored.sort((a, b) => a.index - b.index);
   } else {
     // Compressed now, and the pieces earlier builds stored with them.
     for (const { index, key, block } of reused) missing.push({ index, key, open: textOf(block) });
@@ -271,13 +273,14 @@ export async function xzDocument(
   });
   const { header, trailer } = streamFrame(used);
   const xz = Buffer.concat([header, ...used.map((b) => b.block), trailer]);
-  if (!options.digests) return { xz, stored };
+  const texts = stored.map(({ key, text }) => ({ key, text }));
+  if (!options.digests) return { xz, stored: texts };
   // The header never changes: it is the first chunk, under a key no block has.
   const [sha256, sha512] = options.digests.digest(
     [{ key: "\u0000xz-header", bytes: header }, ...chunks],
     trailer,
   );
-  return { xz, sha256, sha512, stored };
+  return { xz, sha256, sha512, stored: texts };
 }
 
 function textOf(block: TextBlock): Buffer {
