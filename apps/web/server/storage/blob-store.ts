@@ -198,6 +198,17 @@ async function writeAll(handle: FileHandle, bytes: Uint8Array, position?: number
   }
 }
 
+/** A new file at `path` (in `dir`) holding `bytes`, fsynced. */
+async function writeDurably(dir: string, path: string, bytes: Uint8Array): Promise<void> {
+  const handle = await inDirectory(dir, () => open(path, "wx", 0o640));
+  try {
+    await handle.writeFile(bytes);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
 /** How many bytes `a` and `b` have in common from their start (a binary search of memcmp). */
 export function commonPrefixLength(a: Uint8Array, b: Uint8Array): number {
   const left = Buffer.from(a.buffer, a.byteOffset, a.byteLength);
@@ -399,13 +410,7 @@ export function createLocalBlobStore(root: string): BlobStore {
       }
       const tmp = join(tmpDir, `${randomUUID()}.part`);
       try {
-        const handle = await inDirectory(tmpDir, () => open(tmp, "wx", 0o640));
-        try {
-          await handle.writeFile(bytes);
-          await handle.sync();
-        } finally {
-          await handle.close();
-        }
+        await writeDurably(tmpDir, tmp, bytes);
         await inDirectory(join(target, ".."), () => rename(tmp, target));
       } catch (error) {
         await rm(tmp, { force: true });
@@ -417,13 +422,7 @@ export function createLocalBlobStore(root: string): BlobStore {
     async prepareSpare(bytes) {
       const path = join(tmpDir, `${randomUUID()}.spare`);
       try {
-        const handle = await inDirectory(tmpDir, () => open(path, "wx", 0o640));
-        try {
-          await handle.writeFile(bytes);
-          await handle.sync();
-        } finally {
-          await handle.close();
-        }
+        await writeDurably(tmpDir, path, bytes);
       } catch (error) {
         await rm(path, { force: true });
         throw error;
