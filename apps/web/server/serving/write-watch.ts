@@ -75,6 +75,20 @@ export function isKeyChange(sqlText: string): boolean {
 /** A statement that may change served state has run (it may not be committed yet). */
 export type WriteListener = () => void;
 
+/** Calls `listener` for each statement `writes` matches, and again when a transaction that wrote commits. */
+function watcher(writes: (sqlText: string) => boolean, listener: WriteListener) {
+  let pending = false;
+  return (sqlText: string) => {
+    if (writes(sqlText)) {
+      pending = true;
+      listener();
+    } else if (pending && COMMIT.test(sqlText)) {
+      pending = false;
+      listener();
+    }
+  };
+}
+
 /**
  * The dialect, with every connection's statements watched (see the module comment): `onWrite`
  * for what /dl answers, `onKeyWrite` for API keys; each again when a transaction that wrote
@@ -85,23 +99,9 @@ export function watchWrites(
   onWrite: WriteListener,
   onKeyWrite: WriteListener = () => {},
 ): Dialect {
-  let pending = false;
-  let pendingKeys = false;
+  const watchers = [watcher(isServingWrite, onWrite), watcher(isKeyChange, onKeyWrite)];
   const seen = (sqlText: string) => {
-    if (isServingWrite(sqlText)) {
-      pending = true;
-      onWrite();
-    } else if (pending && COMMIT.test(sqlText)) {
-      pending = false;
-      onWrite();
-    }
-    if (isKeyChange(sqlText)) {
-      pendingKeys = true;
-      onKeyWrite();
-    } else if (pendingKeys && COMMIT.test(sqlText)) {
-      pendingKeys = false;
-      onKeyWrite();
-    }
+    for (const watch of watchers) watch(sqlText);
   };
   const wrapConnection = (connection: DatabaseConnection): DatabaseConnection => ({
     async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {

@@ -3,6 +3,7 @@
 // default. Made in microseconds where compressing takes milliseconds, and valid wherever a
 // compressed block is: a stream may mix them, every xz decoder (liblzma's, so apt's) reads both.
 // Written by hand: no library writes a single block, and the format is a few bytes of framing.
+import { crc32 } from "node:zlib";
 
 /** One xz block with its padding, and the sizes a stream's index records for it. */
 export interface XzBlockBytes {
@@ -26,15 +27,6 @@ const HEADER = (() => {
   header.writeUInt32LE(crc32(fields), 8);
   return header;
 })();
-
-function crc32(bytes: Uint8Array): number {
-  let crc = 0xffffffff;
-  for (const byte of bytes) {
-    crc ^= byte;
-    for (let k = 0; k < 8; k++) crc = crc & 1 ? (crc >>> 1) ^ 0xedb88320 : crc >>> 1;
-  }
-  return (crc ^ 0xffffffff) >>> 0;
-}
 
 /** CRC64 as xz computes it (ECMA-182 polynomial, reflected), one table of 256 entries. */
 const CRC64_TABLE = (() => {
