@@ -4,7 +4,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { BATCH_BYTES, BatchedWriter, createLogger } from "./logger.ts";
+import { BATCH_BYTES, BatchedWriter, createLogger, withLogContext } from "./logger.ts";
 
 let dir: string;
 let path: string;
@@ -57,5 +57,58 @@ describe("the batched log destination", () => {
     log.info("second");
     log.error("failed", new Error("boom"));
     expect(lines().map((line) => line.msg)).toEqual(["first", "careful", "second", "failed"]);
+  });
+});
+
+describe("the request line", () => {
+  /** What a logger writes, line by line, as the strings written. */
+  function capture(level: "info" | "debug") {
+    const written: string[] = [];
+    const log = createLogger(level, { write: (line: string) => written.push(line) } as never);
+    return { log, written };
+  }
+  const line = {
+    reqId: "2f1b6c1e-8d1a-4a57-9d0e-3f6f2d9b7c10",
+    method: "GET",
+    route: "/dl/:username/:slug/deb/*",
+    path: '/dl/alice/"odd"\\name/\u2028é\u0001',
+    status: 200,
+    durationMs: 0.4,
+    bytes: 3364,
+    client: "203.0.113.7",
+  };
+
+  it("is the line pino writes for the same fields, key for key and in the same order", () => {
+    const made = capture("info");
+    made.log.request?.(line, false);
+    made.log.request?.({ ...line, path: undefined, reqId: 'proxy "id"', aborted: true }, false);
+    const general = capture("info");
+    general.log.info("request", { ...line });
+    general.log.info("request", { ...line, path: undefined, reqId: 'proxy "id"', aborted: true });
+    expect(made.written).toHaveLength(2);
+    const withoutTime = (text: string) => {
+      const { time, ...rest } = JSON.parse(text) as Record<string, unknown>;
+      expect(time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      return rest;
+    };
+    for (let i = 0; i < 2; i++) {
+      const mine = withoutTime(made.written[i]!);
+      const pinos = withoutTime(general.written[i]!);
+      expect(mine).toEqual(pinos);
+      expect(Object.keys(mine)).toEqual(Object.keys(pinos));
+      expect(made.written[i]!.endsWith("\n")).toBe(true);
+    }
+    expect(withoutTime(made.written[0]!)).toMatchObject({ level: "info", path: line.path, msg: "request" });
+  });
+
+  it("is debug on a quiet route, and carries the fields of a log context", () => {
+    const info = capture("info");
+    info.log.request?.(line, true);
+    expect(info.written).toEqual([]);
+    const debug = capture("debug");
+    debug.log.request?.(line, true);
+    expect(JSON.parse(debug.written[0]!)).toMatchObject({ level: "debug", reqId: line.reqId });
+    withLogContext({ job: "publish" }, () => debug.log.request?.(line, false));
+    expect(JSON.parse(debug.written[1]!)).toMatchObject({ level: "info", job: "publish", reqId: line.reqId });
   });
 });

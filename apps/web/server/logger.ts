@@ -1,8 +1,11 @@
-// Structured logs: one JSON object per line on stderr, written by pino. Every line has `level`
-// (a name), `time` (ISO 8601), `pid`, `hostname` and `msg`, plus the fields a call adds; a line
-// logged while a request is being handled carries its `reqId` (see withLogContext).
+// Structured logs: one JSON object per line on stderr, written by pino — except each request's
+// line, the one line every answer writes, made by hand with the same fields in the same order.
+// Every line has `level` (a name), `time` (ISO 8601), `pid`, `hostname` and `msg`, plus the fields
+// a call adds; a line logged while a request is being handled carries its `reqId` (see
+// withLogContext).
 import { AsyncLocalStorage } from "node:async_hooks";
 import { writeSync } from "node:fs";
+import { hostname } from "node:os";
 import pino from "pino";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
@@ -16,6 +19,26 @@ export interface Logger {
   warn(message: string, fields?: LogFields): void;
   /** An error value becomes `err` ({type, message, stack, …}). */
   error(message: string, error?: unknown, fields?: LogFields): void;
+  /**
+   * A request's line (`msg` "request"), at debug when `quiet`, else info: the line `info` would
+   * write with these fields. Optional: without it, `info`/`debug` write the line.
+   */
+  request?(line: RequestLine, quiet: boolean): void;
+}
+
+/** The fields of a request's log line, in their order (http/request-log.ts shows one). */
+export interface RequestLine {
+  reqId: string;
+  method: string;
+  /** A route pattern (a few dozen exist), not the path. */
+  route: string;
+  /** Only for /dl requests. */
+  path?: string;
+  status: number;
+  durationMs: number;
+  bytes: number;
+  client: string;
+  aborted?: true;
 }
 
 const context = new AsyncLocalStorage<LogFields>();
@@ -54,11 +77,30 @@ function isoTime(): string {
   return isoText;
 }
 
-/** Lines waiting for their write(2) to a file descriptor; see BATCH_BYTES. */
+/** What a request id looks like (a UUID, or a proxy's id that request-log.ts let through): nothing to escape. */
+const PLAIN_ID = /^[\w.:@/+=-]*$/;
+
+/** Methods and route patterns as JSON strings: a handful of each, quoted once. */
+const quotedOnce = new Map<string, string>();
+function quoted(text: string): string {
+  let json = quotedOnce.get(text);
+  if (json === undefined) {
+    json = JSON.stringify(text);
+    if (quotedOnce.size < 1000) quotedOnce.set(text, json);
+  }
+  return json;
+}
+
+/**
+ * Lines waiting for their write(2) to a file descriptor; see BATCH_BYTES. Each line is encoded
+ * into one reused buffer as it comes: the strings are garbage at once (a line kept until the
+ * flush would be copied by every garbage collection in between), and a flush is one write of
+ * bytes already encoded.
+ */
 export class BatchedWriter {
   #fd: number;
-  #lines: string[] = [];
-  #length = 0;
+  #buffer = Buffer.allocUnsafeSlow(2 * BATCH_BYTES);
+  #used = 0;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(fd: number) {
@@ -66,35 +108,36 @@ export class BatchedWriter {
   }
 
   write(line: string): void {
-    this.#lines.push(line);
-    this.#length += line.length;
-    if (this.#length >= BATCH_BYTES) this.flush();
+    const room = this.#buffer.byteLength - this.#used;
+    // A UTF-16 unit is at most 3 bytes of UTF-8: count exactly only when it might not fit.
+    if (line.length * 3 > room && Buffer.byteLength(line) > room) {
+      this.flush();
+      if (Buffer.byteLength(line) > this.#buffer.byteLength) {
+        this.#writeAll(Buffer.from(line));
+        return;
+      }
+    }
+    this.#used += this.#buffer.write(line, this.#used);
+    if (this.#used >= BATCH_BYTES) this.flush();
     else this.#timer ??= setTimeout(() => this.flush(), FLUSH_MS).unref();
   }
 
-  /**
-   * Writes every waiting line now, whole (a pipe that is full is waited for). When stderr
-   * cannot be written at all (EPIPE: nobody reads it), the lines are dropped, as a failed
-   * write(2) drops them.
-   */
+  /** Writes every waiting line now, whole (a pipe that is full is waited for). */
   flush(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#lines.length === 0) return;
-    const text = this.#lines.join("");
-    this.#lines = [];
-    this.#length = 0;
-    // The string itself: Node encodes it into memory freed as soon as write(2) returns (a Buffer
-    // would wait for a garbage collection, and a steady stream of them grows the heap).
-    let rest: Buffer | undefined;
-    try {
-      const written = writeSync(this.#fd, text);
-      if (written === Buffer.byteLength(text)) return;
-      rest = Buffer.from(text).subarray(written);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EAGAIN") return;
-      rest = Buffer.from(text);
-    }
+    if (this.#used === 0) return;
+    const used = this.#used;
+    this.#used = 0;
+    this.#writeAll(this.#buffer.subarray(0, used));
+  }
+
+  /**
+   * When stderr cannot be written at all (EPIPE: nobody reads it), the bytes are dropped, as a
+   * failed write(2) drops them.
+   */
+  #writeAll(bytes: Buffer): void {
+    let rest = bytes;
     while (rest.byteLength > 0) {
       try {
         rest = rest.subarray(writeSync(this.#fd, rest));
@@ -138,6 +181,7 @@ export function createLogger(
     stream,
   );
   const now = () => stream.flush?.();
+  const base = `,"pid":${process.pid},"hostname":${JSON.stringify(hostname())}`;
   return {
     debug: (message, fields) => log.debug(fields ?? {}, message),
     info: (message, fields) => log.info(fields ?? {}, message),
@@ -148,6 +192,21 @@ export function createLogger(
     error: (message, error, fields) => {
       log.error(error === undefined ? (fields ?? {}) : { ...fields, err: error }, message);
       now();
+    },
+    // Made by hand: the request line is the one line every answer writes, and pino's general
+    // path (mixin, merge, serializers) cost more than the rest of an index file's answer.
+    request(line, quiet) {
+      const level = quiet ? "debug" : "info";
+      if (!log.isLevelEnabled(level)) return;
+      if (context.getStore()) {
+        // Inside a request's context, whose fields pino adds (mixin).
+        log[level](line, "request");
+        return;
+      }
+      const { reqId, method, route, path, status, durationMs, bytes, client, aborted } = line;
+      stream.write(
+        `{"level":"${level}"${isoTime()}${base},"reqId":${PLAIN_ID.test(reqId) ? `"${reqId}"` : JSON.stringify(reqId)},"method":${quoted(method)},"route":${quoted(route)}${path === undefined ? "" : `,"path":${JSON.stringify(path)}`},"status":${status},"durationMs":${durationMs},"bytes":${bytes},"client":${JSON.stringify(client)}${aborted ? `,"aborted":true` : ""},"msg":"request"}\n`,
+      );
     },
   };
 }

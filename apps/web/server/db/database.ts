@@ -13,6 +13,7 @@ import { newServingCaches, registerServingCaches, type ServingCaches } from "../
 import { watchWrites } from "../serving/write-watch.ts";
 import type { Database } from "./schema.ts";
 import { withStatementCache } from "./statement-cache.ts";
+import { walHeader } from "./wal-header.ts";
 
 export interface DatabaseHandle {
   kind: "sqlite" | "postgres";
@@ -67,7 +68,10 @@ export function openDatabase(
   // Another process's commit (the command-line tools) changes data_version: the cache is
   // dropped before it answers anything (serving/serve-cache.ts).
   const dataVersion = sqlite.prepare("PRAGMA data_version");
+  dataVersion.setReturnArrays(true);
   let seenVersion: unknown;
+  // Asked first: most turns, nothing was committed and SQLite need not be asked (wal-header.ts).
+  const wal = walHeader(database.path);
   // Once per turn of the event loop: the requests a turn answers share one check.
   let checked = false;
   const uncheck = () => {
@@ -77,7 +81,8 @@ export function openDatabase(
     if (checked || !sqlite.isOpen) return;
     checked = true;
     setImmediate(uncheck);
-    const version = (dataVersion.get() as { data_version: number } | undefined)?.data_version;
+    if (!wal.changed()) return;
+    const version = (dataVersion.get() as [number] | undefined)?.[0];
     if (version !== seenVersion) {
       seenVersion = version;
       caches.rows.invalidate();
@@ -104,6 +109,7 @@ export function openDatabase(
       closed = true;
       clearInterval(sweep);
       await db.destroy();
+      wal.close();
       if (sqlite.isOpen) sqlite.close();
     },
   };

@@ -10,20 +10,28 @@ import { type ClientKind, DISTRIBUTION_MAX } from "@packyard/contract/stats.ts";
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
 
-/** The UTC day of a moment, "2026-11-24": made once per day, however many responses it counts. */
+/**
+ * The UTC day of a moment, "2026-11-24", and its month: made once per day, however many
+ * responses it counts.
+ */
 let dayNumber = Number.NaN;
 let dayText = "";
+let monthText = "";
 function dayOf(date: Date): string {
   const day = Math.floor(date.getTime() / 86_400_000);
   if (day !== dayNumber) {
     dayText = date.toISOString().slice(0, 10);
+    monthText = dayText.slice(0, 7);
     dayNumber = day;
   }
   return dayText;
 }
 
 /** The month a download counts in: UTC, "2026-11". */
-export const currentMonth = (date = new Date()) => dayOf(date).slice(0, 7);
+export const currentMonth = (date = new Date()) => {
+  dayOf(date);
+  return monthText;
+};
 
 /** The release file a response served bytes of, as its statistics name it. */
 export interface ServedFile {

@@ -258,7 +258,7 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
     fd: number | undefined,
   ): void {
     const method = req.method!;
-    const reqId = requestIdOf(header(req, "x-request-id"), config.trustProxy);
+    const reqId = requestIdOf(config.trustProxy ? header(req, "x-request-id") : undefined, config.trustProxy);
     const body = method === "HEAD" || answer.status === 304 ? undefined : answer.body;
     const length = !body ? 0 : body.kind === "bytes" ? body.bytes.byteLength : body.end - body.start + 1;
     // One pair of listeners does what request-log.ts and deliveryMeter (stream-blob.ts) do on
@@ -335,12 +335,9 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
     started: number,
   ): void {
     const method = req.method!;
-    const reqId = requestIdOf(header(req, "x-request-id"), config.trustProxy);
+    const reqId = requestIdOf(config.trustProxy ? header(req, "x-request-id") : undefined, config.trustProxy);
     const sent = method === "HEAD" ? 0 : bytes.byteLength;
-    // One listener: `close` follows `finish` on a completed answer, or comes alone when the
-    // client left first.
-    res.once("close", () => {
-      const finished = res.writableFinished;
+    const over = (finished: boolean) => {
       recordRequest(logOptions, {
         started,
         reqId,
@@ -353,13 +350,19 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
         complete: finished,
       });
       if (sent > 0) countServed(accounting, { ownerId: answer.ownerId, bytes: sent });
-    });
+    };
     const head = answer.head;
     // Set and used at once: writeHead copies the list into the header block.
     head[head.length - 1] = reqId;
     res.writeHead(200, head);
     if (sent === 0) res.end();
     else res.end(bytes);
+    // Usually the connection took the whole answer in end()'s write: it is over now. Otherwise
+    // (a full socket buffer, or an earlier answer on the connection still going out) it is over
+    // at `close`, which follows `finish` on a completed answer or comes alone when the client
+    // left first.
+    if (res.writableLength === 0 && !res.destroyed) over(true);
+    else res.once("close", () => over(res.writableFinished));
   }
 
   return (req, res) => {
@@ -370,8 +373,7 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
       !url.startsWith("/dl/") ||
       url.includes("?") ||
       url.includes("%") ||
-      req.headers.authorization !== undefined ||
-      req.headers.cookie !== undefined
+      carriesCredentials(req)
     ) {
       next(req, res);
       return;
@@ -480,6 +482,21 @@ function read(fd: number, buffer: Buffer, offset: number, length: number, positi
 
 function closeFd(fd: number): void {
   close(fd, () => {});
+}
+
+/**
+ * Whether the request has an Authorization or a Cookie header: read from the raw list Node
+ * already has, since most answers here never need the headers object it builds on first use.
+ */
+function carriesCredentials(req: IncomingMessage): boolean {
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length !== 13 && name.length !== 6) continue;
+    const lower = name.toLowerCase();
+    if (lower === "authorization" || lower === "cookie") return true;
+  }
+  return false;
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

@@ -18,7 +18,7 @@ import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import { matchRoutes, type ServerBuild } from "react-router";
-import { type Logger, withLogContext } from "../logger.ts";
+import { type Logger, type RequestLine, withLogContext } from "../logger.ts";
 import type { Metrics } from "../metrics.ts";
 import type { NonceEnv } from "./security-headers.ts";
 
@@ -116,7 +116,7 @@ export function recordRequest(
   const metrics = options.metrics();
   metrics?.request({ method: METHODS.has(method) ? method : "OTHER", route, status }, seconds);
   if (dl && bytes > 0) metrics?.downloaded(bytes);
-  const line = {
+  const line: RequestLine = {
     reqId,
     method,
     route,
@@ -127,8 +127,11 @@ export function recordRequest(
     client,
     ...(complete ? {} : { aborted: true }),
   };
-  if (QUIET_ROUTES.has(route)) options.logger().debug("request", line);
-  else options.logger().info("request", line);
+  const logger = options.logger();
+  const quiet = QUIET_ROUTES.has(route);
+  if (logger.request) logger.request(line, quiet);
+  else if (quiet) logger.debug("request", { ...line });
+  else logger.info("request", { ...line });
 }
 
 /** The request id: the proxy's X-Request-Id when trusted and well-formed, else a new UUID. */

@@ -47,15 +47,25 @@ describe("ContentCache", () => {
     const cache = new ContentCache(10, 8, 1000);
     cache.set("a", Buffer.alloc(4), 0);
     cache.set("b", Buffer.alloc(4), 0);
-    expect(cache.get("a", 1)).toBeDefined(); // a is now the most recent
-    cache.set("c", Buffer.alloc(4), 2); // 12 > 10: b goes
+    expect(cache.get("a", 1500)).toBeDefined(); // a is now the most recent
+    cache.set("c", Buffer.alloc(4), 1501); // 12 > 10: b goes
     expect(cache.get("b")).toBeUndefined();
     expect(cache.bytes).toBe(8);
-    cache.set("big", Buffer.alloc(9), 3); // over the entry limit: not kept
+    cache.set("big", Buffer.alloc(9), 1502); // over the entry limit: not kept
     expect(cache.get("big")).toBeUndefined();
-    cache.get("c", 900);
-    cache.sweep(1500); // a unused since 1, c since 900
+    cache.get("c", 2900);
+    cache.sweep(3000); // a unused since 1500, c since 2900
     expect(cache.get("a")).toBeUndefined();
     expect(cache.get("c")).toBeDefined();
+  });
+
+  it("keeps the order of an entry used again within a second", () => {
+    const cache = new ContentCache(10, 8, 60_000);
+    cache.set("a", Buffer.alloc(4), 0);
+    cache.set("b", Buffer.alloc(4), 0);
+    cache.get("a", 999); // used again within a second: a stays the older of the two
+    cache.set("c", Buffer.alloc(4), 1000);
+    expect(cache.get("a")).toBeUndefined();
+    expect(cache.get("b")).toBeDefined();
   });
 });

@@ -75,6 +75,9 @@ export class ServeCache {
  * least recently used first out, and emptied of what nobody asked for in the last minute so an
  * idle server gives the memory back.
  */
+/** How recently used an entry may be and still not be moved to the end on use. */
+const REORDER_MS = 1000;
+
 export class ContentCache {
   #entries = new Map<string, { bytes: Buffer; used: number }>();
   #bytes = 0;
@@ -90,10 +93,13 @@ export class ContentCache {
   get(sha256: string, now = performance.now()): Buffer | undefined {
     const entry = this.#entries.get(sha256);
     if (!entry) return undefined;
+    // Most recently used last; an entry used within the last second keeps its place (an index
+    // file asked for thousands of times a second is not moved each time).
+    if (now - entry.used >= REORDER_MS) {
+      this.#entries.delete(sha256);
+      this.#entries.set(sha256, entry);
+    }
     entry.used = now;
-    // Most recently used last.
-    this.#entries.delete(sha256);
-    this.#entries.set(sha256, entry);
     return entry.bytes;
   }
 

@@ -200,15 +200,39 @@ describe(`download counts and request log lines (${databaseKind})`, () => {
         const res = await fetch(`${proc.url}/dl/${OWNER}/counted/releases/1.0.0/tool.txt`);
         expect(await res.text()).toBe("tool");
       }
+      // An APT index: the second and later answers come from memory (fast-dl.ts's sendIndex).
+      const debUpload = await fetch(
+        `${proc.url}/api/v1/projects/counted/releases/1.0.0/files/counted_1.0.0_amd64.deb`,
+        { method: "PUT", body: deb("counted") as BodyInit, headers: owner },
+      );
+      expect(debUpload.status).toBe(201);
+      const inRelease = `/dl/${OWNER}/counted/deb/dists/stable/InRelease`;
+      const indexAnswers: { id: string | null; bytes: number }[] = [];
+      for (let i = 0; indexAnswers.length < 5; i++) {
+        const res = await fetch(`${proc.url}${inRelease}`);
+        const body = await res.arrayBuffer();
+        if (res.status === 200)
+          indexAnswers.push({ id: res.headers.get("x-request-id"), bytes: body.byteLength });
+        else if (i > 200) throw new Error(`InRelease: ${res.status}`);
+        else await new Promise((r) => setTimeout(r, 50)); // published in the background
+      }
       // Stopped at once: the counts are in memory (written every 2 s), not yet in the database.
       expect(await proc.stop()).toBe(0);
-      const downloads = proc
+      const requests = proc
         .output()
         .split("\n")
         .filter((line) => line.includes('"msg":"request"'))
-        .map((line) => JSON.parse(line) as { path?: string; status: number; bytes: number })
-        .filter((line) => line.path === `/dl/${OWNER}/counted/releases/1.0.0/tool.txt`);
+        .map((line) => JSON.parse(line) as { reqId: string; path?: string; status: number; bytes: number });
+      const downloads = requests.filter(
+        (line) => line.path === `/dl/${OWNER}/counted/releases/1.0.0/tool.txt`,
+      );
       expect(downloads.map((line) => [line.status, line.bytes])).toEqual(Array(7).fill([200, 4]));
+      // Each index answer logged once, with its request id and every byte it sent.
+      expect(
+        requests
+          .filter((line) => line.path === inRelease && line.status === 200)
+          .map((line) => ({ id: line.reqId, bytes: line.bytes })),
+      ).toEqual(indexAnswers);
       proc = await startServerProcess({ ...env, DATA_DIR: proc.dataDir });
       try {
         const again = await publisherOf(proc.url, proc.dataDir, false);
