@@ -225,7 +225,7 @@ export interface DownloadAccountingDeps {
  */
 export function countServed(deps: DownloadAccountingDeps, served: Served): void {
   if (served.bytes <= 0 && !served.download) return;
-  pendingFor(deps).add(served, (deps.clock ?? (() => new Date()))());
+  pendingFor(deps).add(served, deps.clock ? deps.clock() : new Date());
 }
 
 /**
