@@ -1,6 +1,6 @@
 import { getHeapSpaceStatistics } from "node:v8";
 import { describe, expect, it } from "vitest";
-import { fullCollection, IdleCollector } from "./idle-collect.ts";
+import { fullCollection, IDLE_SWEEPS, IdleCollector } from "./idle-collect.ts";
 
 function collector(utilizations: number[]) {
   let collections = 0;
@@ -13,10 +13,12 @@ function collector(utilizations: number[]) {
 }
 
 describe("IdleCollector", () => {
-  it("collects once when a busy server turns idle, never while it is busy", () => {
-    const { idle, collections } = collector([0.9, 0.4, 0.003, 0.002, 0.002]);
+  it("collects once when a busy server has stayed idle for IDLE_SWEEPS sweeps, never while it is busy", () => {
+    const idleRun = Array(IDLE_SWEEPS).fill(0.002);
+    const { idle, collections } = collector([0.9, 0.4, ...idleRun, 0.002, 0.002]);
     expect(idle.tick(0)).toBe(false);
     expect(idle.tick(0)).toBe(false);
+    for (let i = 1; i < IDLE_SWEEPS; i++) expect(idle.tick(0)).toBe(false);
     expect(collections()).toBe(0);
     expect(idle.tick(0)).toBe(true);
     // Still idle, nothing let go: nothing more to give back.
@@ -27,14 +29,31 @@ describe("IdleCollector", () => {
     expect(collections()).toBe(2);
   });
 
+  it("does not collect in a pause between bursts shorter than IDLE_SWEEPS sweeps", () => {
+    const pause = Array(IDLE_SWEEPS - 1).fill(0.002);
+    const { idle, collections } = collector([0.9, ...pause, 0.8, ...pause, 0.03, ...pause, 0.7]);
+    for (let i = 0; i < 3 + 3 * pause.length; i++) expect(idle.tick(4096)).toBe(false);
+    expect(collections()).toBe(0);
+  });
+
   it("leaves an idle server that never got busy alone, and waits while the loop is between idle and busy", () => {
-    const { idle, collections } = collector([0.001, 0.001, 0.5, 0.03, 0.03, 0.005]);
-    expect(idle.tick(0)).toBe(false);
-    expect(idle.tick(0)).toBe(false);
+    const idleRun = Array(IDLE_SWEEPS).fill(0.005);
+    const { idle, collections } = collector([0.001, 0.001, 0.001, 0.001, 0.5, 0.03, 0.03, ...idleRun]);
+    for (let i = 0; i < 4; i++) expect(idle.tick(0)).toBe(false);
     expect(idle.tick(0)).toBe(false); // busy
     expect(idle.tick(4096)).toBe(false); // not idle yet
     expect(idle.tick(0)).toBe(false);
+    for (let i = 1; i < IDLE_SWEEPS; i++) expect(idle.tick(0)).toBe(false);
     expect(idle.tick(0)).toBe(true);
+    expect(collections()).toBe(1);
+  });
+
+  it("remembers bytes let go of early in an idle run, and collects for them when the run is long enough", () => {
+    const { idle, collections } = collector(Array(IDLE_SWEEPS + 1).fill(0.001));
+    expect(idle.tick(8192)).toBe(false);
+    for (let i = 2; i < IDLE_SWEEPS; i++) expect(idle.tick(0)).toBe(false);
+    expect(idle.tick(0)).toBe(true);
+    expect(idle.tick(0)).toBe(false);
     expect(collections()).toBe(1);
   });
 

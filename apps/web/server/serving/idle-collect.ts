@@ -2,8 +2,10 @@
 // JavaScript heap grows, and the serving caches hold files and index bytes; once the load ends,
 // V8 collects that garbage only when something allocates again, so an idle server kept what the
 // load took. The caches' sweep (every 10 s, db/database.ts) asks this collector: when the event
-// loop turns idle after being busy, or the sweep let go of cached bytes while idle, one full
-// garbage collection runs — at most one per sweep, never while the server is busy.
+// loop has stayed idle for IDLE_SWEEPS sweeps in a row after being busy, or the sweep let go of
+// cached bytes at such a time, one full garbage collection runs — at most one per sweep, never
+// while the server is busy, and not in a pause of a few seconds between bursts (decision 051: a
+// full collection costs the next load about a tenth of its rate).
 import { performance } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -12,6 +14,8 @@ import { runInNewContext } from "node:vm";
 export const BUSY_UTILIZATION = 0.05;
 /** … and at and below which it is idle. */
 export const IDLE_UTILIZATION = 0.01;
+/** Sweeps in a row the loop must stay idle before a collection: 30 s at the 10 s sweep. */
+export const IDLE_SWEEPS = 3;
 
 let exposed: (() => void) | null | undefined;
 
@@ -57,6 +61,10 @@ export function loopUtilization(): () => number {
 
 export class IdleCollector {
   #wasBusy = false;
+  /** Sweeps in a row the loop was idle. */
+  #idleSweeps = 0;
+  /** Bytes the caches let go of since the last collection. */
+  #released = 0;
   readonly #utilization: () => number;
   /** Found when first needed (fullCollection makes a V8 context): nothing added to start-up. */
   readonly #collect: () => (() => void) | null;
@@ -67,21 +75,29 @@ export class IdleCollector {
   }
 
   /**
-   * Called once per sweep with the bytes the caches let go of in it. Collects when the loop is
-   * idle and either was busy in an earlier interval (a load just ended) or cached bytes were
-   * let go; returns whether it did.
+   * Called once per sweep with the bytes the caches let go of in it. Collects when the loop has
+   * been idle for IDLE_SWEEPS sweeps and either was busy before (a load ended) or cached bytes
+   * were let go; returns whether it did.
    */
   tick(releasedBytes: number): boolean {
     const utilization = this.#utilization();
     if (utilization >= BUSY_UTILIZATION) {
       this.#wasBusy = true;
+      this.#idleSweeps = 0;
       return false;
     }
-    if (utilization > IDLE_UTILIZATION) return false;
-    if (!this.#wasBusy && releasedBytes === 0) return false;
+    if (utilization > IDLE_UTILIZATION) {
+      this.#idleSweeps = 0;
+      return false;
+    }
+    this.#released += releasedBytes;
+    this.#idleSweeps++;
+    if (this.#idleSweeps < IDLE_SWEEPS) return false;
+    if (!this.#wasBusy && this.#released === 0) return false;
     const collect = this.#collect();
     if (!collect) return false;
     this.#wasBusy = false;
+    this.#released = 0;
     collect();
     return true;
   }
