@@ -81,6 +81,9 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
   const localPath = services.blobs.localPath?.bind(services.blobs);
 
   const peek = <T>(key: string) => caches.rows.peek<T>(key);
+  /** The proxy's X-Request-Id is read only when trusted: Node builds `req.headers` on first use. */
+  const requestId = (req: IncomingMessage) =>
+    requestIdOf(config.trustProxy ? header(req, "x-request-id") : undefined, config.trustProxy);
 
   /** A stored file's bytes start..end: from memory when the file is small and was asked for before. */
   function fileBody(path: string, sha256: string, size: number, start: number, end: number): Body {
@@ -258,7 +261,7 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
     fd: number | undefined,
   ): void {
     const method = req.method!;
-    const reqId = requestIdOf(config.trustProxy ? header(req, "x-request-id") : undefined, config.trustProxy);
+    const reqId = requestId(req);
     const body = method === "HEAD" || answer.status === 304 ? undefined : answer.body;
     const length = !body ? 0 : body.kind === "bytes" ? body.bytes.byteLength : body.end - body.start + 1;
     // One pair of listeners does what request-log.ts and deliveryMeter (stream-blob.ts) do on
@@ -335,7 +338,7 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
     started: number,
   ): void {
     const method = req.method!;
-    const reqId = requestIdOf(config.trustProxy ? header(req, "x-request-id") : undefined, config.trustProxy);
+    const reqId = requestId(req);
     const sent = method === "HEAD" ? 0 : bytes.byteLength;
     const over = (finished: boolean) => {
       recordRequest(logOptions, {
