@@ -77,8 +77,11 @@ function isoTime(): string {
   return isoText;
 }
 
-/** What a request id looks like (a UUID, or a proxy's id that request-log.ts let through): nothing to escape. */
-const PLAIN_ID = /^[\w.:@/+=-]*$/;
+/**
+ * What a request id may look like: a UUID, or a proxy's id of these characters (anything else is
+ * replaced, http/request-log.ts). Nothing in it needs escaping in JSON.
+ */
+export const REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
 
 /** Methods and route patterns as JSON strings: a handful of each, quoted once. */
 const quotedOnce = new Map<string, string>();
@@ -205,7 +208,7 @@ export function createLogger(
       }
       const { reqId, method, route, path, status, durationMs, bytes, client, aborted } = line;
       stream.write(
-        `{"level":"${level}"${isoTime()}${base},"reqId":${PLAIN_ID.test(reqId) ? `"${reqId}"` : JSON.stringify(reqId)},"method":${quoted(method)},"route":${quoted(route)}${path === undefined ? "" : `,"path":${JSON.stringify(path)}`},"status":${status},"durationMs":${durationMs},"bytes":${bytes},"client":${JSON.stringify(client)}${aborted ? `,"aborted":true` : ""},"msg":"request"}\n`,
+        `{"level":"${level}"${isoTime()}${base},"reqId":${REQUEST_ID.test(reqId) ? `"${reqId}"` : JSON.stringify(reqId)},"method":${quoted(method)},"route":${quoted(route)}${path === undefined ? "" : `,"path":${JSON.stringify(path)}`},"status":${status},"durationMs":${durationMs},"bytes":${bytes},"client":${JSON.stringify(client)}${aborted ? `,"aborted":true` : ""},"msg":"request"}\n`,
       );
     },
   };

@@ -18,7 +18,7 @@ import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import { matchRoutes, type ServerBuild } from "react-router";
-import { type Logger, type RequestLine, withLogContext } from "../logger.ts";
+import { type Logger, REQUEST_ID, type RequestLine, withLogContext } from "../logger.ts";
 import type { Metrics } from "../metrics.ts";
 import type { NonceEnv } from "./security-headers.ts";
 
@@ -43,9 +43,6 @@ export function clientAddress(c: Context, trustProxy: boolean): string {
   }
   return socketAddress(c) ?? "127.0.0.1";
 }
-
-/** What a proxy's request id may look like: anything else is replaced by a new one. */
-const REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
 
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
