@@ -35,6 +35,25 @@ describe("index spares", () => {
     expect(readdirSync(join(dir, "tmp"))).toEqual([]);
   });
 
+  it("closes at once while a spare waits for its delay, and writes it no more", async () => {
+    // The delay's timer does not hold the process open: a close that waited for it was left
+    // unsettled when the rest of the server had already stopped, and the shutdown after it
+    // (API keys' last use, the database) never ran.
+    const dir = makeTempDir("packyard-spares-");
+    const spares = IndexSpares.for(createLocalBlobStore(dir))!;
+    spares.prepare([{ key: "late", bytes: new Uint8Array(1000) }], 60_000, 100);
+    const closed = await Promise.race([
+      spares.close().then(() => "closed"),
+      new Promise((resolve) => setTimeout(resolve, 2_000, "still waiting")),
+    ]);
+    expect(closed).toBe("closed");
+    spares.prepare([{ key: "after", bytes: new Uint8Array(1000) }], 0, 100);
+    await spares.settled();
+    expect(spares.take("late")).toBeUndefined();
+    expect(spares.take("after")).toBeUndefined();
+    expect(existsSync(join(dir, "tmp")) ? readdirSync(join(dir, "tmp")) : []).toEqual([]);
+  });
+
   it("is not made for a store that keeps no spares", () => {
     const store = createLocalBlobStore(makeTempDir("packyard-spares-"));
     expect(IndexSpares.for({ ...store, prepareSpare: undefined })).toBeUndefined();

@@ -27,6 +27,13 @@ export class IndexSpares {
   #preparing: Promise<void> = Promise.resolve();
   /** Spares being removed. */
   readonly #discarding = new Set<Promise<void>>();
+  /**
+   * Aborted by close(): a spare still waiting for its delay is not written. The delay's timer
+   * does not hold the process open (a spare only saves time), so a close that waited for it
+   * could be left unsettled when nothing else keeps the event loop running — the rest of the
+   * server's shutdown after it would never run.
+   */
+  readonly #closing = new AbortController();
 
   /** Undefined for a store that keeps no spares (S3). */
   static for(store: BlobStore, maxBytes = SPARES_MAX_BYTES): IndexSpares | undefined {
@@ -73,10 +80,12 @@ export class IndexSpares {
     minBytes = SPARE_MIN_BYTES,
   ): void {
     const large = files.filter((file) => file.bytes.byteLength >= minBytes);
-    if (large.length === 0) return;
-    const waited = sleep(delayMs, undefined, { ref: false });
+    const closing = this.#closing.signal;
+    if (large.length === 0 || closing.aborted) return;
+    const waited = sleep(delayMs, undefined, { ref: false, signal: closing }).catch(() => {});
     this.#preparing = Promise.all([this.#preparing, waited]).then(async () => {
       for (const { key, bytes } of large) {
+        if (closing.aborted) return;
         const spare = await this.#prepareSpare(bytes).catch(() => undefined);
         if (spare) this.#add(key, spare);
       }
@@ -89,8 +98,9 @@ export class IndexSpares {
     await Promise.all(this.#discarding);
   }
 
-  /** Removes every spare kept. */
+  /** Removes every spare kept; spares not yet begun are not written. */
   async close(): Promise<void> {
+    this.#closing.abort();
     await this.#preparing;
     const spares = [...this.#spares.values()];
     this.#spares.clear();
