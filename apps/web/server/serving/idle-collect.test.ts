@@ -1,3 +1,8 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { getHeapSpaceStatistics } from "node:v8";
 import { describe, expect, it } from "vitest";
 import { fullCollection, IDLE_SWEEPS, IdleCollector } from "./idle-collect.ts";
@@ -71,5 +76,35 @@ describe("IdleCollector", () => {
     expect(grown).toBeGreaterThan(8 * 1024 * 1024);
     gc?.();
     expect(youngBytes()).toBeLessThan(grown / 4);
+  });
+
+  it("holds one of Node's tick objects, so a forced collection leaves tick objects on the shape it had (decision 053)", () => {
+    // In a process of its own, as the server is: the module loaded, ticks run, the forced
+    // collection, then a new tick. V8's %HaveSameMap tells whether the new tick object was built
+    // on the held one's hidden class, i.e. whether the chain of maps survived the collection
+    // (without the held object it does not, and the literal's feedback turns megamorphic).
+    const dir = mkdtempSync(join(tmpdir(), "packyard-held-tick-"));
+    try {
+      const script = join(dir, "held-tick.ts");
+      writeFileSync(
+        script,
+        `import { executionAsyncResource } from "node:async_hooks";
+import { fullCollection, heldTickObject } from ${JSON.stringify(pathToFileURL(join(import.meta.dirname, "idle-collect.ts")).href)};
+const tick = () => new Promise<object>((resolve) => process.nextTick(() => resolve(executionAsyncResource())));
+for (let i = 0; i < 1000; i++) await tick();
+fullCollection()!();
+const fresh = await tick();
+const held = heldTickObject();
+const keys = held ? Object.getOwnPropertySymbols(held).map((s) => s.description) : [];
+process.stdout.write(JSON.stringify({ keys, sameMap: held ? eval("%HaveSameMap(held, fresh)") : false }));
+`,
+      );
+      const out = execFileSync(process.execPath, ["--allow-natives-syntax", script], { encoding: "utf8" });
+      const { keys, sameMap } = JSON.parse(out) as { keys: string[]; sameMap: boolean };
+      expect(keys).toEqual(expect.arrayContaining(["async_id_symbol", "trigger_async_id_symbol"]));
+      expect(sameMap).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -6,6 +6,7 @@
 // cached bytes at such a time, one full garbage collection runs — at most one per sweep, never
 // while the server is busy, and not in a pause of a few seconds between bursts (decision 051: a
 // full collection costs the next load about a tenth of its rate).
+import { executionAsyncResource } from "node:async_hooks";
 import { performance } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -18,6 +19,25 @@ export const IDLE_UTILIZATION = 0.01;
 export const IDLE_SWEEPS = 3;
 
 let exposed: (() => void) | null | undefined;
+
+/**
+ * One of Node's own `process.nextTick` objects, held for the life of the process (decision 053).
+ * A tick object is a literal with computed keys, built through a chain of hidden classes ("maps")
+ * that V8 holds only weakly, and the feedback of the literal's `DefineKeyedOwnPropertyInLiteral`
+ * records the map it saw. A forced collection while no tick object is alive frees those maps;
+ * the next tick then finds the recorded map gone, the feedback turns megamorphic, and from then
+ * on every tick object — three per answer — is built in V8's runtime instead of optimized code
+ * (45 → 277 ns per tick, bench/serve/next-tick.ts). Holding one tick object holds its map and,
+ * through the maps' back pointers, the whole chain. Taken inside a tick, where the tick is the
+ * executing resource: no async hook is installed (one would switch on V8's promise hooks).
+ */
+let heldTick: object | undefined;
+process.nextTick(() => {
+  heldTick ??= executionAsyncResource();
+});
+
+/** The tick object held by this module (for its test). */
+export const heldTickObject = (): object | undefined => heldTick;
 
 /** What V8's gc extension takes (its `gc(options)`). */
 type GcFunction = (options?: { type: "major"; execution: "sync"; flavor: "last-resort" }) => void;
