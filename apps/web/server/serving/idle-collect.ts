@@ -5,7 +5,7 @@
 // loop has stayed idle for IDLE_SWEEPS sweeps in a row after being busy, or the sweep let go of
 // cached bytes at such a time, one full garbage collection runs — at most one per sweep, never
 // while the server is busy, and not in a pause of a few seconds between bursts (decision 051: a
-// full collection costs the next load about a tenth of its rate).
+// full collection cost the next load about a tenth of its rate, until decision 053 found why).
 import { executionAsyncResource } from "node:async_hooks";
 import { performance } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
@@ -27,7 +27,7 @@ let exposed: (() => void) | null | undefined;
  * records the map it saw. A forced collection while no tick object is alive frees those maps;
  * the next tick then finds the recorded map gone, the feedback turns megamorphic, and from then
  * on every tick object — three per answer — is built in V8's runtime instead of optimized code
- * (45 → 277 ns per tick, bench/serve/next-tick.ts). Holding one tick object holds its map and,
+ * (46 → 326 ns per tick, bench/serve/next-tick.ts). Holding one tick object holds its map and,
  * through the maps' back pointers, the whole chain. Taken inside a tick, where the tick is the
  * executing resource: no async hook is installed (one would switch on V8's promise hooks).
  */
