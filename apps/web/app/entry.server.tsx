@@ -2,11 +2,12 @@ import { PassThrough } from "node:stream";
 import { createReadableStreamFromReadable } from "@react-router/node";
 import { isbot } from "isbot";
 import type { RenderToPipeableStreamOptions } from "react-dom/server";
-import { renderToPipeableStream } from "react-dom/server";
+import { renderToPipeableStream, renderToString } from "react-dom/server";
 import type { EntryContext, HandleErrorFunction, RouterContextProvider } from "react-router";
 import { isRouteErrorResponse, ServerRouter } from "react-router";
 import { requestContext } from "../server/http/request-context.ts";
 import styles from "./app.css?inline";
+import { IslandRendererContext } from "./islands/context.ts";
 import { InlineStylesProvider } from "./lib/inline-styles.tsx";
 import { NonceProvider } from "./lib/nonce.tsx";
 
@@ -53,7 +54,9 @@ export default function handleRequest(
     const { pipe, abort } = renderToPipeableStream(
       <NonceProvider value={nonce}>
         <InlineStylesProvider value={styles}>
-          <ServerRouter context={routerContext} url={request.url} nonce={nonce} />
+          <IslandRendererContext.Provider value={renderToString}>
+            <ServerRouter context={routerContext} url={request.url} nonce={nonce} />
+          </IslandRendererContext.Provider>
         </InlineStylesProvider>
       </NonceProvider>,
       {

@@ -1,13 +1,15 @@
-import { lazy, type ReactNode, Suspense, useEffect, useState } from "react";
+import { lazy, type ReactNode, Suspense, useContext, useEffect, useState } from "react";
 import {
   data,
   isRouteErrorResponse,
+  Link,
   Links,
   Meta,
   Outlet,
   Scripts,
   ScrollRestoration,
   useLocation,
+  useMatches,
   useRouteError,
   useRouteLoaderData,
 } from "react-router";
@@ -16,11 +18,15 @@ import { browserErrorReporting } from "../server/observability.ts";
 import type { Route } from "./+types/root";
 import { ProgressBar } from "./components/progress-bar.tsx";
 import { ErrorView, ForbiddenView, NotFoundView } from "./components/status-pages.tsx";
+import type { IslandsHandle } from "./islands/config.ts";
+import { IslandRendererContext } from "./islands/context.ts";
+import { IslandScripts } from "./islands/scripts.tsx";
 import { startErrorReporting } from "./lib/error-reporting.client.ts";
 import { InlineStyles } from "./lib/inline-styles.tsx";
 import { DEFAULT_TITLE, jsonLdText, organizationJsonLd, pageMeta } from "./lib/meta.ts";
 import { useNonce } from "./lib/nonce.tsx";
 import { getSessionUser, services } from "./lib/session.server.ts";
+import { SiteLinkProvider } from "./lib/site-link.tsx";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const user = await getSessionUser(request, context);
@@ -47,10 +53,22 @@ export const links: Route.LinksFunction = () => [
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
 ];
 
+/**
+ * Whether the server is rendering an islands document (decision 054): the page's route asks for it
+ * in its handle. Never in the browser, where React Router renders every page it navigates to.
+ */
+function useIslandsDocument(): boolean {
+  const matches = useMatches();
+  if (!import.meta.env.SSR) return false;
+  return (matches.at(-1)?.handle as IslandsHandle | undefined)?.hydrate === "islands";
+}
+
 export function Layout({ children }: { children: ReactNode }) {
   const nonce = useNonce();
   const rootData = useRouteLoaderData<typeof loader>("root");
   const { pathname } = useLocation();
+  const islands = useIslandsDocument();
+  const renderIsland = useContext(IslandRendererContext);
   useEffect(() => startErrorReporting(rootData?.errorReporting), [rootData?.errorReporting]);
   return (
     <html lang="en">
@@ -73,10 +91,20 @@ export function Layout({ children }: { children: ReactNode }) {
       </head>
       <body className="min-h-screen bg-background text-foreground">
         <ProgressBar />
-        {children}
-        <DeferredToaster />
-        <ScrollRestoration nonce={nonce} />
-        <Scripts nonce={nonce} />
+        <SiteLinkProvider value={Link}>
+          <IslandRendererContext.Provider value={islands ? renderIsland : null}>
+            {children}
+          </IslandRendererContext.Provider>
+        </SiteLinkProvider>
+        {islands ? (
+          <IslandScripts nonce={nonce} errorReporting={rootData?.errorReporting ?? null} />
+        ) : (
+          <>
+            <DeferredToaster />
+            <ScrollRestoration nonce={nonce} />
+            <Scripts nonce={nonce} />
+          </>
+        )}
       </body>
     </html>
   );

@@ -1,11 +1,16 @@
 // The public site in a real browser against the production build: /compare/ redirects on the
 // server and in the browser with its history entry replaced; the header's menu at 375 px; the
-// not-found page with one <title>; the home page's copy buttons; /favicon.ico.
+// not-found page with one <title>; the home page's copy buttons, and its islands (decision 054):
+// hydrated without React Router, within 100 KB of JavaScript; /favicon.ico.
+import type { Page } from "@playwright/test";
 import { expect, test } from "./support.ts";
 
-const hydrated = (page: import("@playwright/test").Page) =>
-  page.waitForFunction(() =>
-    Boolean((window as { __reactRouterDataRouter?: unknown }).__reactRouterDataRouter),
+/** Waits until the page is interactive: React Router hydrated it, or every island of it. */
+const hydrated = (page: Page) =>
+  page.waitForFunction(
+    () =>
+      Boolean((window as { __reactRouterDataRouter?: unknown }).__reactRouterDataRouter) ||
+      document.documentElement.hasAttribute("data-islands-hydrated"),
   );
 
 test("/compare/ redirects on the server to /compare/github-releases", async ({ request }) => {
@@ -132,4 +137,54 @@ test("/favicon.ico answers 200 with an icon", async ({ request }) => {
   const response = await request.get("/favicon.ico");
   expect(response.status()).toBe(200);
   expect([...(await response.body()).subarray(0, 4)]).toEqual([0, 0, 1, 0]);
+});
+
+test("the home page hydrates its islands without React Router, within 100 KB of JavaScript", async ({
+  page,
+  consoleErrors: _,
+}) => {
+  const scripts: Promise<{ url: string; bytes: number }>[] = [];
+  page.on("requestfinished", (request) => {
+    if (request.resourceType() !== "script") return;
+    scripts.push(request.sizes().then((sizes) => ({ url: request.url(), bytes: sizes.responseBodySize })));
+  });
+  await page.goto("/");
+  await hydrated(page);
+  await page.waitForLoadState("networkidle");
+  const loaded = await Promise.all(scripts);
+  expect(loaded.length).toBeGreaterThan(0);
+  // React Router's runtime stays on the server: no router chunk, no data router.
+  expect(loaded.map((script) => new URL(script.url).pathname)).not.toContainEqual(
+    expect.stringMatching(/\/router-[\w-]+\.js$/),
+  );
+  expect(await page.evaluate(() => "__reactRouterDataRouter" in window)).toBe(false);
+  // Issue 16, target 5: what / loads, as sent (Brotli), at most 100 KB.
+  const total = loaded.reduce((sum, script) => sum + script.bytes, 0);
+  expect(total).toBeLessThanOrEqual(100 * 1024);
+
+  // The islands work: the tabs switch, the menu opens at 375 px.
+  await page.getByRole("tab", { name: "Fedora, RHEL, Rocky" }).click();
+  await expect(page.getByRole("button", { name: "Copy the DNF setup command" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Copy the APT setup command" })).toBeHidden();
+  await page.setViewportSize({ width: 375, height: 800 });
+  await page.getByRole("button", { name: "Open menu" }).click();
+  await expect(page.getByRole("navigation", { name: "Main menu" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Close menu" })).toHaveAttribute("aria-expanded", "true");
+});
+
+test("a client-side navigation to / renders the home page as any other page, tabs and all", async ({
+  page,
+  consoleErrors: _,
+}) => {
+  await page.goto("/pricing");
+  await hydrated(page);
+  await page.getByRole("link", { name: "Packyard home" }).first().click();
+  await expect(page.getByRole("heading", { level: 1, name: /Ship \.deb and \.rpm packages/ })).toBeVisible();
+  // Still the app React Router hydrated on /pricing: no islands document was loaded.
+  expect(await page.evaluate(() => document.documentElement.hasAttribute("data-islands-hydrated"))).toBe(false);
+  expect(await page.locator("[data-island]").count()).toBe(0);
+  await page.getByRole("tab", { name: "Fedora, RHEL, Rocky" }).click();
+  await expect(page.getByRole("button", { name: "Copy the dnf install command" })).toBeVisible();
+  await page.getByRole("link", { name: "Features" }).first().click();
+  await expect(page).toHaveURL(/\/features$/);
 });

@@ -1,9 +1,10 @@
 // The public site's header: the logo, the main links, and sign-in / sign-up (Dashboard when
-// signed in). Below 1024 px the links fold into a menu opened by a button.
+// signed in). Below 1024 px the links fold into a menu opened by a button. An island on the home
+// page (islands/registry.ts): it gets the path as a prop and links through SiteLink.
 import { headerLinks, SIGN_IN_PATH, SIGN_UP_PATH } from "@packyard/contract/site.ts";
 import { Menu, X } from "lucide-react";
-import { useEffect, useId, useState } from "react";
-import { Link, useLocation } from "react-router";
+import { useEffect, useState } from "react";
+import { SiteLink } from "../../lib/site-link.tsx";
 import { cn } from "../../lib/utils.ts";
 import { Logo } from "../logo.tsx";
 import { Button } from "../ui/button.tsx";
@@ -14,26 +15,27 @@ function isCurrent(pathname: string, to: string): boolean {
   return pathname === to || pathname === section || pathname.startsWith(`${section}/`);
 }
 
-export function SiteHeader({ signedIn }: { signedIn: boolean }) {
-  const { pathname } = useLocation();
+/** The menu's id: the header is on a page once. */
+const MENU_ID = "site-menu";
+
+export function SiteHeader({ signedIn, pathname }: { signedIn: boolean; pathname: string }) {
   const [open, setOpen] = useState(false);
-  const menuId = useId();
   // A navigation closes the menu.
   useEffect(() => setOpen(false), [pathname]);
 
   return (
     <header className="sticky top-0 z-40 border-b border-border bg-background/90 backdrop-blur">
       <div className="mx-auto flex h-16 max-w-6xl items-center justify-between gap-4 px-4 sm:px-6">
-        <Link to="/" aria-label="Packyard home" className="rounded-md">
+        <SiteLink to="/" aria-label="Packyard home" className="rounded-md">
           <Logo />
-        </Link>
+        </SiteLink>
         {/* One landmark for the site's links and the account links (sign in, or the dashboard). */}
         <nav aria-label="Main" className="flex flex-1 items-center justify-end gap-2">
           <div className="hidden flex-1 items-center justify-center gap-1 lg:flex">
             {headerLinks.map(({ to, label }) => {
               const current = isCurrent(pathname, to);
               return (
-                <Link
+                <SiteLink
                   key={to}
                   to={to}
                   aria-current={current ? "page" : undefined}
@@ -43,22 +45,22 @@ export function SiteHeader({ signedIn }: { signedIn: boolean }) {
                   )}
                 >
                   {label}
-                </Link>
+                </SiteLink>
               );
             })}
           </div>
           <div className="flex items-center gap-2">
             {signedIn ? (
               <Button asChild size="sm">
-                <Link to="/dashboard">Dashboard</Link>
+                <SiteLink to="/dashboard">Dashboard</SiteLink>
               </Button>
             ) : (
               <>
                 <Button asChild variant="ghost" size="sm" className="hidden sm:inline-flex">
-                  <Link to={SIGN_IN_PATH}>Sign in</Link>
+                  <SiteLink to={SIGN_IN_PATH}>Sign in</SiteLink>
                 </Button>
                 <Button asChild size="sm">
-                  <Link to={SIGN_UP_PATH}>Get started</Link>
+                  <SiteLink to={SIGN_UP_PATH}>Get started</SiteLink>
                 </Button>
               </>
             )}
@@ -68,7 +70,7 @@ export function SiteHeader({ signedIn }: { signedIn: boolean }) {
               className="lg:hidden"
               aria-label={open ? "Close menu" : "Open menu"}
               aria-expanded={open}
-              aria-controls={menuId}
+              aria-controls={MENU_ID}
               onClick={() => setOpen(!open)}
             >
               {open ? <X /> : <Menu />}
@@ -77,7 +79,7 @@ export function SiteHeader({ signedIn }: { signedIn: boolean }) {
         </nav>
       </div>
       <div
-        id={menuId}
+        id={MENU_ID}
         hidden={!open}
         className="border-t border-border bg-background px-4 pb-4 pt-2 lg:hidden"
       >
@@ -85,7 +87,7 @@ export function SiteHeader({ signedIn }: { signedIn: boolean }) {
           {headerLinks.map(({ to, label }) => {
             const current = isCurrent(pathname, to);
             return (
-              <Link
+              <SiteLink
                 key={to}
                 to={to}
                 aria-current={current ? "page" : undefined}
@@ -95,16 +97,16 @@ export function SiteHeader({ signedIn }: { signedIn: boolean }) {
                 )}
               >
                 {label}
-              </Link>
+              </SiteLink>
             );
           })}
           {signedIn ? null : (
-            <Link
+            <SiteLink
               to={SIGN_IN_PATH}
               className="mt-1 rounded-md border-t border-border px-3 pb-2.5 pt-3.5 text-base font-medium text-foreground hover:bg-muted sm:hidden"
             >
               Sign in
-            </Link>
+            </SiteLink>
           )}
         </nav>
       </div>

@@ -1,10 +1,13 @@
 // The public site's frame: header, the page, footer. Used by the marketing layout and by the
 // not-found and error views, so every public screen looks the same.
 import type { ReactNode } from "react";
+import { useLocation } from "react-router";
+import { Island } from "../../islands/island.tsx";
 import { SiteFooter } from "./site-footer.tsx";
 import { SiteHeader } from "./site-header.tsx";
 
 export function SiteShell({ signedIn, children }: { signedIn: boolean; children: ReactNode }) {
+  const { pathname } = useLocation();
   return (
     <div className="flex min-h-screen flex-col">
       <a
@@ -13,7 +16,7 @@ export function SiteShell({ signedIn, children }: { signedIn: boolean; children:
       >
         Skip to content
       </a>
-      <SiteHeader signedIn={signedIn} />
+      <Island name="site-header" component={SiteHeader} props={{ signedIn, pathname }} />
       <div id="content" className="flex-1">
         {children}
       </div>

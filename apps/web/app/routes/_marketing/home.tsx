@@ -17,14 +17,23 @@ import {
 import { Link, useRouteLoaderData } from "react-router";
 import { CommandBlock } from "../../components/marketing/command-block.tsx";
 import { FeaturePicture } from "../../components/marketing/feature-picture.tsx";
+import { InstallTabs } from "../../components/marketing/install-tabs.tsx";
 import { CallToAction, SectionHeading } from "../../components/marketing/section.tsx";
 import { SpeedTable } from "../../components/marketing/speed-table.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { Card } from "../../components/ui/card.tsx";
-import { Tabs, TabsContent, TabsList, TabsTrigger } from "../../components/ui/tabs.tsx";
+import type { IslandsHandle } from "../../islands/config.ts";
+import { Island } from "../../islands/island.tsx";
 import { pageMeta } from "../../lib/meta.ts";
 import type { loader as rootLoader } from "../../root.tsx";
 import type { Route } from "./+types/home";
+
+/**
+ * Served as an islands document (decision 054): server-rendered HTML whose interactive parts (the
+ * header's menu, the install tabs, the copy buttons) are hydrated as React islands, without React
+ * Router in the browser. A client-side navigation to / renders it as any other page.
+ */
+export const handle: IslandsHandle = { hydrate: "islands" };
 
 export const meta: Route.MetaFunction = ({ matches, location }) =>
   pageMeta({ baseUrl: matches[0]?.loaderData?.baseUrl, path: location.pathname });
@@ -130,22 +139,26 @@ export default function Home() {
               Unlimited public projects and signing on every plan, the free one included.
             </p>
           </div>
-          <CommandBlock
-            title="Publishing from a terminal"
-            lines={[
-              {
-                command: "npx packyard push you/widget 1.2.0 dist/*.deb dist/*.rpm",
-                label: "Copy the push command",
-              },
-              { output: "Created release you/widget 1.2.0" },
-              { output: "Uploaded widget_1.2.0_amd64.deb (1.21 MB, sha256 6f1c…)" },
-              {
-                output:
-                  "Uploaded widget-1.2.0-1.x86_64.rpm (1.3 MB, signed by Packyard, header and payload verified)",
-              },
-              { output: "" },
-              { output: `Release: ${origin}/releases/you/widget/1.2.0` },
-            ]}
+          <Island
+            name="command-block"
+            component={CommandBlock}
+            props={{
+              title: "Publishing from a terminal",
+              lines: [
+                {
+                  command: "npx packyard push you/widget 1.2.0 dist/*.deb dist/*.rpm",
+                  label: "Copy the push command",
+                },
+                { output: "Created release you/widget 1.2.0" },
+                { output: "Uploaded widget_1.2.0_amd64.deb (1.21 MB, sha256 6f1c…)" },
+                {
+                  output:
+                    "Uploaded widget-1.2.0-1.x86_64.rpm (1.3 MB, signed by Packyard, header and payload verified)",
+                },
+                { output: "" },
+                { output: `Release: ${origin}/releases/you/widget/1.2.0` },
+              ],
+            }}
           />
         </div>
       </section>
@@ -192,36 +205,7 @@ export default function Home() {
               </>
             }
           />
-          <Tabs defaultValue="apt" className="min-w-0">
-            <TabsList aria-label="Package manager">
-              <TabsTrigger value="apt">Debian and Ubuntu</TabsTrigger>
-              <TabsTrigger value="dnf">Fedora, RHEL, Rocky</TabsTrigger>
-            </TabsList>
-            <TabsContent value="apt" forceMount className="mt-3 data-[state=inactive]:hidden">
-              <CommandBlock
-                title="apt"
-                lines={[
-                  {
-                    command: `curl -fsSL ${dl}/setup.deb.sh | sudo bash`,
-                    label: "Copy the APT setup command",
-                  },
-                  { command: "sudo apt-get install widget", label: "Copy the apt-get install command" },
-                ]}
-              />
-            </TabsContent>
-            <TabsContent value="dnf" forceMount className="mt-3 data-[state=inactive]:hidden">
-              <CommandBlock
-                title="dnf"
-                lines={[
-                  {
-                    command: `curl -fsSL ${dl}/setup.rpm.sh | sudo bash`,
-                    label: "Copy the DNF setup command",
-                  },
-                  { command: "sudo dnf install widget", label: "Copy the dnf install command" },
-                ]}
-              />
-            </TabsContent>
-          </Tabs>
+          <Island name="install-tabs" component={InstallTabs} props={{ dl }} />
         </div>
       </section>
 
@@ -336,12 +320,16 @@ export default function Home() {
             tables, the method, memory figures and the caveats are in <code>docs/benchmarks.md</code> in the
             Packyard source; reproduce them with:
           </p>
-          <CommandBlock
-            className="lg:w-[26rem]"
-            lines={[
-              { command: "bench/apt/run-at-commit.sh f3731f4", label: "Copy the APT benchmark command" },
-              { command: "bench/yum/run-at-commit.sh f3731f4", label: "Copy the YUM benchmark command" },
-            ]}
+          <Island
+            name="command-block"
+            component={CommandBlock}
+            props={{
+              className: "lg:w-[26rem]",
+              lines: [
+                { command: "bench/apt/run-at-commit.sh f3731f4", label: "Copy the APT benchmark command" },
+                { command: "bench/yum/run-at-commit.sh f3731f4", label: "Copy the YUM benchmark command" },
+              ],
+            }}
           />
         </div>
       </section>
