@@ -181,7 +181,9 @@ test("a client-side navigation to / renders the home page as any other page, tab
   await page.getByRole("link", { name: "Packyard home" }).first().click();
   await expect(page.getByRole("heading", { level: 1, name: /Ship \.deb and \.rpm packages/ })).toBeVisible();
   // Still the app React Router hydrated on /pricing: no islands document was loaded.
-  expect(await page.evaluate(() => document.documentElement.hasAttribute("data-islands-hydrated"))).toBe(false);
+  expect(await page.evaluate(() => document.documentElement.hasAttribute("data-islands-hydrated"))).toBe(
+    false,
+  );
   expect(await page.locator("[data-island]").count()).toBe(0);
   await page.getByRole("tab", { name: "Fedora, RHEL, Rocky" }).click();
   await expect(page.getByRole("button", { name: "Copy the dnf install command" })).toBeVisible();
