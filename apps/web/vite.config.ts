@@ -1,7 +1,7 @@
 import { reactRouter } from "@react-router/dev/vite";
 import tailwindcss from "@tailwindcss/vite";
 import { defineConfig } from "vite";
-import { islands } from "./islands-plugin.ts";
+import { islands, islandsChunkGroup } from "./islands-plugin.ts";
 import { precompress } from "./precompress.ts";
 
 export default defineConfig({
@@ -19,6 +19,7 @@ export default defineConfig({
               groups: [
                 { name: "react", test: /node_modules[\\/](react|react-dom|scheduler)[\\/]/, priority: 2 },
                 { name: "router", test: /node_modules[\\/]react-router[\\/]/, priority: 2 },
+                islandsChunkGroup(),
               ],
             },
           },
