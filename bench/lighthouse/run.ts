@@ -112,6 +112,23 @@ interface Sample {
   failedAudits: string[];
 }
 
+/**
+ * Lighthouse now and then fails to record a page load's trace (NO_NAVSTART, NO_FCP) and asks to
+ * be run again: a run that failed so is repeated, twice at most, and said in the log.
+ */
+async function measureWithRetry(url: string, port: number, preset: "desktop" | "mobile"): Promise<Sample> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await measure(url, port, preset);
+    } catch (error) {
+      if (!(error instanceof LighthouseRuntimeError) || attempt === 3) throw error;
+      log(`${url} ${preset}: ${error.message}; running it again`);
+    }
+  }
+}
+
+class LighthouseRuntimeError extends Error {}
+
 type NetworkItem = { url: string; resourceType?: string; transferSize?: number };
 
 async function measure(url: string, port: number, preset: "desktop" | "mobile"): Promise<Sample> {
@@ -122,7 +139,9 @@ async function measure(url: string, port: number, preset: "desktop" | "mobile"):
   );
   if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
   const { lhr } = result;
-  if (lhr.runtimeError) throw new Error(`${url}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
+  if (lhr.runtimeError) {
+    throw new LighthouseRuntimeError(`${url}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
+  }
   const audit = (id: string) => lhr.audits[id]?.numericValue ?? Number.NaN;
   const network = (
     (lhr.audits["network-requests"]?.details as { items?: NetworkItem[] })?.items ?? []
@@ -199,7 +218,7 @@ async function main() {
       for (const preset of presets) {
         const samples: Sample[] = [];
         for (let i = 0; i < runs; i++) {
-          const sample = await measure(`${server.url}${page}`, chrome.port, preset);
+          const sample = await measureWithRetry(`${server.url}${page}`, chrome.port, preset);
           samples.push(sample);
           log(
             `${page} ${preset} #${i + 1}: performance ${sample.performance}, accessibility ${sample.accessibility}`,
