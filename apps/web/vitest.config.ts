@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     name: "web",
-    include: ["app/**/*.test.ts", "server/**/*.test.ts"],
+    include: ["app/**/*.test.ts", "server/**/*.test.ts", "*.test.ts"],
     exclude: ["**/*.db.test.ts", "node_modules/**", "build/**"],
     testTimeout: 30_000,
   },
