@@ -31,7 +31,9 @@ describe("Island (decision 054)", () => {
     expect(JSON.parse(attribute.replaceAll("&amp;", "&"))).toEqual(props);
     // Inside: exactly what the browser's hydrateRoot renders from those props (entry.client.tsx).
     const inner = html.slice(wrapper?.[0].length, -"</div>".length);
-    expect(inner).toBe(renderToString(createElement(IslandRoot<typeof props>, { component: CommandBlock, props })));
+    expect(inner).toBe(
+      renderToString(createElement(IslandRoot<typeof props>, { component: CommandBlock, props })),
+    );
     expect(inner).toContain("echo &quot;a &amp; b&quot; &lt;c&gt;");
   });
 });
