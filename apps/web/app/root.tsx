@@ -22,6 +22,7 @@ import type { IslandsHandle } from "./islands/config.ts";
 import { IslandRendererContext } from "./islands/context.ts";
 import { IslandScripts } from "./islands/scripts.tsx";
 import { startErrorReporting } from "./lib/error-reporting.client.ts";
+import { onFirstInteraction } from "./lib/first-interaction.ts";
 import { InlineStyles } from "./lib/inline-styles.tsx";
 import { DEFAULT_TITLE, jsonLdText, organizationJsonLd, pageMeta } from "./lib/meta.ts";
 import { useNonce } from "./lib/nonce.tsx";
@@ -130,12 +131,7 @@ function DeferredToaster() {
       setWanted(true);
       return;
     }
-    const events = ["pointerdown", "keydown", "touchstart"] as const;
-    const want = () => setWanted(true);
-    for (const event of events) window.addEventListener(event, want, { capture: true, passive: true });
-    return () => {
-      for (const event of events) window.removeEventListener(event, want, { capture: true });
-    };
+    return onFirstInteraction(() => setWanted(true));
   }, [wanted, publicPage]);
   return wanted ? (
     <Suspense fallback={null}>

@@ -6,6 +6,7 @@ import type { ComponentType } from "react";
 import { createRoot, hydrateRoot } from "react-dom/client";
 import type { BrowserErrorReporting } from "../../server/observability.ts";
 import { reportError, startErrorReporting } from "../lib/error-reporting.client.ts";
+import { onFirstInteraction } from "../lib/first-interaction.ts";
 import { ISLANDS_CONFIG_ID, ISLANDS_HYDRATED_ATTRIBUTE } from "./config.ts";
 import { IslandRoot } from "./island.tsx";
 import { isIslandName, islands } from "./registry.ts";
@@ -42,14 +43,10 @@ for (const element of elements) {
 
 // Toasts (a copied command) need the toaster; it loads at the first interaction, and toasts raised
 // before it mounts are replayed by the library.
-const interactions = ["pointerdown", "keydown", "touchstart"] as const;
-function mountToaster() {
-  for (const event of interactions) window.removeEventListener(event, mountToaster, { capture: true });
+onFirstInteraction(() => {
   import("../components/toaster.tsx").then(({ Toaster }) => {
     const container = document.createElement("div");
     document.body.append(container);
     createRoot(container).render(<Toaster />);
   }, reportError);
-}
-for (const event of interactions)
-  window.addEventListener(event, mountToaster, { capture: true, passive: true });
+});
