@@ -118,6 +118,8 @@ export const importErrorCode = z.enum([
   "SOURCE_INVALID",
   "CHECKSUM_MISMATCH",
   "FILE_REFUSED",
+  "SOURCE_TOO_LARGE",
+  "TIMED_OUT",
   "INTERNAL_ERROR",
 ]);
 export type ImportErrorCodeName = z.infer<typeof importErrorCode>;
