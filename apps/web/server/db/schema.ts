@@ -244,6 +244,8 @@ export interface ImportTable {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
+  /** Times its job has started (migration 0029); bounded across restarts. */
+  attempts: Generated<number>;
 }
 
 /** One audit-log entry (server/audit/record.ts); details is JSON text on both databases. */

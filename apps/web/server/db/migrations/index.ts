@@ -764,4 +764,15 @@ export const migrations: Record<string, Migration> = {
         on "apikey" for each statement execute function packyard_notify_change()`.execute(db);
     },
   },
+  "0029_import_attempts": {
+    async up(db: Kysely<unknown>) {
+      // How many times an import's job has started (server/imports/run.ts): kept on the row so the
+      // bound on attempts holds across restarts, and an import that takes the server down is
+      // not resumed for ever.
+      await db.schema
+        .alterTable("import")
+        .addColumn("attempts", "integer", (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  },
 };
