@@ -30,6 +30,7 @@ import {
 import { accountRules, passwordResetNotice } from "./account-rules.ts";
 import { clearSignInAttemptsOnPasswordReset, signInLockout } from "./lockout.ts";
 import { OIDC_PROVIDER_ID, socialProviderOptions } from "./providers.ts";
+import { refuseUnsafeRedirectTargets } from "./redirect-targets.ts";
 
 /** Every Packyard API key starts with this, so secret scanners and people can recognize it. */
 export const API_KEY_PREFIX = "pky_";
@@ -164,9 +165,11 @@ export function authOptions(deps: {
       storage: deps.dbType === "postgres" ? "database" : "memory",
     },
     hooks: {
-      // Refused before any link is mailed: deleting the account would leave an organization
-      // without an owner (decision 040).
       before: createAuthMiddleware(async (ctx) => {
+        // Every endpoint, before better-auth's own (weaker) origin check: redirect-targets.ts.
+        refuseUnsafeRedirectTargets(ctx);
+        // Refused before any link is mailed: deleting the account would leave an organization
+        // without an owner (decision 040).
         if (ctx.path !== "/delete-user" || !deps.deletionBlocker) return;
         const session = await getSessionFromCtx(ctx).catch(() => null);
         const blocker = session ? await deps.deletionBlocker(session.user.id) : undefined;
