@@ -282,6 +282,12 @@ export interface WebhookTable {
   failing_since: string | null;
   created_at: string;
   updated_at: string;
+  /** Attempts in a row that got no answer (migration 0030). */
+  consecutive_timeouts: Generated<number>;
+  /** Deliveries wait until then: the receiver stopped answering. */
+  paused_until: string | null;
+  /** The attempt in flight for this webhook, on any server. */
+  attempt_claimed_at: string | null;
 }
 
 export interface WebhookDeliveryTable {

@@ -775,4 +775,17 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0030_webhook_circuit": {
+    async up(db: Kysely<unknown>) {
+      // A webhook's receiver that does not answer (server/webhooks, decision 059): the attempts in
+      // a row that got no answer, the time until which its deliveries wait once they reached the
+      // limit, and the claim of the one attempt in flight for it across servers.
+      const webhook = () => db.schema.alterTable("webhook");
+      await webhook()
+        .addColumn("consecutive_timeouts", "integer", (c) => c.notNull().defaultTo(0))
+        .execute();
+      await webhook().addColumn("paused_until", "varchar(30)").execute();
+      await webhook().addColumn("attempt_claimed_at", "varchar(30)").execute();
+    },
+  },
 };
