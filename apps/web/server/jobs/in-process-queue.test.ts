@@ -193,6 +193,80 @@ describe("in-process job queue", () => {
     expect(seen).toEqual([1]);
   });
 
+  it("runs at most `concurrency` jobs of a type at once; the others wait their turn, in order", async () => {
+    const started: number[] = [];
+    const finish = new Map<number, () => void>();
+    let running = 0;
+    let most = 0;
+    queue.define(
+      definition(
+        async ({ n }) => {
+          started.push(n);
+          running++;
+          most = Math.max(most, running);
+          await new Promise<void>((resolve) => finish.set(n, resolve));
+          running--;
+        },
+        { concurrency: 2 },
+      ),
+    );
+    let others = 0;
+    queue.define({ ...definition(async () => void others++), name: "other-job" });
+    try {
+      for (const n of [1, 2, 3, 4, 5]) await queue.send("test-job", { n });
+      await queue.send("other-job", { n: 0 });
+      await vi.advanceTimersByTimeAsync(10);
+      expect(started).toEqual([1, 2]);
+      expect(await queue.depth()).toMatchObject({ "test-job": { waiting: 3, running: 2 } });
+      // Another type is not held up by this one's limit.
+      expect(others).toBe(1);
+      finish.get(2)!();
+      await vi.advanceTimersByTimeAsync(10);
+      expect(started).toEqual([1, 2, 3]);
+      finish.get(1)!();
+      finish.get(3)!();
+      await vi.advanceTimersByTimeAsync(10);
+      expect(started).toEqual([1, 2, 3, 4, 5]);
+    } finally {
+      // Whatever happened, nothing is left holding stop() in afterEach.
+      for (const done of finish.values()) done();
+      await vi.advanceTimersByTimeAsync(10);
+    }
+    expect(most).toBe(2);
+    expect(outcomes.filter((o) => o.name === "test-job" && o.outcome === "completed")).toHaveLength(5);
+    expect(await queue.depth()).toMatchObject({ "test-job": { waiting: 0, running: 0 } });
+  });
+
+  it("a retry waits for a free slot like any other job", async () => {
+    const started: string[] = [];
+    let release!: () => void;
+    let failedOnce = false;
+    queue.define(
+      definition(
+        async ({ n }) => {
+          started.push(`${n}`);
+          if (n === 1 && !failedOnce) {
+            failedOnce = true;
+            throw new Error("flaky");
+          }
+          if (n === 2) await new Promise<void>((resolve) => (release = resolve));
+        },
+        { concurrency: 1 },
+      ),
+    );
+    await queue.send("test-job", { n: 1 });
+    await queue.send("test-job", { n: 2 }, { delaySeconds: 1 });
+    try {
+      // Job 1 fails at once; its retry is due while job 2 runs, and waits for it.
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(started).toEqual(["1", "2"]);
+    } finally {
+      release();
+    }
+    await vi.advanceTimersByTimeAsync(10);
+    expect(started).toEqual(["1", "2", "1"]);
+  });
+
   it("refuses a job type it does not know", async () => {
     await expect(queue.send("no-such-job", {})).rejects.toThrow("no job type named no-such-job is defined");
   });

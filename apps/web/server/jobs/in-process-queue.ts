@@ -1,7 +1,8 @@
 // The job queue of the embedded mode (SQLite, one process): jobs run on timers in this process,
 // with the retries, coalescing and schedules of the PostgreSQL engine (queue.ts). Nothing is
 // stored: a job waiting when the process stops is dropped, and what it would have done is found
-// again at start-up (maintenance.ts) or was never lost (a stored contact message).
+// again at start-up (maintenance.ts) or was never lost (a stored contact message). A type's
+// `concurrency` is honoured as pg-boss honours it: a job due while that many run waits its turn.
 import type { Logger } from "../logger.ts";
 import {
   type JobDefinition,
@@ -29,6 +30,9 @@ export class InProcessQueue implements JobQueue {
   readonly #counts = new Map<string, Counts>();
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #running = new Set<Promise<void>>();
+  /** Attempts that are due while their type runs `concurrency` jobs, first due first. */
+  readonly #due = new Map<string, (() => Promise<void>)[]>();
+  readonly #active = new Map<string, number>();
   #started = false;
   #stopped = false;
 
@@ -41,6 +45,8 @@ export class InProcessQueue implements JobQueue {
     this.#definitions.set(definition.name, definition as JobDefinition<object>);
     this.#waitingKeys.set(definition.name, new Set());
     this.#counts.set(definition.name, { waiting: 0, running: 0 });
+    this.#due.set(definition.name, []);
+    this.#active.set(definition.name, 0);
   }
 
   schedule(name: string, everyMinutes: ScheduleMinutes): void {
@@ -71,17 +77,37 @@ export class InProcessQueue implements JobQueue {
       waiting.add(key);
     }
     this.#counts.get(name)!.waiting++;
-    this.#later((options.delaySeconds ?? 0) * 1000, () => this.#attempt(definition, data, key, 0));
+    this.#later(definition, (options.delaySeconds ?? 0) * 1000, () =>
+      this.#attempt(definition, data, key, 0),
+    );
   }
 
-  #later(ms: number, work: () => Promise<void>) {
+  #later(definition: JobDefinition<object>, ms: number, work: () => Promise<void>) {
     const timer = setTimeout(() => {
       this.#timers.delete(timer);
-      const running = work().finally(() => this.#running.delete(running));
-      this.#running.add(running);
+      this.#dispatch(definition, work);
     }, ms);
     timer.unref();
     this.#timers.add(timer);
+  }
+
+  /** Runs a due attempt now if its type has a free slot, else after the ones before it. */
+  #dispatch(definition: JobDefinition<object>, work: () => Promise<void>) {
+    if (this.#stopped) return;
+    const { name } = definition;
+    const active = this.#active.get(name)!;
+    if (active >= (definition.concurrency ?? Number.POSITIVE_INFINITY)) {
+      this.#due.get(name)!.push(work);
+      return;
+    }
+    this.#active.set(name, active + 1);
+    const running = work().finally(() => {
+      this.#running.delete(running);
+      this.#active.set(name, this.#active.get(name)! - 1);
+      const next = this.#due.get(name)!.shift();
+      if (next) this.#dispatch(definition, next);
+    });
+    this.#running.add(running);
   }
 
   async #attempt(definition: JobDefinition<object>, data: object, key: string | undefined, attempt: number) {
@@ -105,7 +131,7 @@ export class InProcessQueue implements JobQueue {
         );
         this.#observer?.job(definition.name, "retried", seconds);
         counts.waiting++;
-        this.#later(delay, () => this.#attempt(definition, data, undefined, attempt + 1));
+        this.#later(definition, delay, () => this.#attempt(definition, data, undefined, attempt + 1));
       } else {
         this.#observer?.job(definition.name, "failed", seconds);
         this.#logger.error(`job ${definition.name} failed after ${attempt + 1} attempt(s)`, error);
@@ -133,6 +159,7 @@ export class InProcessQueue implements JobQueue {
     }
     this.#timers.clear();
     for (const counts of this.#counts.values()) counts.waiting = 0;
+    for (const due of this.#due.values()) due.length = 0;
     await Promise.allSettled([...this.#running]);
   }
 }
