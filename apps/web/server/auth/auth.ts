@@ -28,6 +28,7 @@ import {
   verificationMail,
 } from "../mail/templates.ts";
 import { accountRules, passwordResetNotice } from "./account-rules.ts";
+import { refuseOtherAccountsDeletionToken } from "./deletion-link-owner.ts";
 import { clearSignInAttemptsOnPasswordReset, signInLockout } from "./lockout.ts";
 import { OIDC_PROVIDER_ID, socialProviderOptions } from "./providers.ts";
 import { refuseUnsafeRedirectTargets } from "./redirect-targets.ts";
@@ -168,6 +169,8 @@ export function authOptions(deps: {
       before: createAuthMiddleware(async (ctx) => {
         // Every endpoint, before better-auth's own (weaker) origin check: redirect-targets.ts.
         refuseUnsafeRedirectTargets(ctx);
+        // Another account's deletion link is refused before better-auth uses it up.
+        await refuseOtherAccountsDeletionToken(ctx);
         // Refused before any link is mailed: deleting the account would leave an organization
         // without an owner (decision 040).
         if (ctx.path !== "/delete-user" || !deps.deletionBlocker) return;

@@ -1,7 +1,8 @@
 // The mailed account-deletion link is better-auth's GET /api/auth/delete-user/callback. It
 // redirects to its callbackURL once the account is gone, but its refusals are JSON (404
-// INVALID_TOKEN for a wrong, expired, used or other account's token; 404 FAILED_TO_GET_USER_INFO
-// when the browser is not signed in). A person who opened the link in a browser gets a page
+// INVALID_TOKEN for a wrong, expired, used or other account's token, the last left unused for its
+// owner by auth/deletion-link-owner.ts; 404 FAILED_TO_GET_USER_INFO when the browser is not
+// signed in). A person who opened the link in a browser gets a page
 // instead: /auth/delete-account explains, and offers to sign in and finish. Clients that do
 // not ask for HTML keep better-auth's JSON. Decision 015.
 import type { MiddlewareHandler } from "hono";
