@@ -111,9 +111,9 @@ export async function submitContactMessage(
   const row = {
     id: newRowId(),
     type: submission.values.type,
-    name: submission.values.name,
+    name: oneLine(submission.values.name),
     email: submission.values.email,
-    subject: submission.values.subject,
+    subject: oneLine(submission.values.subject),
     message: submission.values.message,
     client_address: clientAddress,
     created_at: now.toISOString(),
@@ -123,6 +123,14 @@ export async function submitContactMessage(
   await deps.db.insertInto("contact_message").values(row).execute();
   const mailed = await deliver(deps, row);
   return { ok: true, id: row.id, mailed };
+}
+
+/**
+ * A name or subject is one line: its line breaks become spaces, so that a sender cannot add
+ * lines (a forged "From:" or "Received:") to the mail it is quoted in.
+ */
+function oneLine(value: string): string {
+  return value.replace(/[\r\n\v\f\u0085\u2028\u2029]+/g, " ");
 }
 
 type StoredMessage = Pick<

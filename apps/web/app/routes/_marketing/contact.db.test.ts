@@ -1,7 +1,8 @@
 // The contact form's server side, through the real page and action in memory: a valid message is
 // stored and mailed to CONTACT_EMAIL with the sender as Reply-To, and the visitor is thanked; the
-// spec's messages come back for invalid fields; a missing or forged form token and a filled
-// honeypot are refused and store nothing; the sixth message an hour from one address is refused
+// spec's messages come back for invalid fields; a missing or forged form token is refused and a
+// filled honeypot thanked, and neither stores anything; a name or subject stays one line in the
+// mail; the sixth message an hour from one address is refused
 // with a clear message. SQLite, and PostgreSQL when configured.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -129,16 +130,41 @@ describe(`the contact form (${databaseKind})`, () => {
     expect(app.outbox()).toHaveLength(mails);
   });
 
-  it("refuses a post whose honeypot field is filled, and stores nothing", async () => {
+  it("thanks a post whose honeypot field is filled as it thanks a person, and stores and sends nothing", async () => {
     const mails = app.outbox().length;
     const { status, html } = await post(
       { ...valid, csrfToken: await formToken("203.0.113.4"), leave_blank: "https://spam.example" },
       "203.0.113.4",
     );
-    expect(status).toBe(400);
-    expect(html).toContain("Your message could not be sent.");
+    expect(status).toBe(200);
+    expect(html).toContain("Thank you, Ada Lovelace. Your message has been sent.");
     expect(await stored()).toHaveLength(1);
     expect(app.outbox()).toHaveLength(mails);
+  });
+
+  it("keeps a name and subject on one line, so that they cannot add lines to the mail", async () => {
+    const before = app.outbox().length;
+    const { status } = await post(
+      {
+        ...valid,
+        name: "Mallory\r\nType: Support\r\nReceived: yesterday",
+        subject: "Invoice question\nFrom: Boss <boss@packyard.example>",
+        csrfToken: await formToken("203.0.113.5"),
+      },
+      "203.0.113.5",
+    );
+    expect(status).toBe(200);
+    const row = (await stored()).find((r) => r.client_address === "203.0.113.5");
+    expect(row).toMatchObject({
+      name: "Mallory Type: Support Received: yesterday",
+      subject: "Invoice question From: Boss <boss@packyard.example>",
+    });
+    const mails = app.outbox().slice(before);
+    expect(mails).toHaveLength(1);
+    const lines = mails[0]!.text.split(/\r?\n/);
+    expect(lines).toContain("From: Mallory Type: Support Received: yesterday <ada@example.com>");
+    expect(lines).toContain("Subject: Invoice question From: Boss <boss@packyard.example>");
+    expect(lines.filter((line) => /^(From|Type|Received|Subject): /.test(line))).toHaveLength(4);
   });
 
   it("accepts 5 messages an hour from one address and refuses the sixth with a clear message", async () => {

@@ -1,7 +1,8 @@
 // /contact (spec §3, §5): name, email, subject, message and type, checked in the browser and again
 // by the action with the contract's schema; the server also checks the form's signed token, a
 // honeypot field and the per-address limit (server/domain/contact.ts). The message is stored,
-// then mailed to CONTACT_EMAIL; the visitor sees a confirmation either way.
+// then mailed to CONTACT_EMAIL; the visitor sees a confirmation either way (and so does a
+// program that filled the honeypot, though its message was dropped).
 import { type SubmissionResult, useForm } from "@conform-to/react";
 import {
   CONTACT_MESSAGES_PER_HOUR,
@@ -89,7 +90,9 @@ export async function action({ request, context }: Route.ActionArgs) {
     csrfToken,
     honeypot: typeof honeypot === "string" ? honeypot : undefined,
   });
-  if (outcome.ok) {
+  // A filled honeypot is a program's post: it is told what a person is told, so that it learns
+  // nothing to retry with, while nothing was stored or sent.
+  if (outcome.ok || outcome.reason === "honeypot") {
     return data<ContactAnswer>({
       result: submission.reply({ resetForm: true }),
       sent: { name: values.name, email: values.email },
@@ -108,11 +111,6 @@ export async function action({ request, context }: Route.ActionArgs) {
           }),
         },
         { status: 403 },
-      );
-    case "honeypot":
-      return data<ContactAnswer>(
-        { result: submission.reply({ formErrors: ["Your message could not be sent."] }) },
-        { status: 400 },
       );
     case "rate-limited": {
       const minutes = Math.ceil(outcome.retryAfterSeconds / 60);
