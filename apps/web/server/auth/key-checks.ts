@@ -125,8 +125,16 @@ export class KeyChecks {
       window = { start: now, count: 0 };
       this.#windows.set(keyId, window);
     }
-    if (window.count >= this.#limit.max)
-      throw new DomainError("RATE_LIMITED", "Too many requests for this API key");
+    if (window.count >= this.#limit.max) {
+      // The window's end is known: the 429 says when the key is let in again (Retry-After).
+      const seconds = Math.max(1, Math.ceil((window.start + this.#limit.windowMs - now) / 1000));
+      throw new DomainError(
+        "RATE_LIMITED",
+        `Too many requests for this API key: try again in ${seconds} seconds`,
+        undefined,
+        { retryAfterSeconds: seconds },
+      );
+    }
     window.count++;
     this.#used.set(keyId, now);
     if (!this.#timer) {

@@ -5,11 +5,19 @@ import type { ApiErrorCode } from "@packyard/contract";
 export class DomainError extends Error {
   readonly code: ApiErrorCode;
   readonly details: Record<string, string> | undefined;
-  constructor(code: ApiErrorCode, message: string, details?: Record<string, string>) {
+  /** When a limit lifts at a known time: seconds to wait, answered as Retry-After. */
+  readonly retryAfterSeconds: number | undefined;
+  constructor(
+    code: ApiErrorCode,
+    message: string,
+    details?: Record<string, string>,
+    options: { retryAfterSeconds?: number } = {},
+  ) {
     super(message);
     this.name = "DomainError";
     this.code = code;
     this.details = details;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 

@@ -44,7 +44,12 @@ export function validationFailedResponse(error: ZodError): Response {
 }
 
 export function toApiErrorResponse(error: unknown, logger: Logger): Response {
-  if (error instanceof DomainError) return apiErrorResponse(error.code, error.message, error.details);
+  if (error instanceof DomainError) {
+    const response = apiErrorResponse(error.code, error.message, error.details);
+    if (error.retryAfterSeconds !== undefined)
+      response.headers.set("retry-after", String(error.retryAfterSeconds));
+    return response;
+  }
   if (error instanceof ZodError) return validationFailedResponse(error);
   if (error instanceof BlobMissingError) {
     // Storage lost bytes a row refers to: the operator must know; the client must not cache it.

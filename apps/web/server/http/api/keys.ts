@@ -1,5 +1,6 @@
 // /api/v1/keys: the caller's API keys. Managing them is account-wide, so a session or an
-// all-projects publish key.
+// all-projects publish key of a person. An organization's key manages no keys, as on
+// /api/v1/orgs/{slug}/keys: it would mint further never-expiring keys that outlive it.
 import { createRoute, z } from "@hono/zod-openapi";
 import { apiKeyInfo, createApiKeyInput, createdApiKey } from "@packyard/contract";
 import { apiKeyDetails, auditAccountAction } from "../../audit/request.ts";
@@ -10,8 +11,8 @@ import {
   listUserApiKeys,
   scopeProjectIds,
 } from "../../domain/api-keys.ts";
-import { assertAccountAccess } from "../../domain/authorization.ts";
-import { DomainError } from "../../domain/errors.ts";
+import { assertAccountAccess, isPerson } from "../../domain/authorization.ts";
+import { DomainError, notFound } from "../../domain/errors.ts";
 import type { Services } from "../../services.ts";
 import { requireActor } from "../actor.ts";
 import { auditSource, createApiApp, empty, errors, json, jsonBody, readJson, serve } from "./route.ts";
@@ -22,7 +23,7 @@ const listKeysRoute = createRoute({
   summary: "Your API keys (needs a session or an all-projects publish key)",
   responses: {
     200: json("Keys", z.object({ keys: z.array(apiKeyInfo) })),
-    ...errors("UNAUTHENTICATED", "KEY_SCOPE"),
+    ...errors("UNAUTHENTICATED", "KEY_SCOPE", "NOT_FOUND"),
   },
 });
 
@@ -50,6 +51,8 @@ export function keyRoutes(services: Services) {
   const api = createApiApp(services);
   const keyManager = async (c: { req: { raw: Request } }) => {
     const actor = await requireActor(services, c.req.raw.headers);
+    // The same answer as the organization's keys route gives an organization's key.
+    if (!isPerson(actor)) throw notFound("An organization's key cannot manage API keys");
     assertAccountAccess(actor, "publish");
     return actor;
   };
