@@ -57,7 +57,10 @@ export interface ImportDeps {
   db: Db;
   blobs: BlobStore;
   keys: Pick<SigningKeyService, "newest">;
-  config: Pick<Config, "secret" | "maxUploadBytes" | "planLimits" | "dataDir" | "githubApiUrl">;
+  config: Pick<
+    Config,
+    "secret" | "maxUploadBytes" | "planLimits" | "dataDir" | "githubApiUrl" | "webhookAllowPrivate"
+  >;
   logger: Logger;
   /** For tests: sources built another way. */
   createSource?: (input: Parameters<typeof createImportSource>[0], deps: SourceDeps) => ImportSource;
@@ -176,7 +179,10 @@ export async function runImport(deps: ImportDeps, importId: string): Promise<voi
     let releases: SourceRelease[];
     try {
       const input = sourceOf(row, deps.config.secret);
-      const sourceDeps: SourceDeps = { githubApiUrl: deps.config.githubApiUrl };
+      const sourceDeps: SourceDeps = {
+        githubApiUrl: deps.config.githubApiUrl,
+        allowPrivate: deps.config.webhookAllowPrivate,
+      };
       const source = (deps.createSource ?? createImportSource)(input, sourceDeps);
       releases = oldestFirst(await source.listReleases(controller.signal));
     } catch (error) {

@@ -11,6 +11,11 @@ export type ImportErrorCode =
   | "SOURCE_AUTH_FAILED"
   /** The source could not be reached or answered with another error (5xx, reset, timeout). */
   | "SOURCE_UNREACHABLE"
+  /**
+   * The source, or a redirect or index on the way, points at a loopback, link-local or private
+   * address, which the server does not reach unless WEBHOOK_ALLOW_PRIVATE is set.
+   */
+  | "SOURCE_FORBIDDEN"
   /** The source answered with something that is not a valid index or API answer. */
   | "SOURCE_INVALID"
   /** A file's bytes do not match the size or checksum its index gives. */

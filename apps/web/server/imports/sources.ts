@@ -8,6 +8,8 @@ import { createYumRepositorySource } from "./yum-repository.ts";
 export interface SourceDeps {
   /** GITHUB_API_URL: https://api.github.com, or a GitHub Enterprise Server's /api/v3. */
   githubApiUrl: string;
+  /** WEBHOOK_ALLOW_PRIVATE: sources may be on loopback, link-local and private addresses. */
+  allowPrivate?: boolean;
   /** For tests: the fetch sources use. */
   fetch?: typeof fetch;
 }
