@@ -1,9 +1,8 @@
-// Decompresses a web stream as it arrives: gzip and zstd with Node's zlib, xz with the
-// WebAssembly decoder the .deb reader uses (it has a process-wide lock: read such a stream to
-// its end or cancel it — a for-await loop that throws or breaks cancels it).
+// Decompresses a web stream as it arrives: gzip and zstd with Node's zlib, xz with a
+// WebAssembly decoder of its own per stream (xz-stream.ts), so no stream waits for another.
 import { Duplex } from "node:stream";
 import { createGunzip, createZstdDecompress } from "node:zlib";
-import xzDecompress from "xz-decompress";
+import { xzDecompressStream } from "./xz-stream.ts";
 
 export type StreamCompression = "none" | "gzip" | "xz" | "zstd";
 
@@ -30,6 +29,6 @@ export function decompressStream(
         Duplex.toWeb(createZstdDecompress()) as TransformStream<Uint8Array, Uint8Array>,
       );
     case "xz":
-      return new xzDecompress.XzReadableStream(input) as ReadableStream<Uint8Array>;
+      return xzDecompressStream(input);
   }
 }

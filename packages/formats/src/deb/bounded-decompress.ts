@@ -1,7 +1,7 @@
 // Decompresses a .deb's control.tar member with a hard cap on output, so a small hostile member
 // cannot expand into gigabytes before we notice.
 import { createGunzip, createZstdDecompress } from "node:zlib";
-import xzDecompress from "xz-decompress";
+import { xzDecompressStream } from "../compress/xz-stream.ts";
 import { DebFormatError } from "./deb-format-error.ts";
 
 export type DebCompression = "none" | "gzip" | "xz" | "zstd";
@@ -43,15 +43,14 @@ async function collectZlib(
 }
 
 async function collectXz(input: Uint8Array, maxBytes: number): Promise<Uint8Array> {
-  // The decoder is WebAssembly behind a process-wide lock: every stream must be read to the end
-  // or cancelled, or the next xz member would wait forever.
+  // A decoder of its own (compress/xz-stream.ts): cancelled at the cap, it frees its memory.
   const compressed = new ReadableStream<Uint8Array>({
     start(controller) {
       controller.enqueue(input);
       controller.close();
     },
   });
-  const reader = new xzDecompress.XzReadableStream(compressed).getReader();
+  const reader = xzDecompressStream(compressed).getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
