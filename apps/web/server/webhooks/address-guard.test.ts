@@ -32,6 +32,18 @@ describe("isForbiddenAddress", () => {
     "64:ff9b::a9fe:a9fe",
     "2002:7f00:1::",
     "0:0:0:0:0:ffff:c0a8:0101",
+    "::ffff:0:127.0.0.1",
+    "::ffff:0:a9fe:a9fe",
+    "64:ff9b:1::7f00:1",
+    "64:ff9b:1:ffff::1",
+    "100::1",
+    "100::ffff:1",
+    "2001::1",
+    "2001:0:4136:e378:8000:63bf:80ff:fffe",
+    "2001:2::1",
+    "2001:1ff::1",
+    "192.88.99.1",
+    "::1:2:3",
     "not an address",
   ])("refuses %s", (address) => {
     expect(isForbiddenAddress(address)).toBe(true);
@@ -45,6 +57,12 @@ describe("isForbiddenAddress", () => {
     "2606:4700:4700::1111",
     "::ffff:93.184.216.34",
     "2002:5db8:d822::",
+    "::ffff:0:93.184.216.34",
+    "64:ff9b::5db8:d822",
+    "100:0:0:1::1",
+    "2001:200::1",
+    "2001:4860:4860::8888",
+    "192.88.100.1",
   ])("allows %s", (address) => {
     expect(isForbiddenAddress(address)).toBe(false);
   });

@@ -1,10 +1,12 @@
-// Where webhooks may not go (no server-side request forgery): loopback, link-local (the cloud
-// metadata service at 169.254.169.254), private networks (RFC 1918, ULA fc00::/7), CGNAT
-// 100.64.0.0/10, unspecified, multicast and reserved ranges, in every IPv6 form that embeds an
-// IPv4 address (::ffff:a.b.c.d, ::a.b.c.d, 64:ff9b::/96, 2002::/16). The check is made on the
-// resolved address at connect time (webhookLookup), so a name that resolves elsewhere later
-// (DNS rebinding) is caught too; WEBHOOK_ALLOW_PRIVATE=true lifts it for tests and private
-// installations.
+// Where webhooks and importers may not go (no server-side request forgery): loopback,
+// link-local (the cloud metadata service at 169.254.169.254), private networks (RFC 1918, ULA
+// fc00::/7), CGNAT 100.64.0.0/10, the 6to4 relay 192.88.99.0/24, unspecified, multicast and
+// reserved ranges, in every IPv6 form that embeds an IPv4 address (::ffff:a.b.c.d,
+// ::ffff:0:a.b.c.d, ::a.b.c.d, 64:ff9b::/96, 2002::/16), and the IPv6 blocks that lead
+// elsewhere or nowhere: the rest of ::/8, local-use NAT64 64:ff9b:1::/48, discard 100::/64 and
+// 2001::/23 (Teredo 2001::/32 among them). The check is made on the resolved address at connect
+// time (webhookLookup), so a name that resolves elsewhere later (DNS rebinding) is caught too;
+// WEBHOOK_ALLOW_PRIVATE=true lifts it for tests and private installations.
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { isIP, type LookupFunction } from "node:net";
 
@@ -17,6 +19,7 @@ const FORBIDDEN_V4: [string, number][] = [
   ["172.16.0.0", 12],
   ["192.0.0.0", 24],
   ["192.0.2.0", 24],
+  ["192.88.99.0", 24],
   ["192.168.0.0", 16],
   ["198.18.0.0", 15],
   ["198.51.100.0", 24],
@@ -62,14 +65,19 @@ function isForbiddenV6(address: string): boolean {
   const g = v6Groups(address);
   if (g.length !== 8 || g.some((n) => Number.isNaN(n))) return true;
   const [a = 0, b = 0, c = 0, d = 0, e = 0, f = 0, h = 0, i = 0] = g;
-  const firstFiveZero = a === 0 && b === 0 && c === 0 && d === 0 && e === 0;
-  // ::, ::1, ::ffff:a.b.c.d (mapped), ::a.b.c.d (compatible): judged by the IPv4 address.
-  if (firstFiveZero && f === 0xffff) return isForbiddenV4(embeddedV4(h, i));
-  if (firstFiveZero && f === 0) return h === 0 ? true : isForbiddenV4(embeddedV4(h, i));
+  const firstFourZero = a === 0 && b === 0 && c === 0 && d === 0;
+  // ::, ::1, ::ffff:a.b.c.d (mapped), ::ffff:0:a.b.c.d (SIIT), ::a.b.c.d (compatible): judged by
+  // the IPv4 address.
+  if (firstFourZero && e === 0 && f === 0xffff) return isForbiddenV4(embeddedV4(h, i));
+  if (firstFourZero && e === 0xffff && f === 0) return isForbiddenV4(embeddedV4(h, i));
+  if (firstFourZero && e === 0 && f === 0) return h === 0 ? true : isForbiddenV4(embeddedV4(h, i));
   // 64:ff9b::/96 (NAT64) and 2002::/16 (6to4) carry an IPv4 address too.
   if (a === 0x64 && b === 0xff9b && c === 0 && d === 0 && e === 0 && f === 0)
     return isForbiddenV4(embeddedV4(h, i));
   if (a === 0x2002) return isForbiddenV4(embeddedV4(b, c));
+  if (a < 0x100) return true; // the rest of ::/8, local-use NAT64 64:ff9b:1::/48 among it
+  if (a === 0x100 && b === 0 && c === 0 && d === 0) return true; // 100::/64 discard
+  if (a === 0x2001 && b < 0x200) return true; // 2001::/23: Teredo, benchmarking, ORCHID
   if ((a & 0xfe00) === 0xfc00) return true; // fc00::/7 unique local
   if ((a & 0xffc0) === 0xfe80) return true; // fe80::/10 link-local
   if ((a & 0xffc0) === 0xfec0) return true; // fec0::/10 site-local (deprecated)
