@@ -21,7 +21,11 @@ export type ImportErrorCode =
   /** A file's bytes do not match the size or checksum its index gives. */
   | "CHECKSUM_MISMATCH"
   /** Packyard refused the file (its own validation: name, type, plan limits). */
-  | "FILE_REFUSED";
+  | "FILE_REFUSED"
+  /** An index lists more packages, or is larger decompressed, than an import reads. */
+  | "SOURCE_TOO_LARGE"
+  /** The import did not finish within its time limit. */
+  | "TIMED_OUT";
 
 export class ImportError extends Error {
   readonly code: ImportErrorCode;
