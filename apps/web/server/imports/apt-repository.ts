@@ -9,6 +9,8 @@
 //   package into that one release instead.
 // - The InRelease signature is not verified: the operator names the repository they trust, and
 //   every byte is checked against the checksums the (signed or not) Release gives.
+// - Each index is streamed a stanza at a time, within the bounds of repository-releases.ts
+//   (decompressed bytes, packages listed; identical stanzas counted once).
 
 import { AptReadError } from "@packyard/formats/apt/apt-read-error.ts";
 import { readPackagesIndex } from "@packyard/formats/apt/read-packages-index.ts";
@@ -23,10 +25,11 @@ import { decompressStream } from "@packyard/formats/compress/decompress-stream.t
 import { compareDebianVersions } from "@packyard/formats/deb/debian-version.ts";
 import { fetchFromRepository, readSmallText, repositoryLocation } from "./http-fetch.ts";
 import {
+  boundedIndexBytes,
   fileNameOf,
   groupIntoReleases,
   pathUrl,
-  type RepositoryPackage,
+  RepositoryPackages,
   type RepositorySourceDeps,
 } from "./repository-releases.ts";
 import { ImportError, type ImportSource, type SourceRelease } from "./source.ts";
@@ -116,7 +119,7 @@ export function createAptRepositorySource(
   async function readIndex(
     candidates: readonly PackagesIndexRef[],
     signal: AbortSignal,
-    into: RepositoryPackage[],
+    into: RepositoryPackages,
   ): Promise<void> {
     let lastNotFound: ImportError | undefined;
     for (const index of candidates) {
@@ -137,16 +140,20 @@ export function createAptRepositorySource(
         { size: index.size, digests: [{ algorithm: "sha256", hex: index.sha256 }] },
         index.path,
       );
-      const found: RepositoryPackage[] = [];
+      const text = boundedIndexBytes(decompressStream(verified, index.compression), url, index.path);
       try {
-        for await (const pkg of readPackagesIndex(decompressStream(verified, index.compression))) {
-          found.push({
-            version: releaseVersionOfDebianVersion(pkg.version),
-            filename: fileNameOf(pkg.filename),
-            url: pathUrl(pkg.filename, location.base),
-            size: pkg.size,
-            digests: [{ algorithm: "sha256", hex: pkg.sha256 }],
-          });
+        for await (const pkg of readPackagesIndex(text)) {
+          into.add(
+            {
+              version: releaseVersionOfDebianVersion(pkg.version),
+              filename: fileNameOf(pkg.filename),
+              url: pathUrl(pkg.filename, location.base),
+              size: pkg.size,
+              digests: [{ algorithm: "sha256", hex: pkg.sha256 }],
+            },
+            url,
+            index.path,
+          );
         }
       } catch (error) {
         if (error instanceof ImportError) {
@@ -166,7 +173,6 @@ export function createAptRepositorySource(
           new Error(`could not be decompressed (${index.compression}): ${(error as Error).message}`),
         );
       }
-      into.push(...found);
       return;
     }
     throw (
@@ -201,9 +207,9 @@ export function createAptRepositorySource(
           `${suiteUrl.href}: the Release file lists no binary Packages index for ${components.join(", ")}`,
           suiteUrl.href,
         );
-      const packages: RepositoryPackage[] = [];
+      const packages = new RepositoryPackages();
       for (const candidates of indexes.values()) await readIndex(candidates, signal, packages);
-      return groupIntoReleases(packages, {
+      return groupIntoReleases(packages.packages, {
         location,
         deps,
         ...(input.release ? { named: input.release } : {}),

@@ -2,7 +2,14 @@
 // releases (one per version, or all into the release the operator named), the same file listed
 // twice (an `all` package in every architecture's index) kept once, and each file opened through
 // the repository's credentials and verified while it streams.
+//
+// An index is someone else's input, read in full before anything is imported, so it is bounded
+// (decision 056): each index is streamed, at most MAX_INDEX_BYTES once decompressed, and an
+// import lists at most MAX_IMPORT_PACKAGES packages; past either it fails with SOURCE_TOO_LARGE.
+// A 200 KB Packages.xz can expand to gigabytes of identical stanzas: those are counted once
+// and cost a set lookup, not memory.
 
+import { formatFileSize } from "@packyard/contract/file-size.ts";
 import { fetchFromRepository, type RepositoryLocation } from "./http-fetch.ts";
 import { ImportError, type SourceFile, type SourceRelease } from "./source.ts";
 import { type ExpectedDigest, verifiedStream } from "./verify-stream.ts";
@@ -15,6 +22,62 @@ export interface RepositoryPackage {
   url: URL;
   size?: number;
   digests: ExpectedDigest[];
+}
+
+/**
+ * Packages (distinct files) one import may list, over all the indexes it reads. Real
+ * repositories of one vendor hold a few thousand; a whole Debian or Fedora archive (60,000–
+ * 70,000) is not something to import into one project.
+ */
+export const MAX_IMPORT_PACKAGES = 50_000;
+
+/**
+ * Bytes of one index (a Packages file, primary.xml) once decompressed; a large distribution's
+ * is tens of megabytes. What bounds a decompression bomb's work: past this, nothing more is read.
+ */
+export const MAX_INDEX_BYTES = 128 * 1024 * 1024;
+
+/** The packages an import lists, each file once, at most MAX_IMPORT_PACKAGES of them. */
+export class RepositoryPackages {
+  readonly packages: RepositoryPackage[] = [];
+  readonly #seen = new Set<string>();
+
+  /** Adds a package read from `index` (a URL, for the error); an identical entry again is a no-op. */
+  add(pkg: RepositoryPackage, index: URL, what: string): void {
+    const digests = pkg.digests.map((d) => `${d.algorithm}:${d.hex}`).join(",");
+    const key = `${pkg.version}\n${pkg.url.href}\n${pkg.size ?? ""}\n${digests}`;
+    if (this.#seen.has(key)) return;
+    if (this.packages.length >= MAX_IMPORT_PACKAGES)
+      throw new ImportError(
+        "SOURCE_TOO_LARGE",
+        `${what} (${index.href}) lists more than ${MAX_IMPORT_PACKAGES.toLocaleString("en")} packages, more than one import takes; import fewer components, or name a smaller repository`,
+        index.href,
+      );
+    this.#seen.add(key);
+    this.packages.push(pkg);
+  }
+}
+
+/**
+ * The decompressed bytes of an index, failing with SOURCE_TOO_LARGE past MAX_INDEX_BYTES. Ending
+ * the iteration (the limit, or a reader's error) cancels the stream, and with it the download.
+ */
+export async function* boundedIndexBytes(
+  stream: AsyncIterable<Uint8Array>,
+  index: URL,
+  what: string,
+): AsyncGenerator<Uint8Array> {
+  let total = 0;
+  for await (const chunk of stream) {
+    total += chunk.byteLength;
+    if (total > MAX_INDEX_BYTES)
+      throw new ImportError(
+        "SOURCE_TOO_LARGE",
+        `${what} (${index.href}) is larger than ${formatFileSize(MAX_INDEX_BYTES)} once decompressed, more than an import reads`,
+        index.href,
+      );
+    yield chunk;
+  }
 }
 
 export interface RepositorySourceDeps {

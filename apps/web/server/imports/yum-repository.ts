@@ -10,10 +10,11 @@
 // - repomd.xml.asc is not verified (see apt-repository.ts): each package is checked against
 //   the checksum primary.xml gives (sha256 from createrepo_c by default; sha1, sha224, sha384,
 //   sha512 and md5 when the repository was made with them).
+// - primary.xml is read a package at a time, within the bounds of repository-releases.ts
+//   (decompressed bytes, packages listed; identical entries counted once).
 import { compressionOfName, decompressStream } from "@packyard/formats/compress/decompress-stream.ts";
 import { rpmVersionCompare } from "@packyard/formats/rpm/rpm-version-compare.ts";
 import {
-  type PrimaryPackage,
   type ReadRepomd,
   type RepomdData,
   readPrimaryPackages,
@@ -22,9 +23,12 @@ import {
 } from "@packyard/formats/yum/read-repodata.ts";
 import { fetchFromRepository, readSmallText, repositoryLocation, resolveInRepository } from "./http-fetch.ts";
 import {
+  boundedIndexBytes,
   fileNameOf,
   groupIntoReleases,
+  MAX_INDEX_BYTES,
   type RepositoryPackage,
+  RepositoryPackages,
   type RepositorySourceDeps,
 } from "./repository-releases.ts";
 import { ImportError, type ImportSource, type SourceRelease } from "./source.ts";
@@ -84,7 +88,11 @@ export function createYumRepositorySource(
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
   });
 
-  async function readPrimary(primary: RepomdData, signal: AbortSignal): Promise<PrimaryPackage[]> {
+  async function readPrimary(
+    primary: RepomdData,
+    signal: AbortSignal,
+    into: RepositoryPackages,
+  ): Promise<void> {
     const url = resolveInRepository(location, primary.href, primary.base);
     const compression = compressionOfName(primary.href);
     if (compression === undefined)
@@ -92,6 +100,13 @@ export function createYumRepositorySource(
         url,
         "primary metadata",
         new Error(`its compression is not one Packyard reads (gzip, xz, zstd)`),
+      );
+    // repomd.xml says how large it is: no need to read that far to refuse it.
+    if (primary.openSize !== undefined && primary.openSize > MAX_INDEX_BYTES)
+      throw new ImportError(
+        "SOURCE_TOO_LARGE",
+        `primary metadata (${url.href}) is ${primary.openSize} bytes once decompressed, more than an import reads (${MAX_INDEX_BYTES})`,
+        url.href,
       );
     const response = await fetchFromRepository(location, url, fetchOptions(signal, "primary metadata"));
     const compressed = verifiedStream(
@@ -112,9 +127,17 @@ export function createYumRepositorySource(
         },
         `${url.href} (uncompressed)`,
       );
-    const packages: PrimaryPackage[] = [];
     try {
-      for await (const pkg of readPrimaryPackages(xml)) packages.push(pkg);
+      for await (const pkg of readPrimaryPackages(boundedIndexBytes(xml, url, "primary metadata"))) {
+        const repositoryPackage: RepositoryPackage = {
+          version: releaseVersionOfRpm(pkg),
+          filename: fileNameOf(pkg.href),
+          url: resolveInRepository(location, pkg.href, pkg.base),
+          digests: [digestOf(pkg.checksum)],
+        };
+        if (pkg.size !== undefined) repositoryPackage.size = pkg.size;
+        into.add(repositoryPackage, url, "primary metadata");
+      }
     } catch (error) {
       if (error instanceof ImportError) {
         if (error.code === "CHECKSUM_MISMATCH")
@@ -133,7 +156,6 @@ export function createYumRepositorySource(
         new Error(`could not be decompressed (${compression}): ${(error as Error).message}`),
       );
     }
-    return packages;
   }
 
   return {
@@ -158,18 +180,9 @@ export function createYumRepositorySource(
       } catch (error) {
         throw invalid(repomdUrl, "repomd.xml", error);
       }
-      const primary = await readPrimary(primaryEntry(repomd, repomdUrl), signal);
-      const packages: RepositoryPackage[] = primary.map((pkg) => {
-        const repositoryPackage: RepositoryPackage = {
-          version: releaseVersionOfRpm(pkg),
-          filename: fileNameOf(pkg.href),
-          url: resolveInRepository(location, pkg.href, pkg.base),
-          digests: [digestOf(pkg.checksum)],
-        };
-        if (pkg.size !== undefined) repositoryPackage.size = pkg.size;
-        return repositoryPackage;
-      });
-      return groupIntoReleases(packages, {
+      const packages = new RepositoryPackages();
+      await readPrimary(primaryEntry(repomd, repomdUrl), signal, packages);
+      return groupIntoReleases(packages.packages, {
         location,
         deps,
         ...(input.release ? { named: input.release } : {}),
