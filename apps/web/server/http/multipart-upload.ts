@@ -55,6 +55,20 @@ export async function receiveMultipart(
   }
   const reader = body[Symbol.asyncIterator]();
   let received = 0;
+  // The files' bytes, all parts together: what MAX_UPLOAD_BYTES bounds (docs/api.md).
+  let fileBytes = 0;
+  const tooLarge = () =>
+    new DomainError(
+      "PAYLOAD_TOO_LARGE",
+      `The files of this upload together are larger than the limit of ${options.maxBytes} bytes`,
+    );
+  async function* counted(stream: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+    for await (const chunk of stream) {
+      fileBytes += chunk.byteLength;
+      if (fileBytes > options.maxBytes) throw tooLarge();
+      yield chunk;
+    }
+  }
 
   await new Promise<void>((resolve, reject) => {
     let settled = false;
@@ -84,7 +98,7 @@ export async function receiveMultipart(
         try {
           await onFile({
             filename: info.filename ?? "",
-            body: stream as AsyncIterable<Uint8Array>,
+            body: counted(stream as AsyncIterable<Uint8Array>),
             fields: { ...fields },
           });
         } catch (error) {
@@ -107,13 +121,8 @@ export async function receiveMultipart(
         if (settled) return;
         if (done) break;
         received += value.byteLength;
-        // Several files together, or one file plus padding, may not outgrow the limit either.
-        if (received > options.maxBytes + MULTIPART_OVERHEAD_BYTES) {
-          throw new DomainError(
-            "PAYLOAD_TOO_LARGE",
-            `The upload is larger than the limit of ${options.maxBytes} bytes`,
-          );
-        }
+        // Nor may part headers and fields pad the body without end.
+        if (received > options.maxBytes + MULTIPART_OVERHEAD_BYTES) throw tooLarge();
         if (!parser.write(value)) await new Promise((r) => parser.once("drain", r));
       }
       parser.end();
