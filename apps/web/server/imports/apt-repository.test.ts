@@ -15,8 +15,18 @@ import {
 } from "../../test/source-repositories.ts";
 import { type StaticServer, startStaticServer } from "../../test/static-server.ts";
 import { makeTempDir, removeTempDirs } from "../../test/temp-dirs.ts";
-import { createAptRepositorySource, releaseVersionOfDebianVersion } from "./apt-repository.ts";
+import {
+  createAptRepositorySource as createSource,
+  releaseVersionOfDebianVersion,
+} from "./apt-repository.ts";
+import { guardedFetch } from "./http-fetch.ts";
 import { ImportError, type SourceRelease } from "./source.ts";
+
+// The test repositories are on 127.0.0.1: allowed here as WEBHOOK_ALLOW_PRIVATE allows it.
+const createAptRepositorySource = (
+  input: Parameters<typeof createSource>[0],
+  deps: Parameters<typeof createSource>[1] = {},
+) => createSource(input, { fetch: guardedFetch({ allowPrivate: true }), ...deps });
 
 const hasTools = requireTools(aptRepositoryTools);
 

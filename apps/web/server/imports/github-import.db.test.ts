@@ -144,7 +144,8 @@ beforeAll(async () => {
       { tag: "v4.0.0", name: "Draft", draft: true, publishedAt: "2024-02-01T00:00:00Z", assets: [] },
     ],
   });
-  server = await startLiveServer({ GITHUB_API_URL: github.url });
+  // The fake GitHub is on 127.0.0.1.
+  server = await startLiveServer({ GITHUB_API_URL: github.url, WEBHOOK_ALLOW_PRIVATE: "true" });
   pub = await publisher(server, "importer");
   for (const slug of ["tool", "other", "third", "fourth"]) {
     const res = await pub.api("/api/v1/projects", {

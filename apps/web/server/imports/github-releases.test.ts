@@ -54,6 +54,8 @@ function source(
     repository,
     includePrereleases: true,
     includeDrafts: false,
+    // The fake GitHub is on 127.0.0.1.
+    allowPrivate: true,
     ...options,
   });
 }
@@ -156,6 +158,7 @@ describe("GitHub Releases source", () => {
         repository: "acme/tool",
         includePrereleases: true,
         includeDrafts: false,
+        allowPrivate: true,
       }).listReleases(AbortSignal.timeout(10_000)),
     );
     expect(error.code).toBe("SOURCE_UNREACHABLE");

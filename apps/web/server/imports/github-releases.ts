@@ -1,7 +1,9 @@
 // GitHub Releases as an import source (decision 028): the REST API's release list, a page of
 // 100 at a time following the Link header, and each asset's bytes from the assets endpoint with
 // `Accept: application/octet-stream` (GitHub answers 302 to a signed download URL, followed
-// here; fetch drops the Authorization header when the redirect leaves the API's origin).
+// here; the Authorization header is dropped when the redirect leaves the API's origin). Every
+// request goes through the importers' address guard (http-fetch.ts guardedFetch, decision 055):
+// a GitHub Enterprise Server on a private address needs WEBHOOK_ALLOW_PRIVATE.
 //
 // - tag → version: a leading "v" before a digit is dropped ("v1.2.0" → "1.2.0", the version the
 //   packages inside carry); any other tag is the version as it is. A tag Packyard refuses as a
@@ -9,6 +11,7 @@
 // - name → title, body → notes, published_at orders the import (oldest first).
 // - Prereleases are imported unless left out; drafts only when asked (they need a token).
 // - Assets whose upload never finished (state other than "uploaded") are not listed.
+import { guardedFetch } from "./http-fetch.ts";
 import { ImportError, type ImportSource, type SourceFile, type SourceRelease } from "./source.ts";
 
 export interface GithubReleasesOptions {
@@ -19,7 +22,9 @@ export interface GithubReleasesOptions {
   token?: string;
   includePrereleases: boolean;
   includeDrafts: boolean;
-  /** For tests: the fetch to use. */
+  /** WEBHOOK_ALLOW_PRIVATE: the API may be on a loopback, link-local or private address. */
+  allowPrivate?: boolean;
+  /** For tests: the fetch to use (default: guardedFetch). */
   fetch?: typeof fetch;
 }
 
@@ -67,7 +72,7 @@ export class GithubReleasesSource implements ImportSource {
 
   constructor(options: GithubReleasesOptions) {
     this.#options = options;
-    this.#fetch = options.fetch ?? fetch;
+    this.#fetch = options.fetch ?? guardedFetch({ allowPrivate: options.allowPrivate ?? false });
     this.#base = options.apiUrl.replace(/\/+$/, "");
   }
 
@@ -87,6 +92,8 @@ export class GithubReleasesSource implements ImportSource {
       response = await this.#fetch(url, { headers: this.#headers(accept), signal, redirect: "follow" });
     } catch (error) {
       if (signal.aborted) throw error;
+      // Refused by the address guard, or cut off by its deadline: said as it is.
+      if (error instanceof ImportError) throw error;
       throw new ImportError(
         "SOURCE_UNREACHABLE",
         `GitHub could not be reached: ${(error as Error).message}`,

@@ -1,8 +1,158 @@
-// HTTP for the repository importers (APT and YUM): basic auth when credentials are given, and
-// every failure turned into an ImportError that names the URL (never the password): 401/403 →
-// SOURCE_AUTH_FAILED, 404/410 → SOURCE_NOT_FOUND, anything else (5xx, a reset, DNS) →
-// SOURCE_UNREACHABLE. An abort is passed on as it is, so a cancelled import stays cancelled.
+// HTTP for the importers: basic auth when credentials are given, and every failure turned into
+// an ImportError that names the URL (never the password, never the answer's body): 401/403 →
+// SOURCE_AUTH_FAILED, 404/410 → SOURCE_NOT_FOUND, anything else (5xx, a reset, DNS, no byte for
+// too long) → SOURCE_UNREACHABLE. An abort is passed on as it is, so a cancelled import stays
+// cancelled.
+//
+// Every request goes through guardedFetch (decision 055): the webhooks' address guard on every
+// hop — redirects are followed here, each checked, at most MAX_REDIRECTS — so an account cannot
+// make the server read a loopback, link-local or private address (SOURCE_FORBIDDEN) unless
+// WEBHOOK_ALLOW_PRIVATE is set, and a deadline, so a sender trickling bytes cannot hold an
+// import (and what it holds) for ever.
+import { request as httpRequest, type IncomingMessage } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { isIP, type LookupFunction } from "node:net";
+import { Readable } from "node:stream";
+import { ForbiddenAddressError, resolvePublicAddresses, webhookLookup } from "../webhooks/address-guard.ts";
 import { ImportError } from "./source.ts";
+
+/** Redirects followed for one request (GitHub's asset download takes one). */
+export const MAX_REDIRECTS = 5;
+/** No byte for this long (connecting, waiting for the answer, reading it): cut off. */
+export const FETCH_IDLE_TIMEOUT_MS = 60_000;
+/** One request, its body read whole included, may take this long at most. */
+export const FETCH_TOTAL_TIMEOUT_MS = 30 * 60_000;
+
+export interface GuardedFetchOptions {
+  /** WEBHOOK_ALLOW_PRIVATE: loopback, link-local and private addresses may be reached. */
+  allowPrivate: boolean;
+  /**
+   * For tests: how names are resolved and checked at connect time (default: the webhooks' guard).
+   * IP literals are always checked by the guard itself.
+   */
+  lookup?: LookupFunction;
+  idleTimeoutMs?: number;
+  totalTimeoutMs?: number;
+}
+
+function forbidden(url: URL, error: ForbiddenAddressError): ImportError {
+  return new ImportError("SOURCE_FORBIDDEN", `${url.href}: refused: ${error.message}`, url.href);
+}
+
+/**
+ * A fetch (GET, the headers and signal of `init`) that connects only to addresses the guard
+ * allows, on every redirect, drops the Authorization header when a redirect leaves the origin
+ * (as fetch does), and ends a request with SOURCE_UNREACHABLE when no byte comes for
+ * `idleTimeoutMs` or the whole takes longer than `totalTimeoutMs`.
+ */
+export function guardedFetch(options: GuardedFetchOptions): typeof fetch {
+  const guarded = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+    let url = new URL(input instanceof Request ? input.url : input);
+    const headers = new Headers(init.headers);
+    for (let hop = 0; ; hop++) {
+      const response = await requestOnce(url, headers, init.signal ?? undefined, options);
+      const location = response.headers.get("location");
+      if (![301, 302, 303, 307, 308].includes(response.status) || location === null) return response;
+      await response.body?.cancel().catch(() => {});
+      if (hop >= MAX_REDIRECTS)
+        throw new ImportError(
+          "SOURCE_UNREACHABLE",
+          `${url.href}: more than ${MAX_REDIRECTS} redirects`,
+          url.href,
+        );
+      let next: URL;
+      try {
+        next = new URL(location, url);
+      } catch {
+        throw new ImportError(
+          "SOURCE_INVALID",
+          `${url.href}: redirects to something that is not a URL`,
+          url.href,
+        );
+      }
+      if (next.protocol !== "http:" && next.protocol !== "https:")
+        throw new ImportError(
+          "SOURCE_INVALID",
+          `${url.href}: redirects to a URL that is not http(s)`,
+          url.href,
+        );
+      if (next.origin !== url.origin) headers.delete("authorization");
+      url = next;
+    }
+  };
+  return guarded as typeof fetch;
+}
+
+async function requestOnce(
+  url: URL,
+  headers: Headers,
+  signal: AbortSignal | undefined,
+  options: GuardedFetchOptions,
+): Promise<Response> {
+  if (!options.allowPrivate) {
+    // node:net connects to an IP literal without a lookup: checked here instead.
+    const host = url.hostname.replace(/^\[|\]$/g, "");
+    if (isIP(host))
+      await resolvePublicAddresses(host).catch((error: unknown) => {
+        throw error instanceof ForbiddenAddressError ? forbidden(url, error) : error;
+      });
+  }
+  const idleMs = options.idleTimeoutMs ?? FETCH_IDLE_TIMEOUT_MS;
+  const totalMs = options.totalTimeoutMs ?? FETCH_TOTAL_TIMEOUT_MS;
+  const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+  return new Promise<Response>((resolve, reject) => {
+    let response: IncomingMessage | undefined;
+    const cutOff = (message: string) => {
+      const error = new ImportError("SOURCE_UNREACHABLE", `${url.href}: ${message}`, url.href);
+      // Once the answer has started, its body stream ends with the error; before, the request.
+      if (response) response.destroy(error);
+      else request.destroy(error);
+    };
+    const request = send(
+      url,
+      {
+        method: "GET",
+        headers: Object.fromEntries(headers),
+        // A fresh connection each time, made to the checked address.
+        agent: false,
+        ...(options.allowPrivate ? {} : { lookup: options.lookup ?? webhookLookup() }),
+        ...(signal ? { signal } : {}),
+        timeout: idleMs,
+      },
+      (answer) => {
+        response = answer;
+        const status = answer.statusCode ?? 0;
+        if (status < 200 || status > 599) {
+          cutOff(`answered with HTTP status ${status}`);
+          reject(new ImportError("SOURCE_UNREACHABLE", `${url.href}: answered HTTP ${status}`, url.href));
+          return;
+        }
+        const responseHeaders = new Headers();
+        for (const [name, value] of Object.entries(answer.headers)) {
+          if (value === undefined) continue;
+          for (const one of Array.isArray(value) ? value : [value]) responseHeaders.append(name, one);
+        }
+        const body =
+          status === 204 || status === 304 ? null : (Readable.toWeb(answer) as ReadableStream<Uint8Array>);
+        resolve(
+          new Response(body, { status, statusText: answer.statusMessage ?? "", headers: responseHeaders }),
+        );
+      },
+    );
+    const deadline = setTimeout(() => cutOff(`took longer than ${Math.round(totalMs / 1000)} s`), totalMs);
+    deadline.unref();
+    request.on("timeout", () => cutOff(`sent nothing for ${Math.round(idleMs / 1000)} s`));
+    request.on("close", () => {
+      if (!response) clearTimeout(deadline);
+    });
+    request.on("response", (answer: IncomingMessage) => answer.on("close", () => clearTimeout(deadline)));
+    request.on("error", (error) => {
+      clearTimeout(deadline);
+      reject(error instanceof ForbiddenAddressError ? forbidden(url, error) : error);
+    });
+    request.end();
+  });
+}
 
 export interface RepositoryLocation {
   /** The repository's root, ending with "/", without credentials. */
@@ -56,6 +206,7 @@ export function resolveInRepository(location: RepositoryLocation, path: string, 
 
 export interface SourceFetchOptions {
   signal: AbortSignal;
+  /** The fetch to use: guardedFetch (sources.ts); absent, one that reaches public addresses only. */
   fetch?: typeof fetch;
   /** What is being fetched, for messages: "InRelease", "primary.xml", a file name. */
   what?: string;
@@ -88,6 +239,8 @@ export function statusError(response: Response, url: URL, what?: string): Import
   );
 }
 
+const publicOnly = guardedFetch({ allowPrivate: false });
+
 /** GET with the repository's credentials; a 2xx response with a body, or an ImportError. */
 export async function fetchFromRepository(
   location: RepositoryLocation,
@@ -100,9 +253,10 @@ export async function fetchFromRepository(
     headers.authorization = location.authorization;
   let response: Response;
   try {
-    response = await (options.fetch ?? fetch)(url, { headers, signal: options.signal, redirect: "follow" });
+    response = await (options.fetch ?? publicOnly)(url, { headers, signal: options.signal });
   } catch (error) {
     if (options.signal.aborted) throw options.signal.reason ?? error;
+    if (error instanceof ImportError) throw error;
     const cause =
       error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
     const label = options.what ? `${options.what} (${url.href})` : url.href;

@@ -100,7 +100,8 @@ beforeAll(async () => {
     yum = buildYumRepository(dir, "yum", rpms.files);
     yumServer = await startStaticServer(yum.root);
   }
-  server = await startLiveServer();
+  // The source repositories are on 127.0.0.1.
+  server = await startLiveServer({ WEBHOOK_ALLOW_PRIVATE: "true" });
   pub = await publisher(server, "mirror");
   for (const slug of ["debs", "rpms", "named"]) {
     const res = await pub.api("/api/v1/projects", {

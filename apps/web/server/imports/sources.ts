@@ -2,6 +2,7 @@
 import type { ImportSourceInput } from "@packyard/contract";
 import { createAptRepositorySource } from "./apt-repository.ts";
 import { GithubReleasesSource } from "./github-releases.ts";
+import { guardedFetch } from "./http-fetch.ts";
 import type { ImportSource } from "./source.ts";
 import { createYumRepositorySource } from "./yum-repository.ts";
 
@@ -15,6 +16,8 @@ export interface SourceDeps {
 }
 
 export function createImportSource(input: ImportSourceInput, deps: SourceDeps): ImportSource {
+  // Every request of every source through the address guard and its deadlines (decision 055).
+  const fetch = deps.fetch ?? guardedFetch({ allowPrivate: deps.allowPrivate ?? false });
   switch (input.kind) {
     case "github-releases":
       return new GithubReleasesSource({
@@ -23,11 +26,11 @@ export function createImportSource(input: ImportSourceInput, deps: SourceDeps): 
         token: input.token,
         includePrereleases: input.includePrereleases,
         includeDrafts: input.includeDrafts,
-        fetch: deps.fetch,
+        fetch,
       });
     case "apt-repository":
-      return createAptRepositorySource(input, deps.fetch ? { fetch: deps.fetch } : {});
+      return createAptRepositorySource(input, { fetch });
     case "yum-repository":
-      return createYumRepositorySource(input, deps.fetch ? { fetch: deps.fetch } : {});
+      return createYumRepositorySource(input, { fetch });
   }
 }

@@ -15,8 +15,15 @@ import {
 } from "../../test/source-repositories.ts";
 import { type StaticServer, startStaticServer } from "../../test/static-server.ts";
 import { makeTempDir, removeTempDirs } from "../../test/temp-dirs.ts";
+import { guardedFetch } from "./http-fetch.ts";
 import { ImportError, type SourceRelease } from "./source.ts";
-import { createYumRepositorySource, releaseVersionOfRpm } from "./yum-repository.ts";
+import { createYumRepositorySource as createSource, releaseVersionOfRpm } from "./yum-repository.ts";
+
+// The test repositories are on 127.0.0.1: allowed here as WEBHOOK_ALLOW_PRIVATE allows it.
+const createYumRepositorySource = (
+  input: Parameters<typeof createSource>[0],
+  deps: Parameters<typeof createSource>[1] = {},
+) => createSource(input, { fetch: guardedFetch({ allowPrivate: true }), ...deps });
 
 const hasTools = requireTools(yumRepositoryTools);
 
