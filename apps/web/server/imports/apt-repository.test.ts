@@ -168,8 +168,9 @@ describe.skipIf(!hasTools)("createAptRepositorySource against reprepro", () => {
       const expectedSha = createHash("sha256").update(original).digest("hex");
       const actualSha = createHash("sha256").update(readFileSync(path)).digest("hex");
       expect(error.message).toBe(
-        `hello-tool_1.0-1_amd64.deb: expected sha256 ${expectedSha}, got ${actualSha}`,
+        `hello-tool_1.0-1_amd64.deb: expected sha256 ${expectedSha}; the bytes do not match the checksum the index gives`,
       );
+      expect(error.message).not.toContain(actualSha);
 
       // A file of another size fails as well, as soon as it is longer than the index says.
       writeFileSync(path, Buffer.concat([original, Buffer.from("more")]));

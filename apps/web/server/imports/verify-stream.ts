@@ -62,10 +62,11 @@ export function verifyingTransform(
       }
       for (const { expected: digest, hash } of hashes) {
         const actual = hash.digest("hex");
+        // The digest of what came is not told: it would tell anyone the digest of any answer.
         if (actual !== digest.hex.toLowerCase()) {
           throw new ImportError(
             "CHECKSUM_MISMATCH",
-            `${subject}: expected ${label(digest.algorithm)} ${digest.hex.toLowerCase()}, got ${actual}`,
+            `${subject}: expected ${label(digest.algorithm)} ${digest.hex.toLowerCase()}; the bytes do not match the checksum the index gives`,
             subject,
           );
         }
