@@ -50,3 +50,27 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (code === "SQLITE_BUSY" || code === "ECONNREFUSED") return true;
   return UNAVAILABLE_MESSAGE.test(String(e.message ?? ""));
 }
+
+/** SQLite's primary result code SQLITE_FULL, as node:sqlite reports it (errcode). */
+const SQLITE_FULL = 13;
+
+/**
+ * True when a write failed for lack of space: the filesystem (ENOSPC, or a quota: EDQUOT),
+ * SQLite (SQLITE_FULL, "database or disk is full") or PostgreSQL (53100 disk_full), also when
+ * wrapped as another error's cause. Nothing is wrong with the request: it is answered 507.
+ */
+export function isStorageFull(error: unknown): boolean {
+  for (let e = error, depth = 0; e && typeof e === "object" && depth < 5; depth++) {
+    const { code, errcode, message, cause } = e as {
+      code?: unknown;
+      errcode?: unknown;
+      message?: unknown;
+      cause?: unknown;
+    };
+    if (code === "ENOSPC" || code === "EDQUOT" || code === "53100" || code === "SQLITE_FULL") return true;
+    if (code === "ERR_SQLITE_ERROR" && errcode === SQLITE_FULL) return true;
+    if (/database or disk is full/i.test(String(message ?? ""))) return true;
+    e = cause;
+  }
+  return false;
+}

@@ -2,9 +2,10 @@
 // the status the code implies. Unexpected errors are logged and answered without their text.
 import { type ApiErrorBody, type ApiErrorCode, apiErrorStatus } from "@packyard/contract";
 import { ZodError } from "zod";
-import { DomainError, isDatabaseUnavailable } from "../domain/errors.ts";
+import { DomainError, isDatabaseUnavailable, isStorageFull } from "../domain/errors.ts";
 import type { Logger } from "../logger.ts";
 import { BlobMissingError } from "../storage/blob-store.ts";
+import { renderErrorPage } from "./error-page.ts";
 
 export function apiErrorResponse(
   code: ApiErrorCode,
@@ -20,6 +21,36 @@ export function apiErrorResponse(
   if (code === "UNAUTHENTICATED") headers["www-authenticate"] = 'Bearer realm="Packyard"';
   if (code === "SERVICE_UNAVAILABLE") headers["retry-after"] = String(RETRY_AFTER_SECONDS);
   return new Response(JSON.stringify(body), { status: apiErrorStatus[code], headers });
+}
+
+const STORAGE_FULL_MESSAGE = "The server is out of disk space";
+
+/**
+ * A refusal of a request to a page (not /api): the error page with the code for a browser
+ * loading a document, else the API's JSON (a script, or React Router fetching a form's answer).
+ */
+export function pageErrorResponse(request: Request, code: ApiErrorCode, message: string): Response {
+  if (!(request.headers.get("accept") ?? "").includes("text/html")) return apiErrorResponse(code, message);
+  return new Response(renderErrorPage(code), {
+    status: apiErrorStatus[code],
+    headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" },
+  });
+}
+
+/**
+ * A page action's failure that is not the page's to explain (a full disk): the response React
+ * Router is to throw, so that the error page answers with the API's status for it, not 500.
+ * undefined for any other failure.
+ */
+export function pageActionFailure(error: unknown, logger: Logger): Response | undefined {
+  const full =
+    isStorageFull(error) || (error instanceof DomainError && error.code === "INSUFFICIENT_STORAGE");
+  if (!full) return undefined;
+  logger.error("page action failed: out of storage space", error);
+  return new Response(STORAGE_FULL_MESSAGE, {
+    status: apiErrorStatus.INSUFFICIENT_STORAGE,
+    headers: { "cache-control": "no-store" },
+  });
 }
 
 /** What a 503 asks the client to wait before trying again. */
@@ -62,6 +93,11 @@ export function toApiErrorResponse(error: unknown, logger: Logger): Response {
     // The client hung up mid-request (a cancelled upload): nobody reads this answer.
     logger.info("request aborted by the client");
     return apiErrorResponse("VALIDATION_FAILED", "The request was aborted");
+  }
+  if (isStorageFull(error)) {
+    // Checked before "unavailable": PostgreSQL's disk_full (53100) is in its class 53 too.
+    logger.error("API request failed: out of storage space", error);
+    return apiErrorResponse("INSUFFICIENT_STORAGE", STORAGE_FULL_MESSAGE);
   }
   if (isDatabaseUnavailable(error)) {
     // Nothing wrong with the request: the database is out of connections or restarting.

@@ -7,10 +7,12 @@ import { compress } from "hono/compress";
 import { getPath } from "hono/utils/url";
 import { createRequestHandler, RouterContextProvider, type ServerBuild } from "react-router";
 import { CLIENT_IP_HEADER } from "../auth/auth.ts";
+import { isStorageFull } from "../domain/errors.ts";
 import { countUploadBytes, metricsHandler } from "../metrics.ts";
 import type { Services } from "../services.ts";
 import { DELETE_CALLBACK_PATH, readableDeletionLinkErrors } from "./account-deletion-link.ts";
 import { createApi, projectPathRewriter } from "./api/index.ts";
+import { pageActionFailure, toApiErrorResponse } from "./api-errors.ts";
 import { apiRouteFallback, jsonBodyLimit, jsonContentLength, sameOriginCookieWrites } from "./api-guards.ts";
 import { createAptRoutes } from "./apt.ts";
 import { createBadgeRoutes } from "./badges.ts";
@@ -18,6 +20,7 @@ import { createCliRoutes } from "./cli.ts";
 import { createDownloads } from "./downloads.ts";
 import { renderErrorPage } from "./error-page.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
+import { pageBodyLimit } from "./page-body-limit.ts";
 import { readinessHandler } from "./readiness.ts";
 import { requestContext } from "./request-context.ts";
 import { clientAddress, pageRoutes, requestLog, socketAddress } from "./request-log.ts";
@@ -33,6 +36,35 @@ export interface AppOptions {
   clientDir: string;
 }
 
+/**
+ * The build with every route's action answering a failure the API answers with its own status
+ * (a full disk: 507, api-errors.ts pageActionFailure) by throwing that response, which React
+ * Router renders as the error page with that status, instead of a 500.
+ */
+function withActionFailures(build: ServerBuild, logger: Services["logger"]): ServerBuild {
+  const routes: ServerBuild["routes"] = {};
+  for (const [id, route] of Object.entries(build.routes)) {
+    const action = route?.module.action;
+    routes[id] =
+      route && action
+        ? {
+            ...route,
+            module: {
+              ...route.module,
+              action: async (args) => {
+                try {
+                  return await action(args);
+                } catch (error) {
+                  throw pageActionFailure(error, logger) ?? error;
+                }
+              },
+            },
+          }
+        : route;
+  }
+  return { ...build, routes };
+}
+
 export function createApp({ services, build, clientDir }: AppOptions) {
   const { config, logger } = services;
   // /api/v1/projects/{owner}/{slug}/… is routed as the API's routes name it (api/index.ts).
@@ -45,7 +77,7 @@ export function createApp({ services, build, clientDir }: AppOptions) {
     (pages ??= (async () => {
       const loaded = typeof build === "function" ? await build() : build;
       pageRoute = pageRoutes(loaded);
-      return createRequestHandler(loaded, mode);
+      return createRequestHandler(withActionFailures(loaded, logger), mode);
     })().catch((error: unknown) => {
       pages = undefined; // the next page request tries again
       throw error;
@@ -124,8 +156,9 @@ export function createApp({ services, build, clientDir }: AppOptions) {
     }),
   );
 
-  // Pages, route data, sitemap.xml and robots.txt are compressed as they stream out.
-  app.all("*", compress(), async (c) => {
+  // Pages, route data, sitemap.xml and robots.txt are compressed as they stream out. Form posts
+  // are bounded before an action reads them (page-body-limit.ts).
+  app.all("*", pageBodyLimit(), compress(), async (c) => {
     const context = new RouterContextProvider();
     context.set(requestContext, {
       services,
@@ -136,6 +169,8 @@ export function createApp({ services, build, clientDir }: AppOptions) {
   });
 
   app.onError((error, c) => {
+    // A full disk is no fault of the request, wherever it shows (better-auth's writes too).
+    if (isStorageFull(error)) return toApiErrorResponse(error, logger);
     logger.error(`${c.req.method} ${c.req.path} failed`, error);
     return c.json({ error: { code: "INTERNAL_ERROR", message: "Something went wrong." } }, 500);
   });
