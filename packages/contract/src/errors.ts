@@ -37,6 +37,7 @@ export const apiErrorStatus = {
   RPM_TOO_MANY_ENTRIES: 400,
   RPM_MISSING_TAG: 400,
   RPM_DIGEST_MISMATCH: 400,
+  RPM_PAYLOAD_DIGEST_MISMATCH: 400,
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   // A write made with a browser session from a page that is not Packyard's.

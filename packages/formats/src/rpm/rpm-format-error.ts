@@ -21,10 +21,12 @@ export type RpmFormatErrorCode =
   /** A tag the metadata needs is absent (name, version, release, arch). */
   | "RPM_MISSING_TAG"
   /** A header digest in the signature header does not match the main header. */
-  | "RPM_DIGEST_MISMATCH";
+  | "RPM_DIGEST_MISMATCH"
+  /** The payload's digest (RPMTAG_PAYLOADDIGEST, or the legacy MD5 signature) does not match it. */
+  | "RPM_PAYLOAD_DIGEST_MISMATCH";
 
 /** Which part of the file the error was found in. */
-export type RpmPart = "lead" | "signature" | "header";
+export type RpmPart = "lead" | "signature" | "header" | "payload";
 
 export class RpmFormatError extends Error {
   override readonly name = "RpmFormatError";

@@ -53,7 +53,7 @@ export interface HeaderIntro {
   size: number;
 }
 
-type HeaderPart = Exclude<RpmPart, "lead">;
+type HeaderPart = Exclude<RpmPart, "lead" | "payload">;
 
 /** Reads and checks the 16-byte intro at `offset`: magic and caps, before anything is buffered. */
 export function readHeaderIntro(buf: Uint8Array, offset: number, part: HeaderPart): HeaderIntro {

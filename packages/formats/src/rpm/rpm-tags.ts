@@ -113,6 +113,12 @@ export const Tag = {
   ENHANCENAME: 5055,
   ENHANCEVERSION: 5056,
   ENHANCEFLAGS: 5057,
+  /** Hex digest of the compressed payload (one value), by PAYLOADDIGESTALGO. */
+  PAYLOADDIGEST: 5092,
+  /** An OpenPGP hash algorithm number: 8 is SHA-256. */
+  PAYLOADDIGESTALGO: 5093,
+  /** Hex digest of the uncompressed payload (rpm 4.16+). */
+  PAYLOADDIGESTALT: 5097,
 } as const;
 
 /** Dependency sense flags (RPMSENSE_*). */

@@ -3,6 +3,7 @@
 // and its primary, filelists and other fragments are rendered for every later index build.
 import { apiErrorCodeOr } from "@packyard/contract";
 import type { SigningKey } from "@packyard/formats/openpgp/index.ts";
+import { checkPayloadDigest } from "@packyard/formats/rpm/payload-digest.ts";
 import { readRpmPackage } from "@packyard/formats/rpm/read-rpm.ts";
 import { RpmFormatError } from "@packyard/formats/rpm/rpm-format-error.ts";
 import type { RpmPackageMetadata } from "@packyard/formats/rpm/rpm-package-metadata.ts";
@@ -69,10 +70,17 @@ export async function signStagedRpm(
     const body = (async function* () {
       yield signed.leadAndSignature;
       yield read.file.prefix.subarray(signed.originalHeaderStart);
-      if (rest) yield* rest;
+      // A payload that does not match its digest fails the stage at its end: nothing is kept.
+      if (rest) yield* checkPayloadDigest(read.file, rest);
     })();
     // The signature may grow the file by a few bytes when the package had no reserved space.
-    const staged = await blobs.stage(body, { maxBytes: maxBytes + 65_536 });
+    let staged: StagedBlob;
+    try {
+      staged = await blobs.stage(body, { maxBytes: maxBytes + 65_536 });
+    } catch (error) {
+      if (error instanceof RpmFormatError) throw packageError(error);
+      throw error;
+    }
     return {
       staged,
       metadata: read.metadata,
