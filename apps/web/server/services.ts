@@ -5,6 +5,7 @@
 import { join } from "node:path";
 import { recordAudit } from "./audit/record.ts";
 import { type Auth, authOptions, createAuth } from "./auth/auth.ts";
+import { revokeApiKeysAfterReset } from "./auth/password-reset-keys.ts";
 import type { Config } from "./config.ts";
 import { type DatabaseHandle, openDatabase } from "./db/database.ts";
 import { migrateDatabase } from "./db/migrate.ts";
@@ -122,6 +123,9 @@ export async function createServices(
         }
       },
       deletionBlocker: (userId) => accountDeletionBlocker(database.db, userId),
+      async revokeApiKeys(userId, address) {
+        await revokeApiKeysAfterReset(database.db, userId, address);
+      },
       async deleteUserData(userId) {
         const removed = await deleteAccountData(database.db, blobs, userId);
         logger.info(

@@ -30,6 +30,7 @@ import {
 import { accountRules, passwordResetNotice } from "./account-rules.ts";
 import { refuseOtherAccountsDeletionToken } from "./deletion-link-owner.ts";
 import { clearSignInAttemptsOnPasswordReset, signInLockout } from "./lockout.ts";
+import { apiKeyRevocationRequested, noteApiKeyRevocation } from "./password-reset-keys.ts";
 import { OIDC_PROVIDER_ID, socialProviderOptions } from "./providers.ts";
 import { refuseUnsafeRedirectTargets } from "./redirect-targets.ts";
 
@@ -50,6 +51,8 @@ export function authOptions(deps: {
   deletionBlocker?: (userId: string) => Promise<string | undefined>;
   /** Told of each sign-in, for the audit log (audit/sign-in.ts). */
   onSignIn?: (signIn: SignIn) => Promise<void>;
+  /** Revokes the user's API keys, when a password reset asks for it (password-reset-keys.ts). */
+  revokeApiKeys?: (userId: string, address: string | null) => Promise<void>;
 }) {
   const { config, mailer } = deps;
   const twoFactorPlugin = twoFactor({
@@ -73,12 +76,14 @@ export function authOptions(deps: {
       resetPasswordTokenExpiresIn: 60 * 60,
       revokeSessionsOnPasswordReset: true,
       async sendResetPassword({ user, url }) {
-        await mailer.send(resetPasswordMail(user.email, user.name, url));
+        await mailer.send(resetPasswordMail(user.email, user.name, url, `${config.baseUrl}/api-keys`));
       },
-      // A reset clears the failed sign-ins counted against the email (signInLockout), and the
-      // owner hears of it.
-      async onPasswordReset({ user }) {
+      // A reset clears the failed sign-ins counted against the email (signInLockout), revokes the
+      // API keys when asked to (password-reset-keys.ts), and the owner hears of it.
+      async onPasswordReset({ user }, request) {
         await clearSignInAttemptsOnPasswordReset({ user });
+        if (deps.revokeApiKeys && (await apiKeyRevocationRequested()))
+          await deps.revokeApiKeys(user.id, request?.headers.get(CLIENT_IP_HEADER) ?? null);
         await sendResetNotice(user);
       },
     },
@@ -171,6 +176,7 @@ export function authOptions(deps: {
         refuseUnsafeRedirectTargets(ctx);
         // Another account's deletion link is refused before better-auth uses it up.
         await refuseOtherAccountsDeletionToken(ctx);
+        await noteApiKeyRevocation(ctx);
         // Refused before any link is mailed: deleting the account would leave an organization
         // without an owner (decision 040).
         if (ctx.path !== "/delete-user" || !deps.deletionBlocker) return;

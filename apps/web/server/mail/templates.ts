@@ -30,13 +30,14 @@ export function verificationMail(to: string, name: string, url: string): MailMes
   );
 }
 
-export function resetPasswordMail(to: string, name: string, url: string): MailMessage {
+export function resetPasswordMail(to: string, name: string, url: string, apiKeysUrl: string): MailMessage {
   return message(
     to,
     "Reset your Packyard password",
     [
       `Hi ${name},`,
       "Someone asked to reset the password of your Packyard account. If it was you, choose a new password with the link below; it is valid for one hour. If it was not, you can ignore this message.",
+      `Your API keys keep working after a password reset unless you revoke them. The reset page offers to revoke them all; you can also delete them one by one on your API keys page: ${apiKeysUrl}`,
     ],
     { label: "Choose a new password", url },
   );

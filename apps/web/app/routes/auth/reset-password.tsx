@@ -1,5 +1,8 @@
 // Choose a new password from the emailed link (better-auth redirects here with ?token=…, or
-// with ?error=INVALID_TOKEN when the link is expired or already used).
+// with ?error=INVALID_TOKEN when the link is expired or already used). API keys outlive a
+// password, so the page offers to revoke them too (server/auth/password-reset-keys.ts): checked
+// by default, because a reset is often made by someone who fears the account is in other hands,
+// and a key someone else made keeps publishing until it is revoked.
 import { type SubmissionResult, useForm } from "@conform-to/react";
 import { useState } from "react";
 import { Link, useNavigate, useSearchParams } from "react-router";
@@ -26,6 +29,7 @@ const resetPasswordForm = z
   .object({
     password: z.string().min(1, "Please choose a password"),
     confirm: z.string(),
+    revokeApiKeys: z.literal("on").optional(),
   })
   .refine((values) => values.password === values.confirm, {
     path: ["confirm"],
@@ -45,10 +49,13 @@ export default function ResetPassword() {
       event.preventDefault();
       if (submission?.status !== "success") return;
       setBusy(true);
-      const { error } = await authClient.resetPassword({
+      // revokeApiKeys is Packyard's field (better-auth's client sends the body as it is given).
+      const body = {
         newPassword: submission.value.password,
         token: token ?? undefined,
-      });
+        revokeApiKeys: submission.value.revokeApiKeys === "on",
+      };
+      const { error } = await authClient.resetPassword(body);
       setBusy(false);
       if (error) {
         setLastResult(
@@ -100,6 +107,22 @@ export default function ResetPassword() {
           autoComplete="new-password"
           error={fields.confirm.errors?.[0]}
         />
+        <label className="flex items-start gap-3 text-sm">
+          <input
+            type="checkbox"
+            name={fields.revokeApiKeys.name}
+            defaultChecked
+            className="mt-0.5 size-4 accent-primary"
+            aria-describedby="revoke-api-keys-hint"
+          />
+          <span>
+            Also revoke my API keys
+            <span id="revoke-api-keys-hint" className="block text-muted-foreground">
+              API keys keep working after a password reset. Leave this unchecked only if you trust every key
+              you have; scripts and CI using a revoked key need a new one.
+            </span>
+          </span>
+        </label>
         <Button type="submit" disabled={busy}>
           Change password
         </Button>

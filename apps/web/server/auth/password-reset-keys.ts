@@ -1,0 +1,56 @@
+// API keys outlive a password: a reset leaves them working (scripts and CI keep publishing), so
+// whoever resets because the account may be in other hands can revoke them all in the same step.
+// POST /api/auth/reset-password takes `revokeApiKeys: true` (the reset page's checkbox, checked
+// by default); the keys go once the new password is set, through the API-key domain code, one
+// `api_key.deleted` entry each in the account's audit log, as when they are deleted one by one.
+
+import { defineRequestState } from "@better-auth/core/context";
+import type { createAuthMiddleware } from "better-auth/api";
+import type { Kysely } from "kysely";
+import { apiKeyDetails, auditAccountAction } from "../audit/request.ts";
+import type { Database } from "../db/schema.ts";
+import { deleteUserApiKey, listUserApiKeys } from "../domain/api-keys.ts";
+
+type HookContext = Parameters<Parameters<typeof createAuthMiddleware>[0]>[0];
+
+/** The body field of POST /reset-password that asks for the keys to go too. */
+export const REVOKE_API_KEYS_FIELD = "revokeApiKeys";
+
+// Whether this reset asked for it: read before better-auth's own body schema drops the field,
+// used in its onPasswordReset once the token has named the user.
+const revokeRequested = defineRequestState<{ revoke: boolean }>(() => ({ revoke: false }));
+
+/** Before hook: notes whether POST /reset-password asked for the keys to be revoked. */
+export async function noteApiKeyRevocation(ctx: HookContext): Promise<void> {
+  if (ctx.path !== "/reset-password") return;
+  const body = ctx.body as Record<string, unknown> | undefined;
+  (await revokeRequested.get()).revoke = body?.[REVOKE_API_KEYS_FIELD] === true;
+}
+
+/** Whether the reset being carried out asked for the keys to be revoked. */
+export async function apiKeyRevocationRequested(): Promise<boolean> {
+  return (await revokeRequested.get()).revoke;
+}
+
+/** Deletes every API key of the user, each recorded in their audit log; returns how many went. */
+export async function revokeApiKeysAfterReset(
+  db: Kysely<Database>,
+  userId: string,
+  address: string | null,
+): Promise<number> {
+  let revoked = 0;
+  for (const key of await listUserApiKeys(db, userId)) {
+    if (!(await deleteUserApiKey(db, userId, key.id))) continue;
+    revoked++;
+    await auditAccountAction(
+      db,
+      { actor: { kind: "session", userId }, address },
+      {
+        action: "api_key.deleted",
+        target: key.name,
+        details: { ...apiKeyDetails(key), reason: "password_reset" },
+      },
+    );
+  }
+  return revoked;
+}
