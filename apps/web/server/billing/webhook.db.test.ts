@@ -3,7 +3,7 @@
 // past-due mail and banner, the success-page confirmation, plan changes and cancelation.
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeStripe, startFakeStripe } from "../../test/fake-stripe.ts";
+import { FAKE_WEBHOOK_SECRET, type FakeStripe, startFakeStripe } from "../../test/fake-stripe.ts";
 import { createTestApp, databaseKind, onboardedUser, postJson, type TestApp } from "../../test/harness.ts";
 import { accountPlan, billingDb } from "../domain/account-plan.ts";
 import {
@@ -109,6 +109,29 @@ describe(`Stripe webhook (${databaseKind})`, () => {
       .where("referenceId", "=", userId)
       .execute();
     expect(rows.map((r) => r.status)).toEqual(["incomplete"]);
+  });
+
+  it("answers 400 to a valid signature dated more than 300 s away, either way, and changes nothing", async () => {
+    const { userId, session } = await paidCheckout("clocksig", "pro", false);
+    const before = await eventCount();
+    const { payload } = fake.signedEvent("checkout.session.completed", session);
+    const signedAt = (offsetSeconds: number) =>
+      new Stripe("sk_test_x").webhooks.generateTestHeaderString({
+        payload,
+        secret: FAKE_WEBHOOK_SECRET,
+        timestamp: Math.floor(Date.now() / 1000) + offsetSeconds,
+      });
+    const year = 365 * 24 * 60 * 60;
+    for (const offset of [10 * year, 3600, -3600]) {
+      const res = await post(payload, signedAt(offset));
+      expect(res.status, `signed ${offset} s from now`).toBe(400);
+      expect((await res.json()).code).toBe("STRIPE_SIGNATURE_INVALID");
+    }
+    expect(await eventCount()).toBe(before);
+    expect(await accountPlan(db(), userId)).toEqual({ plan: "basic", source: "default" });
+    // Within the tolerance (a clock a minute off) it is taken.
+    expect((await post(payload, signedAt(60))).status).toBe(200);
+    expect((await accountPlan(db(), userId)).plan).toBe("pro");
   });
 
   it("checkout.session.completed puts the account on the plan, once however often it comes", async () => {

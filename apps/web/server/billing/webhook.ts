@@ -1,7 +1,7 @@
 // Stripe's webhook, POST /api/auth/stripe/webhook (the plugin's path, Packyard's handler):
 //
-// - The Stripe-Signature header is verified against STRIPE_WEBHOOK_SECRET: anything else is
-//   400 and changes nothing.
+// - The Stripe-Signature header is verified against STRIPE_WEBHOOK_SECRET, and its time must be
+//   within 300 s of now either way: anything else is 400 and changes nothing.
 // - Each event is applied once: its id is claimed in stripe_event first; a replay or a retry
 //   of an applied event answers 200 without touching anything. An event whose application
 //   fails gives its claim back and answers 500, so Stripe retries it.
@@ -34,6 +34,19 @@ export interface WebhookDeps {
   db: Kysely<BillingDatabase>;
 }
 
+/** How far a signature's time may be from now, either way: Stripe's default. */
+export const SIGNATURE_TOLERANCE_SECONDS = 300;
+
+/** The signature's time (`t=`, seconds), read as the Stripe library reads it: the last one. */
+function signedAt(header: string): number {
+  let timestamp = Number.NaN;
+  for (const item of header.split(",")) {
+    const [key, value] = item.split("=");
+    if (key === "t") timestamp = Number.parseInt(value ?? "", 10);
+  }
+  return timestamp;
+}
+
 export function stripeWebhookEndpoint(deps: WebhookDeps) {
   const { stripe, config, db } = deps;
   return createAuthEndpoint(
@@ -50,7 +63,15 @@ export function stripeWebhookEndpoint(deps: WebhookDeps) {
       }
       let event: Stripe.Event;
       try {
-        event = await stripe.webhooks.constructEventAsync(payload, signature, config.webhookSecret);
+        event = await stripe.webhooks.constructEventAsync(
+          payload,
+          signature,
+          config.webhookSecret,
+          SIGNATURE_TOLERANCE_SECONDS,
+        );
+        // The library refuses only signatures too old; one dated ahead would be good for as long
+        // (a captured request replayable for years), so that side is refused here.
+        if (signedAt(signature) > Date.now() / 1000 + SIGNATURE_TOLERANCE_SECONDS) throw new Error("future");
       } catch {
         throw ctx.error("BAD_REQUEST", {
           code: "STRIPE_SIGNATURE_INVALID",
