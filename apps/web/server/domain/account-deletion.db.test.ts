@@ -1,7 +1,8 @@
 // Account deletion through the mailed link (spec §4, §5, §9; decision 015), in memory, on SQLite
 // and PostgreSQL: the request and its refusals, the 32-character token, the link's refusals
-// (wrong, expired, another user's), the readable pages a browser gets instead of JSON, and
-// everything the completed deletion removes, down to the blob files.
+// (wrong, expired, another user's), the readable pages a browser gets instead of JSON,
+// everything the completed deletion removes, down to the blob files, and an organization's two
+// owners deleting their accounts at once.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { sql } from "kysely";
@@ -17,6 +18,10 @@ import {
   type TestApp,
 } from "../../test/harness.ts";
 import { collectLeftovers } from "../maintenance.ts";
+import { deleteAccountData } from "./account-deletion.ts";
+import type { Actor } from "./authorization.ts";
+import { DomainError } from "./errors.ts";
+import { acceptInvitation, createOrganization, inviteMember } from "./orgs.ts";
 
 let app: TestApp;
 beforeAll(async () => {
@@ -322,5 +327,117 @@ describe(`a completed deletion (${databaseKind})`, () => {
   it("shows 'Your account was deleted' on the sign-in page the link ends on", async () => {
     const html = await (await app.request(CALLBACK)).text();
     expect(html).toContain("Your account was deleted");
+  });
+});
+
+describe(`two owners deleting their accounts at once (${databaseKind})`, () => {
+  // Several organizations, so that on PostgreSQL (a pool of connections) the two deletions of
+  // some of them interleave between checking for another owner and leaving the organization.
+  const PAIRS = 6;
+  const db = () => app.services.database.db;
+
+  interface Owner {
+    email: string;
+    cookie: string;
+    userId: string;
+  }
+
+  async function signedUp(email: string): Promise<Owner> {
+    const cookie = await signUpVerified(app, { email });
+    const user = await db()
+      .selectFrom("user")
+      .select("id")
+      .where("email", "=", email)
+      .executeTakeFirstOrThrow();
+    return { email, cookie, userId: user.id };
+  }
+
+  /** Organizations with two owners each: the first created it, the second accepted an invitation. */
+  async function twoOwnerOrgs(prefix: string): Promise<{ slug: string; owners: [Owner, Owner] }[]> {
+    const orgs: { slug: string; owners: [Owner, Owner] }[] = [];
+    for (let i = 0; i < PAIRS; i++) {
+      const slug = `${prefix}-${i}`;
+      const first = await signedUp(`${prefix}-first-${i}@example.com`);
+      const second = await signedUp(`${prefix}-second-${i}@example.com`);
+      const founder: Actor = { kind: "session", userId: first.userId };
+      await createOrganization(db(), founder, { slug, name: slug });
+      const invitation = await inviteMember(
+        db(),
+        app.services.mailer,
+        founder,
+        slug,
+        { email: second.email, role: "owner" },
+        "http://localhost:3000",
+      );
+      await acceptInvitation(db(), { kind: "session", userId: second.userId }, invitation.id);
+      orgs.push({ slug, owners: [first, second] });
+    }
+    return orgs;
+  }
+
+  async function ownersOf(slug: string): Promise<string[]> {
+    const rows = await db()
+      .selectFrom("org_member")
+      .innerJoin("organization", "organization.id", "org_member.org_id")
+      .innerJoin("user", "user.id", "org_member.user_id")
+      .select("user.email")
+      .where("organization.slug", "=", slug)
+      .where("org_member.role", "=", "owner")
+      .execute();
+    return rows.map((r) => r.email);
+  }
+
+  it("deleting the accounts' data: one goes, the other is refused with ORG_LAST_OWNER and stays the owner", async () => {
+    const orgs = await twoOwnerOrgs("data-race");
+    const outcomes = await Promise.all(
+      orgs.map(async ({ slug, owners }) => {
+        const results = await Promise.all(
+          owners.map((owner) =>
+            deleteAccountData(db(), app.services.blobs, owner.userId).then(
+              () => ({ email: owner.email, code: "OK" }),
+              (error: unknown) => {
+                if (error instanceof DomainError) return { email: owner.email, code: error.code as string };
+                throw error;
+              },
+            ),
+          ),
+        );
+        const refused = results.filter((r) => r.code !== "OK").map((r) => r.email);
+        return {
+          slug,
+          codes: results.map((r) => r.code).sort(),
+          refusedStayOwners: (await ownersOf(slug)).join() === refused.join(),
+        };
+      }),
+    );
+    expect(outcomes).toEqual(
+      orgs.map(({ slug }) => ({ slug, codes: ["OK", "ORG_LAST_OWNER"], refusedStayOwners: true })),
+    );
+  });
+
+  it("through the mailed links: one account goes, the other stays and is still the owner", async () => {
+    const orgs = await twoOwnerOrgs("link-race");
+    // Neither is the only owner yet: both links are mailed.
+    const links = orgs.flatMap(({ slug, owners }) => owners.map((owner) => ({ slug, ...owner })));
+    for (const link of links) expect((await requestDeletion(link.cookie)).status).toBe(200);
+    const opened = await Promise.all(
+      links.map(async (link) => {
+        const res = await app.request(deletionLink(link.email).path, { cookie: link.cookie });
+        return { ...link, deleted: res.status === 302 };
+      }),
+    );
+    const outcomes = [];
+    for (const { slug } of orgs) {
+      const pair = opened.filter((link) => link.slug === slug);
+      const stayed = [];
+      for (const link of pair) if (await userExists(link.email)) stayed.push(link.email);
+      outcomes.push({
+        slug,
+        deleted: pair.filter((link) => link.deleted).length,
+        stayed: stayed.length,
+        stayedOwns: (await ownersOf(slug)).join() === stayed.join(),
+      });
+    }
+    expect(outcomes).toEqual(orgs.map(({ slug }) => ({ slug, deleted: 1, stayed: 1, stayedOwns: true })));
   });
 });

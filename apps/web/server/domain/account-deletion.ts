@@ -9,8 +9,7 @@
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { BlobStore } from "../storage/blob-store.ts";
-import { DomainError } from "./errors.ts";
-import { accountDeletionBlocker } from "./orgs.ts";
+import { leaveOrganizationsOfDeletedAccount } from "./orgs.ts";
 import { holdNamesOfDeletedUser } from "./usernames.ts";
 
 export interface DeletedAccountData {
@@ -26,9 +25,8 @@ export async function deleteAccountData(
   _blobs: BlobStore,
   userId: string,
 ): Promise<DeletedAccountData> {
-  // An organization is never left without an owner (decision 040).
-  const blocker = await accountDeletionBlocker(db, userId);
-  if (blocker) throw new DomainError("ORG_LAST_OWNER", blocker);
+  // An organization is never left without an owner (decision 040): refused, or out of them all.
+  await leaveOrganizationsOfDeletedAccount(db, userId);
   // The account's names stay taken for the hold (decision 014), whoever signs up next.
   await holdNamesOfDeletedUser(db, userId);
   // API keys first: from here on nothing can publish into the projects being removed.

@@ -1,6 +1,7 @@
 // Organizations as the domain keeps them (decision 040), on SQLite and PostgreSQL: one namespace
 // with usernames, roles and the last owner, invitations, an organization's account never
-// signing in, projects found by owner/slug, and a transferred project's old URLs.
+// signing in, projects found by owner/slug, a transferred project's old URLs, and the last owner
+// kept when two owners step down, leave or remove each other at once.
 import { createProjectInput } from "@packyard/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, databaseKind, onboardedUser, postJson, type TestApp } from "../../test/harness.ts";
@@ -212,4 +213,105 @@ describe(`organizations (${databaseKind})`, () => {
     );
     expect(await codeOf(() => transferProject(db(), outsider, "eve-tool", "acme", limits))).toBe("NOT_FOUND");
   });
+});
+
+describe(`two owners at once (${databaseKind})`, () => {
+  // Many organizations, so that on PostgreSQL (a pool of connections) the two calls of some of
+  // them interleave between counting the owners and changing a membership.
+  const ORGS_PER_RACE = 10;
+  let pat: Actor;
+  let quin: Actor;
+
+  beforeAll(async () => {
+    pat = { kind: "session", userId: (await onboardedUser(app, "pat")).userId };
+    quin = { kind: "session", userId: (await onboardedUser(app, "quin")).userId };
+  });
+
+  /** Organizations created by pat, with quin made a second owner. */
+  async function twoOwnerOrgs(prefix: string): Promise<string[]> {
+    const slugs: string[] = [];
+    for (let i = 0; i < ORGS_PER_RACE; i++) {
+      const slug = `${prefix}-${i}`;
+      await createOrganization(db(), pat, { slug, name: slug });
+      await join(slug, quin, "owner", pat);
+      slugs.push(slug);
+    }
+    return slugs;
+  }
+
+  async function ownerCount(slug: string): Promise<number> {
+    const rows = await db()
+      .selectFrom("org_member")
+      .innerJoin("organization", "organization.id", "org_member.org_id")
+      .select("org_member.user_id")
+      .where("organization.slug", "=", slug)
+      .where("org_member.role", "=", "owner")
+      .execute();
+    return rows.length;
+  }
+
+  // What the losing call answers: ORG_LAST_OWNER, or, where the winner took away the loser's
+  // own right to act before the loser's request was authorized, the refusal of that.
+  const races: [string, string, RegExp, (slug: string) => [Promise<unknown>, Promise<unknown>]][] = [
+    [
+      "demote each other",
+      "demote",
+      // Already made an admin: only owners unmake owners.
+      /^(ORG_LAST_OWNER|FORBIDDEN)$/,
+      (slug) => [
+        updateMemberRole(db(), pat, slug, "quin", "admin"),
+        updateMemberRole(db(), quin, slug, "pat", "admin"),
+      ],
+    ],
+    [
+      "remove each other",
+      "remove",
+      // Already removed: the organization is not found.
+      /^(ORG_LAST_OWNER|NOT_FOUND)$/,
+      (slug) => [removeMember(db(), pat, slug, "quin"), removeMember(db(), quin, slug, "pat")],
+    ],
+    [
+      "both leave",
+      "leave",
+      /^ORG_LAST_OWNER$/,
+      (slug) => [removeMember(db(), pat, slug, "pat"), removeMember(db(), quin, slug, "quin")],
+    ],
+    [
+      "both step down",
+      "step-down",
+      /^ORG_LAST_OWNER$/,
+      (slug) => [
+        updateMemberRole(db(), pat, slug, "pat", "viewer"),
+        updateMemberRole(db(), quin, slug, "quin", "publisher"),
+      ],
+    ],
+    [
+      "one steps down as the other leaves",
+      "mixed",
+      /^ORG_LAST_OWNER$/,
+      (slug) => [updateMemberRole(db(), pat, slug, "pat", "admin"), removeMember(db(), quin, slug, "quin")],
+    ],
+  ];
+
+  for (const [name, prefix, refusal, race] of races)
+    it(`${name}: one call wins, the other is refused, and one owner stays`, async () => {
+      const slugs = await twoOwnerOrgs(`race-${prefix}`);
+      const codes = await Promise.all(
+        slugs.map(async (slug) => {
+          const [first, second] = race(slug);
+          return Promise.all([codeOf(() => first), codeOf(() => second)]);
+        }),
+      );
+      const outcomes = await Promise.all(
+        slugs.map(async (slug, i) => ({
+          slug,
+          succeeded: codes[i]!.filter((code) => code === "OK").length,
+          refused: codes[i]!.filter((code) => code !== "OK"),
+          owners: await ownerCount(slug),
+        })),
+      );
+      expect(outcomes).toEqual(
+        slugs.map((slug) => ({ slug, succeeded: 1, refused: [expect.stringMatching(refusal)], owners: 1 })),
+      );
+    });
 });

@@ -318,6 +318,24 @@ async function memberByUsername(db: Tx, orgId: string, username: string) {
   return row;
 }
 
+/**
+ * Holds the organizations' rows until the transaction ends, so that the owners counted under it
+ * are still the owners when a membership changes. PostgreSQL runs READ COMMITTED: without it two
+ * owners stepping down at once each count two owners and the organization is left with none.
+ * In id order, so that transactions locking several organizations cannot deadlock. SQLite needs
+ * nothing: its one connection runs one transaction at a time (db/database.ts).
+ */
+async function lockOrganizations(tx: Transaction<Database>, orgIds: string[]): Promise<void> {
+  if (orgIds.length === 0 || !isPostgres(tx)) return;
+  await tx
+    .selectFrom("organization")
+    .select("id")
+    .where("id", "in", orgIds)
+    .orderBy("id")
+    .forUpdate()
+    .execute();
+}
+
 async function ownerCount(db: Tx, orgId: string): Promise<number> {
   const row = await db
     .selectFrom("org_member")
@@ -347,6 +365,7 @@ export async function updateMemberRole(
 ): Promise<OrgMember> {
   const { org, role: actorRole } = await requireOrganization(db, actor, slug, "admin");
   return db.transaction().execute(async (tx) => {
+    await lockOrganizations(tx, [org.id]);
     const member = await memberByUsername(tx, org.id, username);
     assertRoleChangeAllowed(actorRole, member.role, role);
     if (member.role === "owner" && role !== "owner" && (await ownerCount(tx, org.id)) <= 1) throw lastOwner();
@@ -369,6 +388,7 @@ export async function updateMemberRole(
 export async function removeMember(db: Db, actor: Actor, slug: string, username: string): Promise<void> {
   const { org, role: actorRole } = await requireOrganization(db, actor, slug, "view");
   await db.transaction().execute(async (tx) => {
+    await lockOrganizations(tx, [org.id]);
     const member = await memberByUsername(tx, org.id, username);
     if (member.userId !== actor.userId) {
       assertOrgAction(actor, actorRole, "admin");
@@ -650,6 +670,28 @@ export async function accountDeletionBlocker(db: Tx, userId: string): Promise<st
   if (sole.length === 0) return undefined;
   const names = sole.map((o) => o.slug).join(", ");
   return `You are the only owner of ${names}: make another member an owner, or delete the organization, before deleting your account`;
+}
+
+/**
+ * Takes a person whose account is being deleted out of their organizations, refused with
+ * ORG_LAST_OWNER while that would leave one without an owner. The check and the removal happen
+ * under the organizations' locks, like every other change of an owner, so two owners deleting
+ * their accounts at once cannot both go (the account's own deletion would remove the memberships
+ * only later, outside this transaction).
+ */
+export async function leaveOrganizationsOfDeletedAccount(db: Db, userId: string): Promise<void> {
+  await db.transaction().execute(async (tx) => {
+    const memberships = await tx
+      .selectFrom("org_member")
+      .select("org_id")
+      .where("user_id", "=", userId)
+      .execute();
+    const orgIds = memberships.map((m) => m.org_id);
+    await lockOrganizations(tx, orgIds);
+    const blocker = await accountDeletionBlocker(tx, userId);
+    if (blocker) throw new DomainError("ORG_LAST_OWNER", blocker);
+    await tx.deleteFrom("org_member").where("user_id", "=", userId).execute();
+  });
 }
 
 /**
