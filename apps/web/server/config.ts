@@ -169,6 +169,10 @@ export const envSchema = z.object({
   // Webhooks (server/webhooks): true lets them reach loopback, link-local and private addresses,
   // for tests and private installations; otherwise such URLs are refused (no SSRF).
   WEBHOOK_ALLOW_PRIVATE: boolean.default(false),
+  // How long a webhook's receiver has to answer, and the attempts one server makes at once (a
+  // quarter of them at most for one project's webhooks; decision 059).
+  WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().positive().max(60).default(10),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(16),
 });
 
 function stripePrice() {
@@ -235,6 +239,9 @@ export interface Config {
   s3: S3Settings | undefined;
   /** WEBHOOK_ALLOW_PRIVATE: webhooks may reach loopback, link-local and private addresses. */
   webhookAllowPrivate: boolean;
+  /** WEBHOOK_TIMEOUT_SECONDS and WEBHOOK_CONCURRENCY (decision 059). */
+  webhookTimeoutMs: number;
+  webhookConcurrency: number;
 }
 
 export interface StripeConfig {
@@ -384,6 +391,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     stripe,
     s3: readS3(e),
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+    webhookTimeoutMs: Math.round(e.WEBHOOK_TIMEOUT_SECONDS * 1000),
+    webhookConcurrency: e.WEBHOOK_CONCURRENCY,
   };
 }
 

@@ -169,6 +169,8 @@ export async function createServices(
       serverSecret: config.secret,
       baseUrl: config.baseUrl,
       allowPrivate: config.webhookAllowPrivate,
+      timeoutMs: config.webhookTimeoutMs,
+      concurrency: config.webhookConcurrency,
     });
     webhooks.install();
     // Retention rules applied after a project's packages change (retention/run.ts, decision 034).
@@ -214,6 +216,8 @@ export async function createServices(
       close: async () => {
         // Running jobs finish (or, past the deadline, are left to another server) first.
         await jobs.stop();
+        // Webhook attempts run beside the jobs that start them (decision 059).
+        await webhooks.stop();
         // Downloaded bytes still in memory (usage.ts) are written before the database closes.
         await flushDownloadCounts(database.db);
         await errors.flush();

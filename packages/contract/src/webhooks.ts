@@ -82,6 +82,10 @@ export const webhook = z.object({
   updatedAt: z.string(),
   /** Since when every delivery has failed; null while the last one succeeded. */
   failingSince: z.string().nullable(),
+  /** Attempts in a row that got no answer (timed out, connection failed); 0 once one is answered. */
+  consecutiveTimeouts: z.number().int(),
+  /** Deliveries wait until then: paused after 5 attempts in a row without an answer; else null. */
+  pausedUntil: z.string().nullable(),
 });
 export type Webhook = z.infer<typeof webhook>;
 

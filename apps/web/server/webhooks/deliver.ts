@@ -1,7 +1,7 @@
 // One HTTP attempt of a webhook delivery: a POST of the JSON body with its headers, to the
 // checked address only (address-guard.ts, unless private targets are allowed), no redirect
-// followed (a 3xx is a failure), 10 seconds at most, and the first kilobyte of the answer kept
-// for the delivery log.
+// followed (a 3xx is a failure), 10 seconds at most (WEBHOOK_TIMEOUT_SECONDS), and the first
+// kilobyte of the answer kept for the delivery log.
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { isIP } from "node:net";
@@ -101,9 +101,7 @@ function send(
       },
     );
     const deadline = setTimeout(() => {
-      req.destroy(
-        new Error(`No answer within ${Math.round((input.timeoutMs ?? WEBHOOK_TIMEOUT_MS) / 1000)} s`),
-      );
+      req.destroy(new Error(`No answer within ${(input.timeoutMs ?? WEBHOOK_TIMEOUT_MS) / 1000} s`));
     }, input.timeoutMs ?? WEBHOOK_TIMEOUT_MS);
     req.on("timeout", () => req.destroy(new Error("The connection timed out")));
     req.on("error", (error) => {

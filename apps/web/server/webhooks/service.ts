@@ -6,6 +6,14 @@
 // webhook whose deliveries have all failed for 3 days is turned off and its owner mailed. A
 // sweep every minute runs what is due and not queued (a restart of the embedded mode, whose
 // queue is in memory).
+//
+// Fairness (decision 059): a webhook has one attempt in flight at a time, on any server (the
+// others wait, due, and the attempt that ends takes the next one); a server makes at most
+// WEBHOOK_CONCURRENCY attempts at once, a quarter of them at most for one project, handed out
+// in turn (fair-limiter.ts); the job only starts that and ends, so no queue worker waits on a
+// receiver. A webhook whose receiver did not answer 5 times in a row is paused: its deliveries
+// wait a minute, doubling with each further attempt that gets no answer (at most an hour);
+// any answer closes it again.
 
 import {
   type CreateWebhookInput,
@@ -34,7 +42,8 @@ import type { Logger } from "../logger.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { webhookDisabledMail } from "../mail/templates.ts";
 import { ForbiddenAddressError, resolvePublicAddresses } from "./address-guard.ts";
-import { type AttemptResult, postWebhook } from "./deliver.ts";
+import { type AttemptResult, postWebhook, WEBHOOK_TIMEOUT_MS } from "./deliver.ts";
+import { FairLimiter } from "./fair-limiter.ts";
 import { newWebhookSecret, signatureHeader } from "./signature.ts";
 
 export const WEBHOOK_DELIVERY_JOB = "webhook-delivery";
@@ -49,6 +58,16 @@ const CLAIM_EXPIRES_MS = 2 * 60 * 1000;
 export const DELIVERY_RETENTION_DAYS = 30;
 /** Webhooks a project may have. */
 export const MAX_WEBHOOKS_PER_PROJECT = 20;
+
+/** Attempts in a row without an answer (timeouts, refused connections) that pause a webhook. */
+export const PAUSE_AFTER_TIMEOUTS = 5;
+/** Attempts one server makes at once, unless WEBHOOK_CONCURRENCY says otherwise. */
+export const DEFAULT_WEBHOOK_CONCURRENCY = 16;
+
+/** The pause after `timeouts` attempts in a row without an answer: 1 minute, doubling, at most 1 hour. */
+export function pauseMs(timeouts: number): number {
+  return Math.min(60_000 * 2 ** Math.max(0, timeouts - PAUSE_AFTER_TIMEOUTS), 60 * 60 * 1000);
+}
 
 /** The wait after `attempts` failed attempts: 30 s, doubling, at most 4 hours. */
 export function backoffMs(attempts: number): number {
@@ -71,6 +90,10 @@ export interface WebhookDeps {
   baseUrl: string;
   /** WEBHOOK_ALLOW_PRIVATE. */
   allowPrivate: boolean;
+  /** WEBHOOK_TIMEOUT_SECONDS, in milliseconds. */
+  timeoutMs?: number;
+  /** WEBHOOK_CONCURRENCY: attempts this server makes at once. */
+  concurrency?: number;
 }
 
 /** Who changed a webhook, for the audit log. */
@@ -92,15 +115,23 @@ function toWebhook(row: WebhookRow): Webhook {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     failingSince: row.failing_since,
+    consecutiveTimeouts: Number(row.consecutive_timeouts),
+    pausedUntil: row.paused_until,
   };
 }
 
 export class WebhookService {
   readonly #deps: WebhookDeps;
   readonly #inflight = new Set<Promise<unknown>>();
+  readonly #slots: FairLimiter;
+  /** Webhooks whose attempts this server is making (one at a time each). */
+  readonly #draining = new Set<string>();
+  #stopped = false;
 
   constructor(deps: WebhookDeps) {
     this.#deps = deps;
+    const total = deps.concurrency ?? DEFAULT_WEBHOOK_CONCURRENCY;
+    this.#slots = new FairLimiter(total, Math.ceil(total / 4));
   }
 
   /** Registers the delivery job, the sweep, and the listener that turns activity into deliveries. */
@@ -127,9 +158,7 @@ export class WebhookService {
   #deliveryJob(): JobDefinition<{ deliveryId: string }> {
     return {
       name: WEBHOOK_DELIVERY_JOB,
-      run: async ({ deliveryId }) => {
-        await this.attempt(deliveryId);
-      },
+      run: ({ deliveryId }) => this.kick(deliveryId),
       // Retries are the delivery's own (backoff recorded in its row), not the queue's.
       retryLimit: 0,
       retryDelaySeconds: 30,
@@ -220,6 +249,9 @@ export class WebhookService {
       failing_since: null,
       created_at: now,
       updated_at: now,
+      consecutive_timeouts: 0,
+      paused_until: null,
+      attempt_claimed_at: null,
     };
     await db.insertInto("webhook").values(row).execute();
     await this.#audit(project, change, "webhook.created", row.url, { events });
@@ -248,6 +280,8 @@ export class WebhookService {
       if (input.active) {
         changes.disabled_reason = null;
         changes.failing_since = null;
+        changes.consecutive_timeouts = 0;
+        changes.paused_until = null;
       }
     }
     if (Object.keys(changes).length === 0) return toWebhook(row);
@@ -256,7 +290,14 @@ export class WebhookService {
     const updated = { ...row, ...changes };
     await this.#audit(project, change, "webhook.updated", updated.url, {
       changed: Object.keys(changes).filter(
-        (k) => k !== "updated_at" && k !== "disabled_reason" && k !== "failing_since",
+        (k) =>
+          ![
+            "updated_at",
+            "disabled_reason",
+            "failing_since",
+            "consecutive_timeouts",
+            "paused_until",
+          ].includes(k),
       ),
     });
     return toWebhook(updated);
@@ -387,7 +428,7 @@ export class WebhookService {
     });
     if (!payload) throw notFound("Project not found");
     const deliveryId = await this.#insertDelivery(row.id, "ping", JSON.stringify(payload), null);
-    await this.attempt(deliveryId);
+    await this.attempt(deliveryId, project.id);
     return this.#delivery(deliveryId);
   }
 
@@ -402,7 +443,7 @@ export class WebhookService {
       .executeTakeFirst();
     if (!original) throw notFound("Delivery not found");
     const newId = await this.#insertDelivery(row.id, original.event, original.body, original.id);
-    await this.attempt(newId);
+    await this.attempt(newId, project.id);
     return this.#delivery(newId);
   }
 
@@ -568,9 +609,23 @@ export class WebhookService {
   // -------------------------------------------------------------------------------------------
   // Attempts.
 
-  /** Makes the delivery's next attempt if it is due and nobody else is making it. */
-  attempt(deliveryId: string): Promise<void> {
-    const running = this.#attempt(deliveryId);
+  /**
+   * Makes the delivery's next attempt now if it is due and nobody else is making it, whatever
+   * the webhook's pause: a test ping or a redelivery its owner asked for (in a slot like any).
+   */
+  attempt(deliveryId: string, projectId: string): Promise<void> {
+    return this.#track(
+      this.#slots.acquire(projectId).then(async (release) => {
+        try {
+          await this.#attempt(deliveryId);
+        } finally {
+          release();
+        }
+      }),
+    );
+  }
+
+  #track<T>(running: Promise<T>): Promise<T> {
     this.#inflight.add(running);
     return running.finally(() => this.#inflight.delete(running));
   }
@@ -578,6 +633,135 @@ export class WebhookService {
   /** Resolves once no attempt is in flight (tests wait for the one a request started). */
   async settled(): Promise<void> {
     while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight]);
+  }
+
+  /** Starts no further attempt and waits for those in flight (the server is stopping). */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await this.settled();
+  }
+
+  /**
+   * The delivery job: starts the attempts of the delivery's webhook unless they are under way,
+   * without waiting for them, so that no queue worker waits on a receiver that hangs.
+   */
+  async kick(deliveryId: string): Promise<void> {
+    const row = await this.#deps.db
+      .selectFrom("webhook_delivery")
+      .innerJoin("webhook", "webhook.id", "webhook_delivery.webhook_id")
+      .select(["webhook.id as webhookId", "webhook.project_id as projectId"])
+      .where("webhook_delivery.id", "=", deliveryId)
+      .executeTakeFirst();
+    if (row) void this.#drain(row.webhookId, row.projectId, deliveryId);
+  }
+
+  /**
+   * Makes the webhook's due attempts one at a time until none is due: `first` (a new delivery)
+   * first, then the oldest.
+   */
+  #drain(webhookId: string, projectId: string, first?: string): Promise<void> {
+    if (this.#stopped || this.#draining.has(webhookId)) return Promise.resolve();
+    this.#draining.add(webhookId);
+    return this.#track(
+      this.#drainLoop(webhookId, projectId, first)
+        .catch((error: unknown) => {
+          this.#deps.logger.error(`webhook ${webhookId}: delivering failed`, error);
+          return "stopped" as const;
+        })
+        .then(async (outcome) => {
+          this.#draining.delete(webhookId);
+          // A delivery that came due while this ran was left to it (its job saw it busy).
+          if (outcome === "done" && (await this.#nextDue(webhookId))) await this.#drain(webhookId, projectId);
+        }),
+    );
+  }
+
+  async #drainLoop(webhookId: string, projectId: string, first?: string): Promise<"done" | "stopped"> {
+    const { db, clock } = this.#deps;
+    let previous: string | undefined;
+    while (!this.#stopped) {
+      // One attempt in flight per webhook, across servers: the claim of the webhook's row.
+      const now = clock();
+      const claim = now.toISOString();
+      const claimed = await db
+        .updateTable("webhook")
+        .set({ attempt_claimed_at: claim })
+        .where("id", "=", webhookId)
+        .where((eb) =>
+          eb.or([
+            eb("attempt_claimed_at", "is", null),
+            eb("attempt_claimed_at", "<", new Date(now.getTime() - CLAIM_EXPIRES_MS).toISOString()),
+          ]),
+        )
+        .executeTakeFirst();
+      // Another server is making its attempts (and takes the next one when it is done).
+      if (Number(claimed.numUpdatedRows) === 0) return "stopped";
+      try {
+        const hook = await db
+          .selectFrom("webhook")
+          .select("paused_until")
+          .where("id", "=", webhookId)
+          .executeTakeFirst();
+        if (!hook) return "stopped";
+        if (hook.paused_until && hook.paused_until > claim) {
+          await this.#deferTo(webhookId, hook.paused_until);
+          return "stopped";
+        }
+        const next = previous === undefined && first ? first : await this.#nextDue(webhookId);
+        if (!next) return "done";
+        // Not taken (a clock moved back): left to the sweep rather than tried in a loop.
+        if (next === previous) return "stopped";
+        previous = next;
+        const release = await this.#slots.acquire(projectId);
+        try {
+          await this.#attempt(next);
+        } finally {
+          release();
+        }
+      } finally {
+        await db
+          .updateTable("webhook")
+          .set({ attempt_claimed_at: null })
+          .where("id", "=", webhookId)
+          .where("attempt_claimed_at", "=", claim)
+          .execute();
+      }
+    }
+    return "stopped";
+  }
+
+  /** The webhook's oldest delivery that is due. */
+  async #nextDue(webhookId: string): Promise<string | undefined> {
+    const now = this.#deps.clock();
+    const nowIso = now.toISOString();
+    const staleClaim = new Date(now.getTime() - CLAIM_EXPIRES_MS).toISOString();
+    const row = await this.#deps.db
+      .selectFrom("webhook_delivery")
+      .select("id")
+      .where("webhook_id", "=", webhookId)
+      .where((eb) =>
+        eb.or([
+          eb.and([eb("state", "=", "pending"), eb("next_attempt_at", "<=", nowIso)]),
+          eb.and([eb("state", "=", "sending"), eb("claimed_at", "<", staleClaim)]),
+        ]),
+      )
+      .orderBy("next_attempt_at")
+      .orderBy("created_at")
+      .orderBy("id")
+      .limit(1)
+      .executeTakeFirst();
+    return row?.id;
+  }
+
+  /** The webhook's waiting deliveries wait until its pause ends (their log says when). */
+  async #deferTo(webhookId: string, pausedUntil: string) {
+    await this.#deps.db
+      .updateTable("webhook_delivery")
+      .set({ next_attempt_at: pausedUntil })
+      .where("webhook_id", "=", webhookId)
+      .where("state", "=", "pending")
+      .where("next_attempt_at", "<", pausedUntil)
+      .execute();
   }
 
   async #attempt(deliveryId: string): Promise<void> {
@@ -611,6 +795,9 @@ export class WebhookService {
         "webhook.secret",
         "webhook.active",
         "webhook.failing_since",
+        "webhook.project_id as projectId",
+        "webhook.consecutive_timeouts",
+        "webhook.paused_until",
       ])
       .where("webhook_delivery.id", "=", deliveryId)
       .executeTakeFirst();
@@ -631,6 +818,7 @@ export class WebhookService {
         [WEBHOOK_SIGNATURE_HEADER]: signatureHeader(secret, Math.floor(now.getTime() / 1000), delivery.body),
       },
       allowPrivate: this.#deps.allowPrivate,
+      timeoutMs: this.#deps.timeoutMs ?? WEBHOOK_TIMEOUT_MS,
     });
     await this.#record(delivery, result, now);
   }
@@ -641,13 +829,22 @@ export class WebhookService {
       attempts: number;
       created_at: string;
       webhookId: string;
+      projectId: string;
       failing_since: string | null;
+      consecutive_timeouts: number;
+      paused_until: string | null;
     },
     result: AttemptResult,
     at: Date,
   ) {
     const { db, jobs } = this.#deps;
     const attempts = Number(delivery.attempts) + 1;
+    const pausedUntil = await this.#circuit(delivery, result);
+    if (pausedUntil)
+      result = {
+        ...result,
+        error: `${result.error ?? "No answer"} (paused after ${pausedUntil.timeouts} attempts in a row without an answer: next try at ${pausedUntil.at})`,
+      };
     await db
       .insertInto("webhook_attempt")
       .values({
@@ -657,7 +854,7 @@ export class WebhookService {
         status: result.status,
         duration_ms: result.durationMs,
         response_excerpt: result.responseExcerpt,
-        error: result.error ? result.error.slice(0, 500) : null,
+        error: result.error ? result.error.slice(0, 1000) : null,
       })
       .execute();
     if (result.ok) {
@@ -692,7 +889,7 @@ export class WebhookService {
       await this.#disable(delivery.webhookId, failingSince);
       return;
     }
-    const wait = backoffMs(attempts);
+    const wait = Math.max(backoffMs(attempts), pausedUntil ? Date.parse(pausedUntil.at) - at.getTime() : 0);
     const next = at.getTime() + wait;
     if (next > Date.parse(delivery.created_at) + RETRY_WINDOW_MS) {
       await db
@@ -712,6 +909,57 @@ export class WebhookService {
       { deliveryId: delivery.id },
       { delaySeconds: Math.ceil(wait / 1000) },
     );
+  }
+
+  /**
+   * Counts an attempt that got no answer, and pauses the webhook at the 5th in a row (answering
+   * when it did, and until when); any answer closes the pause, and what waited for it is due.
+   */
+  async #circuit(
+    delivery: {
+      webhookId: string;
+      projectId: string;
+      consecutive_timeouts: number;
+      paused_until: string | null;
+    },
+    result: AttemptResult,
+  ): Promise<{ timeouts: number; at: string } | undefined> {
+    const { db, clock } = this.#deps;
+    if (result.status !== null) {
+      if (Number(delivery.consecutive_timeouts) === 0 && !delivery.paused_until) return undefined;
+      await db
+        .updateTable("webhook")
+        .set({ consecutive_timeouts: 0, paused_until: null })
+        .where("id", "=", delivery.webhookId)
+        .execute();
+      if (delivery.paused_until) {
+        await db
+          .updateTable("webhook_delivery")
+          .set({ next_attempt_at: clock().toISOString() })
+          .where("webhook_id", "=", delivery.webhookId)
+          .where("state", "=", "pending")
+          .where("next_attempt_at", "=", delivery.paused_until)
+          .execute();
+        // A test ping closed it: what waited is sent now (inside a drain, that drain goes on).
+        void this.#drain(delivery.webhookId, delivery.projectId);
+      }
+      return undefined;
+    }
+    const counted = await db
+      .updateTable("webhook")
+      .set((eb) => ({ consecutive_timeouts: eb("consecutive_timeouts", "+", 1) }))
+      .where("id", "=", delivery.webhookId)
+      .returning("consecutive_timeouts")
+      .executeTakeFirst();
+    const timeouts = Number(counted?.consecutive_timeouts ?? 0);
+    if (timeouts < PAUSE_AFTER_TIMEOUTS) return undefined;
+    const at = new Date(clock().getTime() + pauseMs(timeouts)).toISOString();
+    await db.updateTable("webhook").set({ paused_until: at }).where("id", "=", delivery.webhookId).execute();
+    await this.#deferTo(delivery.webhookId, at);
+    this.#deps.logger.warn(
+      `webhook ${delivery.webhookId} paused until ${at}: ${timeouts} attempts in a row without an answer`,
+    );
+    return { timeouts, at };
   }
 
   async #finish(deliveryId: string, state: "failed" | "delivered") {
@@ -777,7 +1025,10 @@ export class WebhookService {
     }
   }
 
-  /** Attempts every delivery that is due (the sweep; tests call it after moving the clock). */
+  /**
+   * Makes the due attempts of every webhook that has one (the sweep; tests call it after moving
+   * the clock), each webhook's in turn; answers how many webhooks had one.
+   */
   async runDue(limit = 200): Promise<number> {
     const { db, clock } = this.#deps;
     const now = clock();
@@ -785,22 +1036,18 @@ export class WebhookService {
     const staleClaim = new Date(now.getTime() - CLAIM_EXPIRES_MS).toISOString();
     const due = await db
       .selectFrom("webhook_delivery")
-      .select("id")
+      .innerJoin("webhook", "webhook.id", "webhook_delivery.webhook_id")
+      .select(["webhook.id as webhookId", "webhook.project_id as projectId"])
+      .distinct()
       .where((eb) =>
         eb.or([
           eb.and([eb("state", "=", "pending"), eb("next_attempt_at", "<=", nowIso)]),
           eb.and([eb("state", "=", "sending"), eb("claimed_at", "<", staleClaim)]),
         ]),
       )
-      .orderBy("next_attempt_at")
       .limit(limit)
       .execute();
-    // A few at a time: one slow receiver does not hold up the others for long.
-    const ids = due.map((d) => d.id);
-    const workers = Array.from({ length: Math.min(4, ids.length) }, async () => {
-      for (let id = ids.shift(); id !== undefined; id = ids.shift()) await this.attempt(id);
-    });
-    await Promise.all(workers);
+    await Promise.all(due.map((d) => this.#drain(d.webhookId, d.projectId)));
     return due.length;
   }
 

@@ -468,3 +468,154 @@ describe(`webhook targets without WEBHOOK_ALLOW_PRIVATE (${databaseKind})`, () =
     expect(receiver.received).toEqual([]);
   });
 });
+
+// Issue 37 item 6: a receiver that never answers. The server makes WEBHOOK_CONCURRENCY (8)
+// attempts at once, a quarter of them (2) at most for one project, one at a time per webhook; a
+// webhook that got no answer 5 times in a row is paused, longer each time, until it answers.
+describe(`webhooks to a receiver that hangs (${databaseKind})`, () => {
+  let app: TestApp;
+  let hanging: WebhookReceiver;
+  let healthy: WebhookReceiver;
+  let stalled: Record<string, string>;
+  let brisk: Record<string, string>;
+  let offset = 0;
+  const stalledBase = "/api/v1/projects/stalled/webhooks";
+  const hookIds: string[] = [];
+  const release = (project: string, auth: Record<string, string>, version: string) =>
+    app.request(`/api/v1/projects/${project}/releases`, json("POST", { version }, auth));
+  const webhook = async (id: string) =>
+    (await (await app.request(`${stalledBase}/${id}`, { headers: stalled })).json()).webhook;
+  const deliveries = async (id: string) =>
+    (await (await app.request(`${stalledBase}/${id}/deliveries`, { headers: stalled })).json())
+      .deliveries as {
+      state: string;
+      nextAttemptAt: string | null;
+      attempts: { at: string; status: number | null; error: string | null }[];
+    }[];
+  /** Every due delivery attempted, and every attempt in flight finished. */
+  const drain = async () => {
+    await app.services.webhooks.settled();
+    await app.services.webhooks.runDue();
+    await app.services.webhooks.settled();
+  };
+
+  beforeAll(async () => {
+    hanging = await startWebhookReceiver();
+    hanging.hang(true);
+    healthy = await startWebhookReceiver();
+    app = await createTestApp(
+      { WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_TIMEOUT_SECONDS: "1", WEBHOOK_CONCURRENCY: "8" },
+      { clock: () => new Date(Date.now() + offset) },
+    );
+    stalled = (await publishingProject(app, "stalling", "stalled")).auth;
+    brisk = (await publishingProject(app, "brisker", "brisk")).auth;
+    for (let i = 0; i < 5; i++) {
+      const res = await app.request(
+        stalledBase,
+        json("POST", { url: hanging.url, events: ["release.created"] }, stalled),
+      );
+      expect(res.status).toBe(201);
+      hookIds.push((await res.json()).webhook.id);
+    }
+    const res = await app.request(
+      "/api/v1/projects/brisk/webhooks",
+      json("POST", { url: healthy.url, events: ["release.created"] }, brisk),
+    );
+    expect(res.status).toBe(201);
+  });
+  afterAll(async () => {
+    await app?.close();
+    await hanging?.close();
+    await healthy?.close();
+  });
+
+  it("another project's delivery goes out while one project's hang, and they never hold more than their share of sockets", async () => {
+    for (const version of ["1.0.0", "1.0.1", "1.0.2", "1.0.3"])
+      expect((await release("stalled", stalled, version)).status).toBe(201);
+    expect((await release("brisk", brisk, "1.0.0")).status).toBe(201);
+    // Queued after 20 deliveries to the receiver that hangs (20 s of attempts, 2 at a time).
+    await healthy.waitFor((r) => r.json.event === "release.created");
+    expect(hanging.received.length).toBeLessThan(20);
+
+    await expect.poll(() => hanging.received.length, { timeout: 60_000, interval: 200 }).toBe(20);
+    await app.services.webhooks.settled();
+    expect(hanging.maxOpen).toBeGreaterThan(0);
+    expect(hanging.maxOpen).toBeLessThanOrEqual(2);
+    for (const id of hookIds) {
+      const log = await deliveries(id);
+      expect(log).toHaveLength(4);
+      for (const delivery of log) {
+        expect(delivery.state).toBe("pending");
+        expect(delivery.attempts).toEqual([
+          expect.objectContaining({ status: null, error: "No answer within 1 s" }),
+        ]);
+      }
+      expect(await webhook(id)).toMatchObject({ consecutiveTimeouts: 4, pausedUntil: null });
+    }
+  }, 90_000);
+
+  it("pauses a webhook after 5 attempts in a row without an answer, then tries one delivery once the pause ends", async () => {
+    offset += 30_000;
+    await drain();
+    // One more attempt per webhook (its 5th without an answer), not its 4 due deliveries.
+    expect(hanging.received.length).toBe(25);
+    for (const id of hookIds) {
+      const hook = await webhook(id);
+      expect(hook.consecutiveTimeouts).toBe(5);
+      expect(hook.pausedUntil).toEqual(expect.any(String));
+      const log = await deliveries(id);
+      const tried = log.find((d) => d.attempts.length === 2)!;
+      expect(tried.attempts[1]!.error).toBe(
+        `No answer within 1 s (paused after 5 attempts in a row without an answer: next try at ${hook.pausedUntil})`,
+      );
+      // A minute after the 5th attempt ended; the deliveries wait for it, as their log says.
+      expect(Date.parse(hook.pausedUntil) - Date.parse(tried.attempts[1]!.at)).toBeGreaterThanOrEqual(60_000);
+      expect(log.map((d) => d.nextAttemptAt)).toEqual(log.map(() => hook.pausedUntil));
+    }
+
+    // A new event while paused waits too; nothing reaches the receiver before the pause ends.
+    expect((await release("stalled", stalled, "1.0.4")).status).toBe(201);
+    await expect
+      .poll(async () => (await deliveries(hookIds[0]!)).filter((d) => d.attempts.length === 0).length, {
+        timeout: 30_000,
+        interval: 200,
+      })
+      .toBe(1);
+    offset += 30_000;
+    await drain();
+    expect(hanging.received.length).toBe(25);
+    for (const id of hookIds) {
+      const hook = await webhook(id);
+      const log = await deliveries(id);
+      expect(log).toHaveLength(5);
+      expect(log.map((d) => d.nextAttemptAt)).toEqual(log.map(() => hook.pausedUntil));
+    }
+
+    // The pause over: one delivery per webhook is tried, and no answer pauses it for longer.
+    offset += 31_000;
+    await drain();
+    expect(hanging.received.length).toBe(30);
+    for (const id of hookIds) {
+      const hook = await webhook(id);
+      expect(hook.consecutiveTimeouts).toBe(6);
+      const last = (await deliveries(id))
+        .flatMap((d) => d.attempts)
+        .sort((a, b) => Date.parse(b.at) - Date.parse(a.at))[0]!;
+      expect(last.error).toContain("paused after 6 attempts in a row without an answer");
+      expect(Date.parse(hook.pausedUntil) - Date.parse(last.at)).toBeGreaterThanOrEqual(120_000);
+    }
+  }, 90_000);
+
+  it("an answer closes the pause, and the deliveries that waited go out", async () => {
+    hanging.hang(false);
+    offset += 121_000;
+    await drain();
+    // 5 webhooks, 5 deliveries each: each delivered once, after the 30 tries that got nothing.
+    expect(hanging.received.length).toBe(30 + 25);
+    for (const id of hookIds) {
+      expect(await webhook(id)).toMatchObject({ consecutiveTimeouts: 0, pausedUntil: null });
+      const log = await deliveries(id);
+      expect(log.map((d) => d.state)).toEqual(log.map(() => "delivered"));
+    }
+  }, 90_000);
+});
