@@ -35,6 +35,11 @@ export interface GuardedFetchOptions {
   totalTimeoutMs?: number;
 }
 
+/** "30 s", or "300 ms" under a second (tests). */
+function duration(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
+}
+
 function forbidden(url: URL, error: ForbiddenAddressError): ImportError {
   return new ImportError("SOURCE_FORBIDDEN", `${url.href}: refused: ${error.message}`, url.href);
 }
@@ -139,9 +144,9 @@ async function requestOnce(
         );
       },
     );
-    const deadline = setTimeout(() => cutOff(`took longer than ${Math.round(totalMs / 1000)} s`), totalMs);
+    const deadline = setTimeout(() => cutOff(`took longer than ${duration(totalMs)}`), totalMs);
     deadline.unref();
-    request.on("timeout", () => cutOff(`sent nothing for ${Math.round(idleMs / 1000)} s`));
+    request.on("timeout", () => cutOff(`sent nothing for ${duration(idleMs)}`));
     request.on("close", () => {
       if (!response) clearTimeout(deadline);
     });
