@@ -34,9 +34,13 @@ async function serve(root: string): Promise<StaticServer> {
 
 // The repositories are on 127.0.0.1: allowed as WEBHOOK_ALLOW_PRIVATE allows it.
 const sourceDeps = { githubApiUrl: "https://api.github.invalid", allowPrivate: true };
+const noCredentials = { username: undefined, password: undefined, release: undefined };
 
 function aptSource(server: StaticServer): ImportSource {
-  return createImportSource({ kind: "apt-repository", url: server.url, distribution: "stable" }, sourceDeps);
+  return createImportSource(
+    { kind: "apt-repository", url: server.url, distribution: "stable", ...noCredentials },
+    sourceDeps,
+  );
 }
 
 async function failure(source: ImportSource): Promise<ImportError> {
@@ -105,7 +109,9 @@ describe("importing from a YUM repository with a hostile primary.xml", () => {
       repeated(2 * MAX_IMPORT_PACKAGES, (i) => primaryPackage("hello", `1.0.${i}`)),
     );
     const server = await serve(root);
-    const error = await failure(createImportSource({ kind: "yum-repository", url: server.url }, sourceDeps));
+    const error = await failure(
+      createImportSource({ kind: "yum-repository", url: server.url, ...noCredentials }, sourceDeps),
+    );
     const index = `${server.url}repodata/primary.xml.gz`;
     expect(error).toMatchObject({ code: "SOURCE_TOO_LARGE", subject: index });
     expect(error.message).toMatch(/^primary metadata \(.*\) lists more than 50,000 packages/);
@@ -119,7 +125,7 @@ describe("importing from a YUM repository with a hostile primary.xml", () => {
     );
     const server = await serve(root);
     const releases = await createImportSource(
-      { kind: "yum-repository", url: server.url },
+      { kind: "yum-repository", url: server.url, ...noCredentials },
       sourceDeps,
     ).listReleases(signal);
     expect(releases.map((r) => [r.version, r.files.map((f) => f.filename)])).toEqual([

@@ -11,6 +11,10 @@
 //   run created for that release is deleted again, and the failure is recorded with its code.
 // - Progress is written to the import row after each file; the dashboard polls it.
 // - Secrets are read from the row by the job itself; the job's data is the import's id only.
+// - Bounded (decision 056): an import has IMPORT_TIME_LIMIT_MS from its first start, after which
+//   it ends failed (TIMED_OUT) keeping the releases it imported; its job starts at most
+//   IMPORT_ATTEMPTS times, counted on the row, so an import that takes the server down with it is
+//   not resumed at every start for ever. A failed import is never resumed.
 import { createReadStream, createWriteStream } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
@@ -45,11 +49,26 @@ import type { SigningKeyService } from "../publishing/signing-keys.ts";
 import type { BlobStore } from "../storage/blob-store.ts";
 import { ImportError, type ImportSource, type SourceRelease } from "./source.ts";
 import { createImportSource, type SourceDeps } from "./sources.ts";
-import { emptyProgress, findImportRow, sourceOf, unfinishedImportIds, updateImportRow } from "./store.ts";
+import {
+  countImportAttempt,
+  emptyProgress,
+  findImportRow,
+  sourceOf,
+  unfinishedImports,
+  updateImportRow,
+} from "./store.ts";
 
 export const IMPORT_JOB = "import-releases";
-/** Attempts of an import's job before it is given up (a retry resumes where it stopped). */
-const IMPORT_ATTEMPTS = 4;
+/**
+ * Starts of an import's job before it is given up (a retry resumes where it stopped): retries
+ * after a failure, and resumptions after the server stopped while it ran, together.
+ */
+export const IMPORT_ATTEMPTS = 4;
+/**
+ * How long an import may take from its first start, retries and restarts included; under the
+ * job's expiry (expireInSeconds), so a running import is never taken for a lost one.
+ */
+export const IMPORT_TIME_LIMIT_MS = 4 * 3600 * 1000;
 
 type Db = Kysely<Database>;
 
@@ -64,6 +83,8 @@ export interface ImportDeps {
   logger: Logger;
   /** For tests: sources built another way. */
   createSource?: (input: Parameters<typeof createImportSource>[0], deps: SourceDeps) => ImportSource;
+  /** For tests: another time limit than IMPORT_TIME_LIMIT_MS. */
+  timeLimitMs?: number;
 }
 
 export function importJob(deps: ImportDeps): JobDefinition<{ importId: string }> {
@@ -91,13 +112,34 @@ export async function queueImport(jobs: Pick<JobQueue, "send">, importId: string
 
 /**
  * SQLite keeps no jobs across a restart: imports that were queued or running when the process
- * stopped are queued again (and resume). On PostgreSQL pg-boss still holds their jobs.
+ * stopped are queued again (and resume), unless their job has started IMPORT_ATTEMPTS times
+ * already: then the server stopped during each of them (perhaps because of them), and the
+ * import ends failed instead. The queue runs two at a time. On PostgreSQL pg-boss still holds
+ * their jobs, and the job itself makes the same check.
  */
 export async function resumeUnfinishedImports(db: Db, jobs: JobQueue, logger: Logger): Promise<void> {
   if (jobs.engine !== "in-process") return;
-  const ids = await unfinishedImportIds(db);
-  for (const id of ids) await queueImport(jobs, id);
-  if (ids.length > 0) logger.info(`resuming ${ids.length} unfinished import(s)`);
+  let resumed = 0;
+  for (const { id, attempts } of await unfinishedImports(db)) {
+    if (attempts >= IMPORT_ATTEMPTS) {
+      await failAfterAttempts(db, id, attempts);
+      logger.warn(`import ${id} was started ${attempts} times without finishing: not resumed`);
+    } else {
+      await queueImport(jobs, id);
+      resumed++;
+    }
+  }
+  if (resumed > 0) logger.info(`resuming ${resumed} unfinished import(s)`);
+}
+
+/** Ends an import whose job has had its attempts without ending it: failed, keeping its progress. */
+async function failAfterAttempts(db: Db, importId: string, attempts: number): Promise<void> {
+  await endWithFatalError(db, importId, {
+    version: null,
+    code: "INTERNAL_ERROR",
+    message: `The import was started ${attempts} times without finishing (the server stopped while it ran); it is not tried again`,
+    subject: null,
+  });
 }
 
 type FailureCode = ImportErrorCodeName;
@@ -124,6 +166,13 @@ function failureOf(error: unknown): ReleaseFailure {
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** "4 hours", "90 minutes", "2 seconds". */
+function formatDuration(ms: number): string {
+  if (ms >= 3600_000 && ms % 3600_000 === 0) return plural(ms / 3600_000, "hour");
+  if (ms >= 60_000 && ms % 60_000 === 0) return plural(ms / 60_000, "minute");
+  return plural(Math.round(ms / 1000), "second");
+}
 
 /** "Imported 12 releases (34 files, 56 MB); skipped 3 already present; 1 failed: 1.2.0 — …" */
 export function importSummary(progress: ImportProgress, errors: ImportFailure[]): string {
@@ -162,19 +211,36 @@ export async function runImport(deps: ImportDeps, importId: string): Promise<voi
     .where("id", "=", row.project_id)
     .executeTakeFirst();
   if (!project) return;
+  // Counted before anything is read: an attempt the process dies in is counted too.
+  const attempts = await countImportAttempt(db, importId);
+  if (attempts > IMPORT_ATTEMPTS) {
+    await failAfterAttempts(db, importId, attempts - 1);
+    return;
+  }
 
   const progress = emptyProgress();
   const errors: ImportFailure[] = [];
   const save = () => updateImportRow(db, importId, { progress, errors });
+  const startedAt = row.started_at ?? new Date().toISOString();
   await updateImportRow(db, importId, {
     status: "running",
     progress,
     errors,
-    ...(row.started_at ? {} : { startedAt: new Date().toISOString() }),
+    ...(row.started_at ? {} : { startedAt }),
   });
 
   const spool = join(deps.config.dataDir, "import-spool", importId);
   const controller = new AbortController();
+  const limitMs = deps.timeLimitMs ?? IMPORT_TIME_LIMIT_MS;
+  const timedOut = new ImportError(
+    "TIMED_OUT",
+    `The import did not finish within ${formatDuration(limitMs)}; the releases it imported are kept, and importing again goes on from there`,
+  );
+  // Aborting stops whatever is being read or downloaded; the loop below then ends the import.
+  const deadline = setTimeout(
+    () => controller.abort(timedOut),
+    Math.max(0, Date.parse(startedAt) + limitMs - Date.now()),
+  );
   try {
     let releases: SourceRelease[];
     try {
@@ -186,7 +252,7 @@ export async function runImport(deps: ImportDeps, importId: string): Promise<voi
       const source = (deps.createSource ?? createImportSource)(input, sourceDeps);
       releases = oldestFirst(await source.listReleases(controller.signal));
     } catch (error) {
-      const failure = failureOf(error);
+      const failure = failureOf(controller.signal.aborted ? timedOut : error);
       if (failure.code === "INTERNAL_ERROR") throw error;
       errors.push({ version: null, code: failure.code, message: failure.message, subject: failure.subject });
       await finish(deps, importId, progress, errors);
@@ -196,6 +262,7 @@ export async function runImport(deps: ImportDeps, importId: string): Promise<voi
     await save();
 
     for (const release of releases) {
+      if (controller.signal.aborted) break;
       progress.current = release.version;
       await save();
       // Files count as they arrive; a release that fails after some takes its counts back.
@@ -216,12 +283,14 @@ export async function runImport(deps: ImportDeps, importId: string): Promise<voi
         if (imported) progress.releasesDone += 1;
         else progress.releasesSkipped += 1;
       } catch (error) {
+        progress.filesDone = before.files;
+        progress.bytesDone = before.bytes;
+        // Out of time: not this release's failure, but the import's (below).
+        if (controller.signal.aborted) break;
         const failure = failureOf(error);
         if (failure.code === "INTERNAL_ERROR")
           logger.error(`import ${importId}: ${release.version} failed`, error);
         progress.releasesFailed += 1;
-        progress.filesDone = before.files;
-        progress.bytesDone = before.bytes;
         errors.push({
           version: release.version,
           code: failure.code,
@@ -232,8 +301,13 @@ export async function runImport(deps: ImportDeps, importId: string): Promise<voi
       progress.current = null;
       await save();
     }
+    if (controller.signal.aborted) {
+      progress.current = null;
+      errors.push({ version: null, code: timedOut.code, message: timedOut.message, subject: null });
+    }
     await finish(deps, importId, progress, errors);
   } finally {
+    clearTimeout(deadline);
     controller.abort();
     await rm(spool, { recursive: true, force: true }).catch(() => {});
   }
@@ -241,19 +315,21 @@ export async function runImport(deps: ImportDeps, importId: string): Promise<voi
 
 /** Ends an import whose job gave up: failed, keeping the progress it had made. */
 export async function abandonImport(deps: ImportDeps, importId: string, error: unknown): Promise<void> {
-  const row = await findImportRow(deps.db, importId);
+  await endWithFatalError(deps.db, importId, {
+    version: null,
+    code: "INTERNAL_ERROR",
+    message: `The import stopped after ${IMPORT_ATTEMPTS} attempts: ${(error as Error)?.message ?? error}`,
+    subject: null,
+  });
+}
+
+/** Ends an unfinished import as failed with `fatal`, keeping the progress it had made. */
+async function endWithFatalError(db: Db, importId: string, fatal: ImportFailure): Promise<void> {
+  const row = await findImportRow(db, importId);
   if (!row || !["queued", "running"].includes(row.status)) return;
   const progress = { ...(JSON.parse(row.progress) as ImportProgress), current: null };
-  const errors = [
-    ...(JSON.parse(row.errors) as ImportFailure[]),
-    {
-      version: null,
-      code: "INTERNAL_ERROR" as const,
-      message: `The import stopped after ${IMPORT_ATTEMPTS} attempts: ${(error as Error)?.message ?? error}`,
-      subject: null,
-    },
-  ];
-  await updateImportRow(deps.db, importId, {
+  const errors = [...(JSON.parse(row.errors) as ImportFailure[]), fatal];
+  await updateImportRow(db, importId, {
     status: "failed",
     progress,
     errors,
@@ -264,7 +340,10 @@ export async function abandonImport(deps: ImportDeps, importId: string, error: u
 
 async function finish(deps: ImportDeps, importId: string, progress: ImportProgress, errors: ImportFailure[]) {
   const imported = progress.releasesDone + progress.releasesSkipped;
-  const status = errors.length === 0 ? "succeeded" : imported > 0 ? "partial" : "failed";
+  // An error of the whole import (version null: the source, the time limit) fails it, whatever
+  // releases it brought in before.
+  const fatal = errors.some((error) => error.version === null);
+  const status = errors.length === 0 ? "succeeded" : imported > 0 && !fatal ? "partial" : "failed";
   const summary = importSummary(progress, errors);
   await updateImportRow(deps.db, importId, {
     status,

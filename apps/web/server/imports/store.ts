@@ -1,6 +1,7 @@
 // Import rows (table `import`, migration 0018): what an import reads (its settings without
 // secrets), its secrets sealed with the server secret the way signing keys' private keys are,
-// its status, progress, per-release errors and summary. Only the job reads the secrets back.
+// its status, progress, per-release errors and summary, and how many times its job started
+// (migration 0029). Only the job reads the secrets back.
 import {
   type ImportFailure,
   type ImportInfo,
@@ -141,6 +142,7 @@ export async function createImportRow(
     created_at: nowIso(),
     started_at: null,
     finished_at: null,
+    attempts: 0,
   };
   await db.insertInto("import").values(row).execute();
   return row;
@@ -173,14 +175,24 @@ export async function listProjectImports(db: Db, projectId: string, limit = 50):
 }
 
 /** Imports that have not ended: on SQLite (no stored jobs) they are queued again at start-up. */
-export async function unfinishedImportIds(db: Db): Promise<string[]> {
-  const rows = await db
+export async function unfinishedImports(db: Db): Promise<{ id: string; attempts: number }[]> {
+  return db
     .selectFrom("import")
-    .select("id")
+    .select(["id", "attempts"])
     .where("status", "in", ["queued", "running"])
     .orderBy("created_at")
     .execute();
-  return rows.map((r) => r.id);
+}
+
+/** Counts a start of the import's job; how many there have been, this one included. */
+export async function countImportAttempt(db: Db, id: string): Promise<number> {
+  await db
+    .updateTable("import")
+    .set((eb) => ({ attempts: eb("attempts", "+", 1) }))
+    .where("id", "=", id)
+    .execute();
+  const row = await db.selectFrom("import").select("attempts").where("id", "=", id).executeTakeFirst();
+  return Number(row?.attempts ?? 0);
 }
 
 export interface ImportUpdate {
