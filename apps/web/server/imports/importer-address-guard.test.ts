@@ -9,12 +9,15 @@ import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, LookupFunction } from "node:net";
 import { gzipSync } from "node:zlib";
-import type { ImportSourceInput } from "@packyard/contract";
+import { type ImportSourceInput, importSourceInput } from "@packyard/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { webhookLookup } from "../webhooks/address-guard.ts";
 import { guardedFetch } from "./http-fetch.ts";
 import { ImportError } from "./source.ts";
 import { createImportSource } from "./sources.ts";
+
+/** A source as the API takes it (its defaults filled in). */
+const input = (source: Record<string, unknown>): ImportSourceInput => importSourceInput.parse(source);
 
 const SECRET = "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
 
@@ -86,9 +89,9 @@ describe("imports without WEBHOOK_ALLOW_PRIVATE", () => {
   ])("refuses an APT or YUM repository at %s", async (template) => {
     const url = template.replace("PORT", String(secret.port));
     for (const source of [
-      { kind: "apt-repository", url, distribution: "stable" },
-      { kind: "yum-repository", url },
-    ] as ImportSourceInput[]) {
+      input({ kind: "apt-repository", url, distribution: "stable" }),
+      input({ kind: "yum-repository", url }),
+    ]) {
       const error = await failure(createImportSource(source, deps).listReleases(signal()));
       expect(error.code).toBe("SOURCE_FORBIDDEN");
       expect(error.message).toMatch(/loopback, link-local or private address/);
@@ -100,7 +103,12 @@ describe("imports without WEBHOOK_ALLOW_PRIVATE", () => {
   it("refuses a GitHub API on a private address", async () => {
     const error = await failure(
       createImportSource(
-        { kind: "github-releases", repository: "acme/tool", includePrereleases: true, includeDrafts: false },
+        input({
+          kind: "github-releases",
+          repository: "acme/tool",
+          includePrereleases: true,
+          includeDrafts: false,
+        }),
         { ...deps, githubApiUrl: `http://127.0.0.1:${secret.port}` },
       ).listReleases(signal()),
     );
@@ -176,7 +184,11 @@ describe("a public repository that leads to a private address", () => {
     for (const [n, target] of secretTargets().entries()) {
       const error = await failure(
         createImportSource(
-          { kind: "apt-repository", url: `http://repo.example:${repo.port}/${n}/`, distribution: "stable" },
+          input({
+            kind: "apt-repository",
+            url: `http://repo.example:${repo.port}/${n}/`,
+            distribution: "stable",
+          }),
           { githubApiUrl: "https://api.github.com", fetch },
         ).listReleases(signal()),
       );
@@ -193,7 +205,7 @@ describe("a public repository that leads to a private address", () => {
     const deps = { githubApiUrl: "https://api.github.com", fetch };
     const index = await failure(
       createImportSource(
-        { kind: "yum-repository", url: `http://repo.example:${repo.port}/base/` },
+        input({ kind: "yum-repository", url: `http://repo.example:${repo.port}/base/` }),
         deps,
       ).listReleases(signal()),
     );
@@ -201,7 +213,7 @@ describe("a public repository that leads to a private address", () => {
     expect(index.subject).toBe(`http://127.0.0.1:${secret.port}/repodata/primary.xml.gz`);
 
     const releases = await createImportSource(
-      { kind: "yum-repository", url: `http://repo.example:${repo.port}/yum/` },
+      input({ kind: "yum-repository", url: `http://repo.example:${repo.port}/yum/` }),
       deps,
     ).listReleases(signal());
     const file = releases[0]!.files[0]!;
@@ -213,13 +225,13 @@ describe("a public repository that leads to a private address", () => {
   it("sends the repository's credentials to its own origin only, not where it redirects", async () => {
     const error = await failure(
       createImportSource(
-        {
+        input({
           kind: "apt-repository",
           url: `http://repo.example:${repo.port}/auth/`,
           distribution: "stable",
           username: "mirror",
           password: "s3cret",
-        },
+        }),
         { githubApiUrl: "https://api.github.com", fetch },
       ).listReleases(signal()),
     );
@@ -251,7 +263,11 @@ describe("import deadlines", () => {
   ] as const)("cuts off a %s sender with SOURCE_UNREACHABLE", async (path, timeouts, message) => {
     const error = await failure(
       createImportSource(
-        { kind: "apt-repository", url: `http://127.0.0.1:${slow.port}/${path}/`, distribution: "stable" },
+        input({
+          kind: "apt-repository",
+          url: `http://127.0.0.1:${slow.port}/${path}/`,
+          distribution: "stable",
+        }),
         { githubApiUrl: "https://api.github.com", fetch: guardedFetch({ allowPrivate: true, ...timeouts }) },
       ).listReleases(signal()),
     );
