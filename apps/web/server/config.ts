@@ -166,8 +166,9 @@ export const envSchema = z.object({
   // instead of streamed through the server (http/downloads.ts), valid this many seconds.
   S3_PRESIGNED_DOWNLOADS: boolean.optional(),
   S3_PRESIGNED_EXPIRES_SECONDS: z.coerce.number().int().min(10).max(3600).optional(),
-  // Webhooks (server/webhooks): true lets them reach loopback, link-local and private addresses,
-  // for tests and private installations; otherwise such URLs are refused (no SSRF).
+  // Webhooks (server/webhooks) and importers (server/imports): true lets them reach loopback,
+  // link-local and private addresses, for tests and private installations; otherwise such URLs
+  // are refused (no SSRF; decision 055).
   WEBHOOK_ALLOW_PRIVATE: boolean.default(false),
   // How long a webhook's receiver has to answer, and the attempts one server makes at once (a
   // quarter of them at most for one project's webhooks; decision 059).
@@ -237,7 +238,7 @@ export interface Config {
   stripe: StripeConfig | undefined;
   /** S3-compatible object storage for blobs and indexes (S3_*), when configured. */
   s3: S3Settings | undefined;
-  /** WEBHOOK_ALLOW_PRIVATE: webhooks may reach loopback, link-local and private addresses. */
+  /** WEBHOOK_ALLOW_PRIVATE: webhooks and importers may reach loopback, link-local and private addresses. */
   webhookAllowPrivate: boolean;
   /** WEBHOOK_TIMEOUT_SECONDS and WEBHOOK_CONCURRENCY (decision 059). */
   webhookTimeoutMs: number;
