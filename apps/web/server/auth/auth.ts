@@ -12,6 +12,7 @@ import {
   createAuthMiddleware,
   createEmailVerificationToken,
   getSessionFromCtx,
+  isAPIError,
 } from "better-auth/api";
 import { genericOAuth } from "better-auth/plugins/generic-oauth";
 import { twoFactor } from "better-auth/plugins/two-factor";
@@ -19,6 +20,7 @@ import type { Dialect } from "kysely";
 import { type SignIn, signInAudit } from "../audit/sign-in.ts";
 import { billingPlugins } from "../billing/stripe.ts";
 import type { Config } from "../config.ts";
+import { isStorageFull } from "../domain/errors.ts";
 import { isOrganizationEmail } from "../domain/orgs.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import {
@@ -249,7 +251,16 @@ export function authOptions(deps: {
     // A provider callback that fails before Packyard knows the page to return to (a state that
     // was already used or never existed) redirects here: the server's /error page, which explains
     // the code. better-auth's default, /api/auth/error, sends production visitors to /?error=….
-    onAPIError: { errorURL: `${config.baseUrl}/error` },
+    onAPIError: {
+      errorURL: `${config.baseUrl}/error`,
+      // A full disk goes on to the app, which answers it as on every route (507,
+      // http/api-errors.ts) rather than 500; anything else is logged as better-auth would.
+      onError: (error, ctx) => {
+        if (isStorageFull(error)) throw error;
+        if (!isAPIError(error) || error.status === "INTERNAL_SERVER_ERROR")
+          ctx.logger.error("auth request failed", error);
+      },
+    },
     telemetry: { enabled: false },
   } satisfies BetterAuthOptions;
 }

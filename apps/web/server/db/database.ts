@@ -91,7 +91,7 @@ export function openDatabase(
   };
   caches.keys.validate = caches.rows.validate;
   const dialect = watchWrites(
-    new NodeSqliteDialect({ database: withStatementCache(sqlite) }),
+    rollbackOpenTransactionsOnly(new NodeSqliteDialect({ database: withStatementCache(sqlite) }), sqlite),
     () => caches.rows.invalidate(),
     () => caches.keys.invalidate(),
   );
@@ -112,6 +112,27 @@ export function openDatabase(
       wal.close();
       if (sqlite.isOpen) sqlite.close();
     },
+  };
+}
+
+/**
+ * SQLite ends a transaction by itself on some errors (SQLITE_FULL among them): a rollback then
+ * fails with "cannot rollback - no transaction is active", and Kysely throws that instead of the
+ * error that ended the transaction. Only a transaction still open is rolled back.
+ */
+function rollbackOpenTransactionsOnly(dialect: Dialect, sqlite: DatabaseSync): Dialect {
+  return {
+    createDriver() {
+      const driver = dialect.createDriver();
+      const rollback = driver.rollbackTransaction.bind(driver);
+      driver.rollbackTransaction = async (connection) => {
+        if (sqlite.isTransaction) await rollback(connection);
+      };
+      return driver;
+    },
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+    createAdapter: () => dialect.createAdapter(),
+    createIntrospector: (db) => dialect.createIntrospector(db),
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isDatabaseUnavailable, isUniqueViolation } from "./errors.ts";
+import { isDatabaseUnavailable, isStorageFull, isUniqueViolation } from "./errors.ts";
 
 describe("isUniqueViolation", () => {
   it("recognizes PostgreSQL's and SQLite's unique violations", () => {
@@ -41,5 +41,36 @@ describe("isDatabaseUnavailable", () => {
     expect(isDatabaseUnavailable(new Error("Something else"))).toBe(false);
     expect(isDatabaseUnavailable(undefined)).toBe(false);
     expect(isDatabaseUnavailable("too many clients")).toBe(false);
+  });
+});
+
+describe("isStorageFull", () => {
+  it("recognizes a full disk on the filesystem, in SQLite and in PostgreSQL", () => {
+    expect(isStorageFull({ code: "ENOSPC", message: "ENOSPC: no space left on device, write" })).toBe(true);
+    expect(isStorageFull({ code: "EDQUOT", message: "disk quota exceeded" })).toBe(true);
+    // node:sqlite's SQLITE_FULL.
+    expect(
+      isStorageFull(
+        Object.assign(new Error("database or disk is full"), { code: "ERR_SQLITE_ERROR", errcode: 13 }),
+      ),
+    ).toBe(true);
+    expect(
+      isStorageFull({
+        code: "53100",
+        message: 'could not extend file "base/16384/2619": No space left on device',
+      }),
+    ).toBe(true);
+    expect(isStorageFull(new Error("The server is out of disk space", { cause: { code: "ENOSPC" } }))).toBe(
+      true,
+    );
+  });
+
+  it("leaves every other failure alone", () => {
+    expect(isStorageFull({ code: "53300", message: "sorry, too many clients already" })).toBe(false);
+    expect(isStorageFull({ code: "ERR_SQLITE_ERROR", errcode: 5, message: "database is locked" })).toBe(
+      false,
+    );
+    expect(isStorageFull(new Error("cannot rollback - no transaction is active"))).toBe(false);
+    expect(isStorageFull(undefined)).toBe(false);
   });
 });
