@@ -5,6 +5,9 @@
 // (serve-cache.ts), dropped whole when any key is deleted, disabled or changed: by this process's
 // statements (write-watch.ts), another process's commit on SQLite (data_version), or a
 // notification on PostgreSQL (migration 0028; the cache is off while that connection is down).
+// On PostgreSQL another server's change arrives a moment after its commit, so a key answered
+// from memory is confirmed against its row (one indexed select, no write) on every request:
+// revoking a key on one server takes effect at once on all of them.
 // What better-auth did on every request is done here: expiry is checked on every request; the
 // rate limit is counted in memory, per key and process, in fixed windows; the last use is written
 // every few seconds and when the server stops (a crash loses at most that much of it).
@@ -28,6 +31,8 @@ interface CheckedKey {
   actor: KeyActor;
   /** ms since the epoch; null: never expires. */
   expiresAt: number | null;
+  /** With confirmation: the key's row as read before it was checked (null: none found). */
+  stamp?: string | null;
 }
 
 export interface KeyChecksOptions {
@@ -36,6 +41,11 @@ export interface KeyChecksOptions {
   cache: ServeCache;
   rateLimit?: { windowMs: number; max: number };
   now?: () => number;
+  /**
+   * Confirm a key answered from memory against its row on every request: for PostgreSQL, where
+   * other processes' changes arrive by notification, after their commit.
+   */
+  confirmFromDatabase?: boolean;
 }
 
 export class KeyChecks {
@@ -44,6 +54,7 @@ export class KeyChecks {
   readonly #cache: ServeCache;
   readonly #limit: { windowMs: number; max: number };
   readonly #now: () => number;
+  readonly #confirm: boolean;
   /** Per key id: the window's start and the requests counted in it. */
   readonly #windows = new Map<string, { start: number; count: number }>();
   /** Per key id: its last use not yet written. */
@@ -57,14 +68,28 @@ export class KeyChecks {
     this.#cache = options.cache;
     this.#limit = options.rateLimit ?? KEY_RATE_LIMIT;
     this.#now = options.now ?? Date.now;
+    this.#confirm = options.confirmFromDatabase ?? false;
   }
 
   /** The caller a key stands for; DomainError UNAUTHENTICATED or RATE_LIMITED otherwise. */
   async check(key: string): Promise<KeyActor> {
+    // better-auth stores the key as this same hash (its default hasher): the row is found by it.
     const id = createHash("sha256").update(key).digest("base64url");
-    let checked = await this.#cache.get(`key:${id}`, () => this.#verify(key));
+    const cacheKey = `key:${id}`;
+    let checked = this.#cache.peek<CheckedKey>(cacheKey);
+    if (checked && this.#confirm) {
+      // No row found under the hash: nothing to confirm against, so never answered from memory.
+      if (!checked.stamp) checked = await this.#verify(key, id);
+      // Changed by another server whose notification has not arrived yet: the row says so, and
+      // the cache is dropped as the notification will drop it.
+      else if ((await this.#stamp(id)) !== checked.stamp) {
+        this.#cache.invalidate();
+        checked = undefined;
+      }
+    }
+    checked ??= await this.#cache.get(cacheKey, () => this.#verify(key, id));
     // Past its expiry: better-auth answers (and removes the key), which drops the cache.
-    if (checked.expiresAt !== null && this.#now() >= checked.expiresAt) checked = await this.#verify(key);
+    if (checked.expiresAt !== null && this.#now() >= checked.expiresAt) checked = await this.#verify(key, id);
     this.#count(checked.actor.keyId);
     return checked.actor;
   }
@@ -92,7 +117,19 @@ export class KeyChecks {
     await this.flush();
   }
 
-  async #verify(key: string): Promise<CheckedKey> {
+  /** The columns of the key's row whose change changes what the key may do (as migration 0028's trigger). */
+  async #stamp(id: string): Promise<string | null> {
+    const { rows } = await sql<Record<string, unknown>>`
+      select "id", "enabled", "expiresAt", "permissions", "referenceId" from "apikey" where "key" = ${id}
+    `.execute(this.#db);
+    const row = rows[0];
+    if (!row || rows.length > 1) return null;
+    return JSON.stringify(Object.values(row).map((v) => (v instanceof Date ? v.toISOString() : v)));
+  }
+
+  async #verify(key: string, id: string): Promise<CheckedKey> {
+    // Read before the check: a change in between makes the next confirmation fail, never pass.
+    const stamp = this.#confirm ? await this.#stamp(id) : undefined;
     const result = await this.#auth.api.verifyApiKey({ body: { key } });
     if (!result.valid || !result.key) {
       const code = result.error?.code;
@@ -114,6 +151,7 @@ export class KeyChecks {
         ...(org ? { org: true } : {}),
       },
       expiresAt: result.key.expiresAt ? new Date(result.key.expiresAt).getTime() : null,
+      ...(stamp !== undefined ? { stamp } : {}),
     };
   }
 

@@ -12,8 +12,14 @@ const keyChecks = new WeakMap<Services, KeyChecks>();
 export function keyChecksOf(services: Services): KeyChecks {
   let checks = keyChecks.get(services);
   if (!checks) {
-    const { db } = services.database;
-    checks = new KeyChecks({ auth: services.auth, db, cache: servingCachesOf(db).keys });
+    const { db, kind } = services.database;
+    checks = new KeyChecks({
+      auth: services.auth,
+      db,
+      cache: servingCachesOf(db).keys,
+      // Other servers' changes reach this one a moment after their commit (key-checks.ts).
+      confirmFromDatabase: kind === "postgres",
+    });
     keyChecks.set(services, checks);
   }
   return checks;
