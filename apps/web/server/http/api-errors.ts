@@ -1,5 +1,6 @@
 // The one place that turns failures into API responses: `{"error":{"code","message"}}` with
 // the status the code implies. Unexpected errors are logged and answered without their text.
+// Pages refuse with the same codes and statuses (pageErrorResponse, pageActionFailure).
 import { type ApiErrorBody, type ApiErrorCode, apiErrorStatus } from "@packyard/contract";
 import { ZodError } from "zod";
 import { DomainError, isDatabaseUnavailable, isStorageFull } from "../domain/errors.ts";

@@ -41,7 +41,7 @@ export interface AppOptions {
  * (a full disk: 507, api-errors.ts pageActionFailure) by throwing that response, which React
  * Router renders as the error page with that status, instead of a 500.
  */
-function withActionFailures(build: ServerBuild, logger: Services["logger"]): ServerBuild {
+function withActionFailures(build: ServerBuild, logger: () => Services["logger"]): ServerBuild {
   const routes: ServerBuild["routes"] = {};
   for (const [id, route] of Object.entries(build.routes)) {
     const action = route?.module.action;
@@ -55,7 +55,7 @@ function withActionFailures(build: ServerBuild, logger: Services["logger"]): Ser
                 try {
                   return await action(args);
                 } catch (error) {
-                  throw pageActionFailure(error, logger) ?? error;
+                  throw pageActionFailure(error, logger()) ?? error;
                 }
               },
             },
@@ -77,7 +77,10 @@ export function createApp({ services, build, clientDir }: AppOptions) {
     (pages ??= (async () => {
       const loaded = typeof build === "function" ? await build() : build;
       pageRoute = pageRoutes(loaded);
-      return createRequestHandler(withActionFailures(loaded, logger), mode);
+      return createRequestHandler(
+        withActionFailures(loaded, () => services.logger),
+        mode,
+      );
     })().catch((error: unknown) => {
       pages = undefined; // the next page request tries again
       throw error;
