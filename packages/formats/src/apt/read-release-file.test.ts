@@ -69,6 +69,16 @@ describe("readReleaseFile", () => {
     expect(() => readReleaseFile(text)).toThrow(AptReadError);
     expect(() => readReleaseFile(text)).toThrow(message);
   });
+
+  it("does not quote what it could not read (an importer shows the message)", () => {
+    for (const text of [
+      "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI\n",
+      "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\n-AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI\n",
+    ]) {
+      expect(() => readReleaseFile(text)).toThrow(AptReadError);
+      expect(() => readReleaseFile(text)).not.toThrow(/AWS_SECRET|wJalrXUtnFEMI/);
+    }
+  });
 });
 
 describe("packagesIndexes", () => {

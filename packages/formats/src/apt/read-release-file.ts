@@ -60,7 +60,7 @@ export function splitClearsigned(input: string): { text: string; signed: boolean
   while (index < lines.length && lines[index]!.trimEnd() !== BEGIN_SIGNATURE) {
     const line = lines[index]!;
     if (line.startsWith("-") && !line.startsWith("- "))
-      throw new AptReadError(`unescaped dash line in the signed text: ${JSON.stringify(line.slice(0, 60))}`);
+      throw new AptReadError(`unescaped dash line in the signed text (line ${index + 1})`);
     body.push(line.startsWith("- ") ? line.slice(2) : line);
     index++;
   }
@@ -118,7 +118,10 @@ export function readReleaseFile(input: string): ReadRelease {
   try {
     fields = parseControlParagraph(text);
   } catch (error) {
-    if (error instanceof DebFormatError) throw new AptReadError(error.message.replace(/^control file: /, ""));
+    // Without the line itself: an importer shows this message, and the text is whatever a URL
+    // answered (issue 37: an internal service's first line came back in it).
+    if (error instanceof DebFormatError)
+      throw new AptReadError(error.message.replace(/^control file: /, "").replace(/, got .*$/s, ""));
     throw error;
   }
   const sha256 = getControlField(fields, "SHA256");
