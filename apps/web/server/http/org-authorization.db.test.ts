@@ -235,14 +235,15 @@ const rows: Row[] = [
     route: "GET /api/v1/keys",
     method: "GET",
     path: "/api/v1/keys",
-    expect: { ...read(), nonMember: 200, formerKey: 200 },
+    // An organization's key manages no keys here, as on the organization's own keys route.
+    expect: { ...read(), nonMember: 200, formerKey: 200, orgKey: 404 },
   },
   {
     route: "POST /api/v1/keys",
     method: "POST",
     path: "/api/v1/keys",
     body: { name: "made", access: "read" },
-    expect: { ...read(201), nonMember: 201, formerKey: 201 },
+    expect: { ...read(201), nonMember: 201, formerKey: 201, orgKey: 404 },
   },
   {
     route: "DELETE /api/v1/keys/{id}",
