@@ -10,6 +10,7 @@ import {
   createApiKey,
   createTestApp,
   databaseKind,
+  onboardedUser,
   publishingProject,
   type TestApp,
 } from "../../test/harness.ts";
@@ -477,6 +478,7 @@ describe(`webhooks to a receiver that hangs (${databaseKind})`, () => {
   let hanging: WebhookReceiver;
   let healthy: WebhookReceiver;
   let stalled: Record<string, string>;
+  let stalledCookie: string;
   let brisk: Record<string, string>;
   let offset = 0;
   const stalledBase = "/api/v1/projects/stalled/webhooks";
@@ -507,7 +509,13 @@ describe(`webhooks to a receiver that hangs (${databaseKind})`, () => {
       { WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_TIMEOUT_SECONDS: "1", WEBHOOK_CONCURRENCY: "8" },
       { clock: () => new Date(Date.now() + offset) },
     );
-    stalled = (await publishingProject(app, "stalling", "stalled")).auth;
+    const owner = await onboardedUser(app, "stalling");
+    stalledCookie = owner.cookie;
+    stalled = bearer(await createApiKey(app, owner.userId, { projects: "*", access: "publish" }));
+    expect(
+      (await app.request("/api/v1/projects", json("POST", { slug: "stalled", name: "Stalled" }, stalled)))
+        .status,
+    ).toBe(201);
     brisk = (await publishingProject(app, "brisker", "brisk")).auth;
     for (let i = 0; i < 5; i++) {
       const res = await app.request(
@@ -572,6 +580,11 @@ describe(`webhooks to a receiver that hangs (${databaseKind})`, () => {
       expect(Date.parse(hook.pausedUntil) - Date.parse(tried.attempts[1]!.at)).toBeGreaterThanOrEqual(60_000);
       expect(log.map((d) => d.nextAttemptAt)).toEqual(log.map(() => hook.pausedUntil));
     }
+    // The owner's webhooks page says so.
+    const page = await app.request("/projects/stalled/webhooks", { cookie: stalledCookie });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html.match(/Paused after 5 attempts in a row without an answer/g)).toHaveLength(5);
 
     // A new event while paused waits too; nothing reaches the receiver before the pause ends.
     expect((await release("stalled", stalled, "1.0.4")).status).toBe(201);

@@ -98,6 +98,7 @@ function StateBadge({ webhook }: { webhook: Webhook }) {
         {webhook.disabledReason ? "Turned off: failing" : "Off"}
       </Badge>
     );
+  if (webhook.pausedUntil) return <Badge variant="warning">Paused</Badge>;
   if (webhook.failingSince) return <Badge variant="warning">Failing</Badge>;
   return <Badge variant="success">Active</Badge>;
 }
@@ -137,6 +138,13 @@ export function WebhookCard({
           <p className="text-sm text-muted-foreground">
             Every delivery has failed since <FormattedDate iso={webhook.failingSince} withTime />. After 3
             days the webhook is turned off and you are mailed.
+          </p>
+        ) : null}
+        {webhook.pausedUntil ? (
+          <p className="text-sm text-muted-foreground" data-testid="webhook-paused">
+            {`Paused after ${webhook.consecutiveTimeouts} attempts in a row without an answer: deliveries wait until `}
+            <FormattedDate iso={webhook.pausedUntil} withTime />, when one is tried again. Any answer from
+            your receiver (or a test that gets one) resumes them.
           </p>
         ) : null}
       </CardHeader>
