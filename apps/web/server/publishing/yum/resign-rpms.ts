@@ -68,7 +68,15 @@ async function resignOne(
   key: Awaited<ReturnType<SigningKeyService["newest"]>>,
 ): Promise<boolean> {
   const { db, blobs } = deps;
-  const signed = await signStagedRpm(blobs, { read: () => blobs.read(rpm.sha256) }, key, Number(rpm.size));
+  // Not the payload digest: a file stored before uploads checked it is re-signed as it is,
+  // rather than failing the rotation's job on every attempt.
+  const signed = await signStagedRpm(
+    blobs,
+    { read: () => blobs.read(rpm.sha256) },
+    key,
+    Number(rpm.size),
+    false,
+  );
   const record = yumRecord(
     signed,
     { filename: rpm.filename, releaseId: rpm.release_id, createdAt: rpm.created_at },
