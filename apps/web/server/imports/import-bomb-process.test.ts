@@ -1,6 +1,7 @@
 // Issue 37, item 2, as it was found: a small Packages.gz that expands to more than a million
 // identical stanzas, imported into a real server process. The import fails with
 // SOURCE_TOO_LARGE, creates no release, the server's memory stays flat and it keeps answering.
+import type { ImportInfo } from "@packyard/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repeated, stanza, writeHostileAptSuite } from "../../test/hostile-repository.ts";
 import { type ServerProcess, signedInCliUser, startServerProcess } from "../../test/server-process.ts";
@@ -53,12 +54,10 @@ describe("a decompression bomb of identical stanzas, imported into a server proc
     });
     expect(started.status, await started.clone().text()).toBe(202);
     const { import: queued } = (await started.json()) as { import: { id: string } };
-    let done:
-      | { status: string; errors: { version: string | null; code: string; subject: string }[] }
-      | undefined;
+    let done: ImportInfo | undefined;
     for (let i = 0; i < 600 && !done; i++) {
       const res = await fetch(`${server.url}/api/v1/projects/mirror/imports/${queued.id}`, { headers: auth });
-      const { import: current } = (await res.json()) as { import: NonNullable<typeof done> };
+      const { import: current } = (await res.json()) as { import: ImportInfo };
       if (!["queued", "running"].includes(current.status)) done = current;
       else await new Promise((resolve) => setTimeout(resolve, 100));
     }
