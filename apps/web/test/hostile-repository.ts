@@ -96,8 +96,15 @@ export function primaryPackage(name: string, version: string): string {
   return `<package type="rpm"><name>${name}</name><arch>noarch</arch><version epoch="0" ver="${version}" rel="1"/><checksum type="sha256" pkgid="YES">${"cd".repeat(32)}</checksum><summary>${name}</summary><location href="Packages/${name}-${version}-1.noarch.rpm"/><size package="1024" installed="1" archive="1"/></package>\n`;
 }
 
-/** Writes repodata/repomd.xml and a gzip primary.xml holding `packages` under `root`. */
-export async function writeHostileYumRepository(root: string, packages: Iterable<string>): Promise<void> {
+/**
+ * Writes repodata/repomd.xml and a gzip primary.xml holding `packages` under `root`; `openSize`
+ * is the decompressed size repomd.xml states, if any.
+ */
+export async function writeHostileYumRepository(
+  root: string,
+  packages: Iterable<string>,
+  options: { openSize?: number } = {},
+): Promise<void> {
   const primary = await writeCompressed(
     join(root, "repodata/primary.xml.gz"),
     (function* () {
@@ -115,7 +122,7 @@ export async function writeHostileYumRepository(root: string, packages: Iterable
   <data type="primary">
     <checksum type="sha256">${primary.sha256}</checksum>
     <location href="repodata/primary.xml.gz"/>
-    <size>${primary.size}</size>
+    <size>${primary.size}</size>${options.openSize === undefined ? "" : `\n    <open-size>${options.openSize}</open-size>`}
   </data>
 </repomd>
 `,

@@ -117,6 +117,22 @@ describe("importing from a YUM repository with a hostile primary.xml", () => {
     expect(error.message).toMatch(/^primary metadata \(.*\) lists more than 50,000 packages/);
   });
 
+  it("refuses a primary.xml whose repomd.xml says it is too large, without fetching it", async () => {
+    const root = makeTempDir("packyard-hostile-yum-");
+    await writeHostileYumRepository(root, [primaryPackage("hello", "1.0")], {
+      openSize: MAX_INDEX_BYTES + 1,
+    });
+    const server = await serve(root);
+    const error = await failure(
+      createImportSource({ kind: "yum-repository", url: server.url, ...noCredentials }, sourceDeps),
+    );
+    expect(error).toMatchObject({
+      code: "SOURCE_TOO_LARGE",
+      subject: `${server.url}repodata/primary.xml.gz`,
+    });
+    expect(server.requests).toEqual(["/repodata/repomd.xml"]);
+  });
+
   it("lists identical <package> entries as one package, however many more than the limit", async () => {
     const root = makeTempDir("packyard-hostile-yum-");
     await writeHostileYumRepository(
