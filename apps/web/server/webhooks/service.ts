@@ -670,8 +670,10 @@ export class WebhookService {
         })
         .then(async (outcome) => {
           this.#draining.delete(webhookId);
+          if (outcome !== "done" || this.#stopped) return;
           // A delivery that came due while this ran was left to it (its job saw it busy).
-          if (outcome === "done" && (await this.#nextDue(webhookId))) await this.#drain(webhookId, projectId);
+          const due = await this.#nextDue(webhookId).catch(() => undefined);
+          if (due) await this.#drain(webhookId, projectId);
         }),
     );
   }
@@ -709,7 +711,8 @@ export class WebhookService {
         }
         const next = previous === undefined && first ? first : await this.#nextDue(webhookId);
         if (!next) return "done";
-        // Not taken (a clock moved back): left to the sweep rather than tried in a loop.
+        // The same one again: its attempt did not take it (another server did, or the clock
+        // moved). Left to the sweep rather than tried in a loop.
         if (next === previous) return "stopped";
         previous = next;
         const release = await this.#slots.acquire(projectId);
@@ -912,8 +915,9 @@ export class WebhookService {
   }
 
   /**
-   * Counts an attempt that got no answer, and pauses the webhook at the 5th in a row (answering
-   * when it did, and until when); any answer closes the pause, and what waited for it is due.
+   * Counts an attempt that got no answer and pauses the webhook at the 5th in a row (answering
+   * the count and the pause's end when it did); any answer closes the pause, and what waited for
+   * it is due at once.
    */
   async #circuit(
     delivery: {
