@@ -20,6 +20,7 @@ const rpmFormatErrorCodes = Object.keys({
   RPM_TOO_MANY_ENTRIES: true,
   RPM_MISSING_TAG: true,
   RPM_DIGEST_MISMATCH: true,
+  RPM_PAYLOAD_DIGEST_MISMATCH: true,
 } satisfies Record<RpmFormatErrorCode, true>);
 
 describe("package reader error codes", () => {
