@@ -20,7 +20,7 @@ import type { Dialect } from "kysely";
 import { type SignIn, signInAudit } from "../audit/sign-in.ts";
 import { billingPlugins } from "../billing/stripe.ts";
 import type { Config } from "../config.ts";
-import { isStorageFull } from "../domain/errors.ts";
+import { DomainError, isStorageFull } from "../domain/errors.ts";
 import { isOrganizationEmail } from "../domain/orgs.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import {
@@ -139,7 +139,15 @@ export function authOptions(deps: {
           );
         },
         async beforeDelete(user) {
-          await deps.deleteUserData?.(user.id);
+          try {
+            await deps.deleteUserData?.(user.id);
+          } catch (error) {
+            // Another owner left first (a race the link cannot foresee): a 400 with the code,
+            // as the request for the link answers, instead of better-auth's bare 500.
+            if (error instanceof DomainError && error.code === "ORG_LAST_OWNER")
+              throw APIError.from("BAD_REQUEST", { message: error.message, code: error.code });
+            throw error;
+          }
         },
       },
     },
