@@ -322,6 +322,8 @@ export interface RetentionPolicyTable {
   keep_newest_per_major: number;
   min_age_days: number;
   count_yanked: number;
+  /** 1: the rules may delete the release `latest` resolves to (migration 0031, decision 064). */
+  delete_latest: number;
   updated_at: string;
   last_run_at: string | null;
   /** JSON array of the versions the last run deleted. */

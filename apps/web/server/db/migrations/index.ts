@@ -788,4 +788,14 @@ export const migrations: Record<string, Migration> = {
       await webhook().addColumn("attempt_claimed_at", "varchar(30)").execute();
     },
   },
+  "0031_retention_delete_latest": {
+    async up(db: Kysely<unknown>) {
+      // Whether the retention rules may delete the release `latest` resolves to (decision 064):
+      // off for every project, those with stored rules included, so no rule does it unasked.
+      await db.schema
+        .alterTable("retention_policy")
+        .addColumn("delete_latest", "integer", (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  },
 };
