@@ -1,6 +1,6 @@
 // The APT repository as real apt-get sees it: uploads through the API, then apt-get update and
 // install in a private root with signatures checked. Runs on SQLite and on PostgreSQL.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import { buildTestDeb, type TestCompression } from "@packyard/formats/deb/test-deb-builder.ts";
@@ -261,6 +261,36 @@ describe.runIf(hasTools)(`APT repositories with real apt-get (${databaseKind})`,
     expect(
       readFileSync(join(client.root, "etc/apt/sources.list.d/packyard-debs-tools.sources"), "utf8"),
     ).toContain(`URIs: ${server.url}/dl/debs/tools/deb`);
+    await client.install("hello-amd64");
+    expect(existsSync(join(client.root, "usr/bin/hello-amd64"))).toBe(true);
+  }, 120_000);
+
+  it("updates the PACKYARD_ROOT's package lists with setup.deb.sh, not the machine's", async () => {
+    const client = aptRoot();
+    const script = await (await fetch(`${server.url}/dl/debs/tools/setup.deb.sh`)).text();
+    writeFileSync(join(client.root, "setup.sh"), script);
+    // This machine's apt is a stand-in with configuration and no package lists: an apt-get update
+    // that is not told about PACKYARD_ROOT reads it and fails, instead of touching the real host.
+    const host = join(client.root, "host");
+    mkdirSync(join(host, "etc/apt/apt.conf.d"), { recursive: true });
+    const hostConfig = join(host, "apt.conf");
+    writeFileSync(
+      hostConfig,
+      `Dir "${host}/"; APT::Sandbox::User "root"; APT::Architecture "amd64";
+Acquire::Languages "none"; Acquire::Retries "0";
+`,
+    );
+    const result = await runCommand(["sh", join(client.root, "setup.sh")], {
+      APT_CONFIG: hostConfig,
+      LC_ALL: "C",
+      PACKYARD_ROOT: client.root,
+    });
+    const output = `${result.stdout}${result.stderr}`;
+    expect(result.status, output).toBe(0);
+    expect(output).not.toMatch(/^(W|E):/m);
+    const lists = readdirSync(join(client.root, "var/lib/apt/lists"));
+    expect(lists.some((name) => name.endsWith("_dl_debs_tools_deb_dists_stable_InRelease"))).toBe(true);
+    expect(output).toContain(`apt-get -o Dir=${client.root}/ `);
     await client.install("hello-amd64");
     expect(existsSync(join(client.root, "usr/bin/hello-amd64"))).toBe(true);
   }, 120_000);

@@ -1,7 +1,8 @@
 // setup.deb.sh: what `curl -fsSL …/setup.deb.sh | sudo bash` runs. Installs the project's
 // keyring under /etc/apt/keyrings, a deb822 source with Signed-By, credentials for a private
 // repository in /etc/apt/auth.conf.d when PACKYARD_TOKEN is given, then runs apt-get update.
-// PACKYARD_ROOT installs into another root (used by tests and image builds).
+// PACKYARD_ROOT installs into another root (used by tests and image builds), and apt-get
+// updates that root's lists.
 
 const shellQuote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
 
@@ -80,10 +81,18 @@ SOURCES
 if [ -n "$ROOT" ]; then
   # Inside another root, apt reads the keyring by its path in this filesystem.
   sed -i "s|^Signed-By: .*|Signed-By: $KEYRING|" "$ROOT/etc/apt/sources.list.d/$NAME.sources"
+  # apt-get then reads that root's sources, keyrings and lists, not this machine's.
+  install -d -m 0755 "$ROOT/var/lib/apt/lists/partial" "$ROOT/var/cache/apt/archives/partial"
+  set -- -o "Dir=$ROOT/" -o "Dir::State::status=$ROOT/var/lib/dpkg/status"
+else
+  set --
 fi
-
-apt-get update
-echo "Added $REPO_URL ($DISTRIBUTION). Install packages with: apt-get install <package>"
+apt-get "$@" update
+if [ -n "$ROOT" ]; then
+  echo "Added $REPO_URL ($DISTRIBUTION) to $ROOT. Install packages with: apt-get $* install <package>"
+else
+  echo "Added $REPO_URL ($DISTRIBUTION). Install packages with: apt-get install <package>"
+fi
 `;
 }
 
