@@ -105,6 +105,7 @@ export async function createServices(
       dialect: database.dialect,
       dbType: database.kind,
       mailer,
+      logger,
       async onSignIn(signIn) {
         // A sign-in is never refused for its log entry; a failure to write one is logged.
         try {

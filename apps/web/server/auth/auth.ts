@@ -22,6 +22,7 @@ import { billingPlugins } from "../billing/stripe.ts";
 import type { Config } from "../config.ts";
 import { DomainError, isStorageFull } from "../domain/errors.ts";
 import { isOrganizationEmail } from "../domain/orgs.ts";
+import { createLogger, type Logger } from "../logger.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import {
   changeEmailConfirmationMail,
@@ -30,6 +31,7 @@ import {
   verificationMail,
 } from "../mail/templates.ts";
 import { accountRules, passwordResetNotice } from "./account-rules.ts";
+import { authLogger } from "./auth-log.ts";
 import { refuseOtherAccountsDeletionToken } from "./deletion-link-owner.ts";
 import { clearSignInAttemptsOnPasswordReset, signInLockout } from "./lockout.ts";
 import { apiKeyRevocationRequested, noteApiKeyRevocation } from "./password-reset-keys.ts";
@@ -55,6 +57,8 @@ export function authOptions(deps: {
   onSignIn?: (signIn: SignIn) => Promise<void>;
   /** Revokes the user's API keys, when a password reset asks for it (password-reset-keys.ts). */
   revokeApiKeys?: (userId: string, address: string | null) => Promise<void>;
+  /** Where better-auth's own lines go (auth-log.ts); a logger at LOG_LEVEL on stderr by default. */
+  logger?: Logger;
 }) {
   const { config, mailer } = deps;
   const twoFactorPlugin = twoFactor({
@@ -270,6 +274,7 @@ export function authOptions(deps: {
       },
     },
     telemetry: { enabled: false },
+    logger: authLogger(deps.logger ?? createLogger(config.logLevel), config.logLevel),
   } satisfies BetterAuthOptions;
 }
 
