@@ -1,6 +1,7 @@
 // Retention rules of a project (decision 034): keep the newest N releases, optionally the newest
 // release of each major version and every release younger than D days; whether yanked releases
-// take one of the N places. Off until the owner turns it on. The API, the CLI and the dashboard
+// take one of the N places; whether they may delete the release `latest` resolves to (never,
+// unless asked: decision 064). Off until the owner turns it on. The API, the CLI and the dashboard
 // parse with these schemas; which releases go is decided on the server (retention/policy.ts).
 import { z } from "zod";
 
@@ -25,6 +26,8 @@ export const retentionRules = z.object({
   minAgeDays: z.number(ageMessage).int(ageMessage).min(0, ageMessage).max(RETENTION_MAX_AGE_DAYS, ageMessage),
   /** true: yanked releases take places among the newest N; false: they do not (see decision 034). */
   countYanked: z.boolean("countYanked must be true or false"),
+  /** true: the release `latest` resolves to may be deleted; false: it stays whatever the rules say. */
+  deleteLatest: z.boolean("deleteLatest must be true or false"),
 });
 export type RetentionRules = z.infer<typeof retentionRules>;
 
@@ -33,7 +36,9 @@ export const DEFAULT_RETENTION_RULES: RetentionRules = {
   keepReleases: 10,
   keepNewestPerMajor: false,
   minAgeDays: 0,
-  countYanked: true,
+  // Not counted: a yanked release never pushes an installable one out (decision 064).
+  countYanked: false,
+  deleteLatest: false,
 };
 
 /** PUT /api/v1/projects/{slug}/retention: the fields sent change, the others keep their values. */
@@ -41,7 +46,7 @@ export const updateRetentionInput = retentionRules.partial();
 export type UpdateRetentionInput = z.infer<typeof updateRetentionInput>;
 
 /** Why a release stays or goes. */
-export const retentionReasons = ["newest", "major", "young", "yanked", "older"] as const;
+export const retentionReasons = ["newest", "major", "young", "yanked", "latest", "older"] as const;
 export type RetentionReason = (typeof retentionReasons)[number];
 
 export const retentionDecision = z.object({
@@ -51,7 +56,8 @@ export const retentionDecision = z.object({
   /**
    * newest: one of the newest N; major: the newest of its major version; young: younger than
    * the minimum age; yanked: yanked, not counted, and newer than the oldest release kept;
-   * older: beyond the newest N (only for releases that go).
+   * latest: the release `latest` resolves to, which the other rules would delete and
+   * `deleteLatest` does not allow to; older: beyond the newest N (only for releases that go).
    */
   reason: z.enum(retentionReasons),
 });
@@ -60,6 +66,10 @@ export type RetentionDecision = z.infer<typeof retentionDecision>;
 export const retentionPlan = z.object({
   keep: z.array(retentionDecision),
   remove: z.array(retentionDecision),
+  /** The version `latest` resolves to now (the newest release not yanked), or null. */
+  latest: z.string().nullable(),
+  /** true: the plan deletes `latest` (only with `deleteLatest`); the preview warns of it. */
+  deletesLatest: z.boolean(),
 });
 export type RetentionPlan = z.infer<typeof retentionPlan>;
 

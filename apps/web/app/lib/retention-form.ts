@@ -18,4 +18,5 @@ export const retentionForm = z.object({
   keepNewestPerMajor: checkbox,
   minAgeDays: count(retentionRules.shape.minAgeDays),
   countYanked: checkbox,
+  deleteLatest: checkbox,
 });

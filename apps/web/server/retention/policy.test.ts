@@ -9,7 +9,13 @@ const r = (version: string, daysAgo: number, yanked = false): RetentionCandidate
   createdAt: new Date(NOW.getTime() - daysAgo * 86_400_000).toISOString(),
   yanked,
 });
-const rules = { keepReleases: 2, keepNewestPerMajor: false, minAgeDays: 0, countYanked: true };
+const rules = {
+  keepReleases: 2,
+  keepNewestPerMajor: false,
+  minAgeDays: 0,
+  countYanked: true,
+  deleteLatest: false,
+};
 const versions = (decisions: { version: string }[]) => decisions.map((d) => d.version);
 
 describe("planRetention", () => {
@@ -23,7 +29,12 @@ describe("planRetention", () => {
 
   it("keeps everything when there are N or fewer", () => {
     expect(planRetention([r("1.0", 3), r("2.0", 2)], rules, NOW).remove).toEqual([]);
-    expect(planRetention([], rules, NOW)).toEqual({ keep: [], remove: [] });
+    expect(planRetention([], rules, NOW)).toEqual({
+      keep: [],
+      remove: [],
+      latest: null,
+      deletesLatest: false,
+    });
   });
 
   it("yanked releases take places when counted", () => {
@@ -70,6 +81,35 @@ describe("planRetention", () => {
     expect(versions(plan.keep)).toEqual(["3.1", "3.0", "v2.1", "1.2.0"]);
     expect(plan.keep.slice(2).map((d) => d.reason)).toEqual(["major", "major"]);
     expect(versions(plan.remove)).toEqual(["2.0.1", "v2.0", "1.0.0"]);
+  });
+
+  it("never deletes the release latest resolves to unless the rules allow it, and says when they do", () => {
+    const releases = [r("1.0", 30), r("1.1", 20), r("1.2-rc", 10, true)];
+    const keepOne = { ...rules, keepReleases: 1 };
+    // The defaults: a yanked release takes no place, so the latest is one of the newest.
+    const safe = planRetention(releases, { ...keepOne, countYanked: false }, NOW);
+    expect(safe.keep.map((d) => [d.version, d.reason])).toEqual([
+      ["1.2-rc", "yanked"],
+      ["1.1", "newest"],
+    ]);
+    expect(safe).toMatchObject({ latest: "1.1", deletesLatest: false });
+    // Counted, the yanked 1.2-rc takes the one place; 1.1 stays as the latest.
+    const counted = planRetention(releases, keepOne, NOW);
+    expect(counted.keep.map((d) => [d.version, d.reason])).toEqual([
+      ["1.2-rc", "newest"],
+      ["1.1", "latest"],
+    ]);
+    expect(versions(counted.remove)).toEqual(["1.0"]);
+    expect(counted).toMatchObject({ latest: "1.1", deletesLatest: false });
+    // Only when allowed does it go, and the plan says so.
+    const allowed = planRetention(releases, { ...keepOne, deleteLatest: true }, NOW);
+    expect(versions(allowed.keep)).toEqual(["1.2-rc"]);
+    expect(versions(allowed.remove)).toEqual(["1.1", "1.0"]);
+    expect(allowed).toMatchObject({ latest: "1.1", deletesLatest: true });
+    // Every release yanked: there is no latest to keep.
+    const yanked = planRetention([r("1.0", 30, true), r("1.1", 20, true)], keepOne, NOW);
+    expect(yanked).toMatchObject({ latest: null, deletesLatest: false });
+    expect(versions(yanked.remove)).toEqual(["1.0"]);
   });
 
   it("orders releases created at the same moment by id, like the release list", () => {

@@ -5,7 +5,9 @@
 // N stay. A yanked release takes one of the N places when `countYanked`; when not, it takes none
 // and stays while it is newer than the oldest release kept among the N (older ones go). Of the
 // rest, a release stays when it is younger than `minAgeDays`, or, with `keepNewestPerMajor`,
-// when it is the newest release of its major version that is not yanked.
+// when it is the newest release of its major version that is not yanked. Last, the release
+// `latest` resolves to (the first in the ranking that is not yanked, as domain/releases.ts
+// resolves it) stays unless `deleteLatest` (decision 064).
 import type { RetentionDecision, RetentionPlan, RetentionRules } from "@packyard/contract";
 
 export interface RetentionCandidate {
@@ -44,6 +46,7 @@ export function planRetention(
       newestOfMajor.add(release.id);
     }
   }
+  const latest = ranked.find((release) => !release.yanked);
   const youngerThan = now.getTime() - rules.minAgeDays * DAY_MS;
   const keep: RetentionDecision[] = [];
   const remove: RetentionDecision[] = [];
@@ -63,9 +66,16 @@ export function planRetention(
       keep.push(decided("young"));
     } else if (newestOfMajor.has(release.id)) {
       keep.push(decided("major"));
+    } else if (release === latest && !rules.deleteLatest) {
+      keep.push(decided("latest"));
     } else {
       remove.push(decided("older"));
     }
   }
-  return { keep, remove };
+  return {
+    keep,
+    remove,
+    latest: latest?.version ?? null,
+    deletesLatest: latest !== undefined && remove.some((decision) => decision.version === latest.version),
+  };
 }

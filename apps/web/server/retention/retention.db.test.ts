@@ -109,7 +109,8 @@ describe.runIf(hasTools)(`retention rules (${databaseKind})`, () => {
       keepReleases: 10,
       keepNewestPerMajor: false,
       minAgeDays: 0,
-      countYanked: true,
+      countYanked: false,
+      deleteLatest: false,
       lastRun: null,
     });
     await upload("1.0.0", "keep-one_1.0.0_all.deb", deb("keep-one", "1.0.0"));
@@ -124,6 +125,7 @@ describe.runIf(hasTools)(`retention rules (${databaseKind})`, () => {
 
     const saved = await api<{ retention: RetentionSettings }>("/api/v1/projects/ret/retention", "PUT", {
       keepReleases: 2,
+      countYanked: true,
     });
     expect(saved.status).toBe(200);
     expect(saved.body.retention).toMatchObject({ enabled: false, keepReleases: 2, countYanked: true });

@@ -1,7 +1,8 @@
 // Retention applied (decision 034): the `retention` job, queued when a project's packages
 // change and its rules are on, deletes the releases the policy lets go through deleteRelease —
 // the same path as a delete from the API — so their blobs are left to the garbage collector
-// and the repositories republish. The dry run asks the same policy and deletes nothing.
+// and the repositories republish. The dry run asks the same policy and deletes nothing. The
+// release `latest` resolves to is never deleted unless the rules allow it (decision 064).
 import type {
   RetentionPlan,
   RetentionRules,
@@ -14,7 +15,7 @@ import { auditActorOf } from "../audit/request.ts";
 import type { Database } from "../db/schema.ts";
 import type { Actor } from "../domain/authorization.ts";
 import type { ProjectRow } from "../domain/projects.ts";
-import { deleteRelease, listReleaseRows, type ReleaseRow } from "../domain/releases.ts";
+import { deleteRelease, listReleaseRows, type ReleaseRow, resolveLatest } from "../domain/releases.ts";
 import type { JobDefinition, JobQueue } from "../jobs/queue.ts";
 import type { Logger } from "../logger.ts";
 import { planRetention } from "./policy.ts";
@@ -63,7 +64,10 @@ export async function applyRetention(deps: RetentionDeps, projectId: string): Pr
     const row = byVersion.get(version);
     if (!row) continue;
     // The owner may have turned the rules off while this run was deleting.
-    if (!(await getRetentionSettings(db, projectId)).enabled) break;
+    const current = await getRetentionSettings(db, projectId);
+    if (!current.enabled) break;
+    // `latest` may have moved since the snapshot (a yank meanwhile); it stays unless allowed.
+    if (!current.deleteLatest && (await resolveLatest(db, projectId))?.id === row.id) continue;
     await deleteRelease(db, row);
     removed.push(version);
   }

@@ -21,6 +21,7 @@ function toSettings(row: PolicyRow | undefined): RetentionSettings {
     keepNewestPerMajor: Number(row.keep_newest_per_major) === 1,
     minAgeDays: Number(row.min_age_days),
     countYanked: Number(row.count_yanked) === 1,
+    deleteLatest: Number(row.delete_latest) === 1,
     lastRun: row.last_run_at
       ? { at: row.last_run_at, removed: JSON.parse(row.last_run_removed ?? "[]") as string[] }
       : null,
@@ -50,6 +51,7 @@ export async function saveRetentionSettings(
     keepNewestPerMajor: input.keepNewestPerMajor ?? before.keepNewestPerMajor,
     minAgeDays: input.minAgeDays ?? before.minAgeDays,
     countYanked: input.countYanked ?? before.countYanked,
+    deleteLatest: input.deleteLatest ?? before.deleteLatest,
   };
   const columns = {
     enabled: rules.enabled ? 1 : 0,
@@ -57,6 +59,7 @@ export async function saveRetentionSettings(
     keep_newest_per_major: rules.keepNewestPerMajor ? 1 : 0,
     min_age_days: rules.minAgeDays,
     count_yanked: rules.countYanked ? 1 : 0,
+    delete_latest: rules.deleteLatest ? 1 : 0,
     updated_at: nowIso(),
   };
   await db

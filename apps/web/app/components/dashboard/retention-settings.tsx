@@ -1,14 +1,16 @@
 // The retention section of a project's settings (decision 034): the rules, a preview of what
 // they would delete now (a dry run of the values as typed; nothing saved or deleted), and the
-// last run that deleted releases. Posted through a fetcher to the settings route's action.
+// last run that deleted releases. Posted through a fetcher to the settings route's action. The
+// preview warns when the rules would delete the release `latest` resolves to (decision 064).
 import { useForm } from "@conform-to/react";
-import type { RetentionDecision, RetentionSettings } from "@packyard/contract";
+import type { RetentionDecision, RetentionPlan, RetentionSettings } from "@packyard/contract";
 import { useId, useRef } from "react";
 import { useFetcher } from "react-router";
 import { toast } from "sonner";
 import { parseForm } from "../../lib/forms.ts";
 import type { RetentionReply } from "../../lib/retention.server.ts";
 import { retentionForm } from "../../lib/retention-form.ts";
+import { Alert } from "../ui/alert.tsx";
 import { Badge } from "../ui/badge.tsx";
 import { Button } from "../ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../ui/card.tsx";
@@ -27,9 +29,33 @@ function reasonText(decision: RetentionDecision, keep: number, days: number): st
       return `Kept: younger than ${days} day${days === 1 ? "" : "s"}`;
     case "yanked":
       return "Kept: yanked, not counted, newer than the oldest kept";
+    case "latest":
+      return "Kept: the latest release";
     case "older":
       return "Deleted";
   }
+}
+
+/** What `latest` becomes when the plan deletes it: the newest release kept that is not yanked. */
+function LatestWarning({ plan }: { plan: RetentionPlan }) {
+  const next = plan.keep
+    .filter((decision) => !decision.yanked)
+    .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))[0];
+  return (
+    <Alert variant="error">
+      These rules delete <span className="font-mono">{plan.latest}</span>, the latest release;{" "}
+      {next ? (
+        <>
+          <span className="font-mono">latest</span> would then be{" "}
+          <span className="font-mono">{next.version}</span>.
+        </>
+      ) : (
+        <>
+          no release would then be <span className="font-mono">latest</span>.
+        </>
+      )}
+    </Alert>
+  );
 }
 
 function Checkbox({
@@ -87,6 +113,7 @@ export function RetentionSettingsCard({
       keepNewestPerMajor: settings.keepNewestPerMajor ? "on" : "",
       minAgeDays: String(settings.minAgeDays),
       countYanked: settings.countYanked ? "on" : "",
+      deleteLatest: settings.deleteLatest ? "on" : "",
     },
     onValidate: ({ formData }) => parseForm(formData, retentionForm),
     shouldRevalidate: "onInput",
@@ -162,7 +189,13 @@ export function RetentionSettingsCard({
             name={fields.countYanked.name}
             label="Yanked releases count toward the number kept"
             defaultChecked={settings.countYanked}
-            hint="Off: a yanked release takes no place, and is deleted once it is older than the oldest release kept."
+            hint="Off: a yanked release takes no place, and is deleted once it is older than the oldest release kept. On: it takes one, so fewer installable releases stay."
+          />
+          <Checkbox
+            name={fields.deleteLatest.name}
+            label="May delete the latest release"
+            defaultChecked={settings.deleteLatest}
+            hint="Off: the latest release (the newest that is not yanked) stays, whatever the other rules say."
           />
           <div className="flex flex-wrap gap-2">
             <Button type="submit" name="intent" value="retention-preview" variant="outline" disabled={busy}>
@@ -186,6 +219,7 @@ export function RetentionSettingsCard({
                 ? "Nothing would be deleted now."
                 : `${plan.remove.length} of ${plan.keep.length + plan.remove.length} releases would be deleted.`}
             </h3>
+            {plan.deletesLatest ? <LatestWarning plan={plan} /> : null}
             <div className="max-h-96 overflow-auto rounded-md border border-border">
               <table className="w-full text-left text-sm">
                 <caption className="sr-only">Releases, newest first, and what the rules do with each</caption>
