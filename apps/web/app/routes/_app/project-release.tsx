@@ -53,6 +53,7 @@ import { releaseDownloads } from "../../lib/downloads.server.ts";
 import { formatCompactCount, formatFileSize } from "../../lib/format.ts";
 import { parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
+import { failsAs, RELEASE_FETCH_FAILED } from "../../lib/page-data.server.ts";
 import { projectCrumbs, projectPath, projectRefOf, releasePath } from "../../lib/project-path.ts";
 import { promoteAction, promotionChoices } from "../../lib/promotion.server.ts";
 import { clientAddress, requireOnboardedUser, services } from "../../lib/session.server.ts";
@@ -66,7 +67,7 @@ export const meta: Route.MetaFunction = ({ matches, location, loaderData }) =>
     noindex: true,
   });
 
-export async function loader({ request, context, url, params }: Route.LoaderArgs) {
+async function load({ request, context, url, params }: Route.LoaderArgs) {
   const user = await requireOnboardedUser(request, context, url);
   const { database, config } = services(context);
   const db = database.db;
@@ -98,6 +99,7 @@ export async function loader({ request, context, url, params }: Route.LoaderArgs
     promotion: await promotionChoices(db, row, releaseRow),
   };
 }
+export const loader = failsAs(RELEASE_FETCH_FAILED, load);
 
 export async function action({ request, context, url, params }: Route.ActionArgs) {
   const user = await requireOnboardedUser(request, context, url);

@@ -49,6 +49,7 @@ import {
 import { formatCompactCount } from "../../lib/format.ts";
 import { parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
+import { failsAs, PROJECT_FETCH_FAILED } from "../../lib/page-data.server.ts";
 import { projectCrumbs, projectPath } from "../../lib/project-path.ts";
 import { repositorySetup } from "../../lib/repository-setup.server.ts";
 import { clientAddress, requireOnboardedUser, services } from "../../lib/session.server.ts";
@@ -62,7 +63,7 @@ export const meta: Route.MetaFunction = ({ matches, location, loaderData }) =>
     noindex: true,
   });
 
-export async function loader({ request, context, url, params }: Route.LoaderArgs) {
+async function load({ request, context, url, params }: Route.LoaderArgs) {
   const user = await requireOnboardedUser(request, context, url);
   const { database, config } = services(context);
   const db = database.db;
@@ -84,6 +85,7 @@ export async function loader({ request, context, url, params }: Route.LoaderArgs
         : `${config.baseUrl}${projectPath(project)}`,
   };
 }
+export const loader = failsAs(PROJECT_FETCH_FAILED, load);
 
 export async function action({ request, context, url, params }: Route.ActionArgs) {
   const user = await requireOnboardedUser(request, context, url);

@@ -18,13 +18,14 @@ import { Badge } from "../../components/ui/badge.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { Card } from "../../components/ui/card.tsx";
 import { pageMeta } from "../../lib/meta.ts";
+import { failsAs, RELEASE_FETCH_FAILED } from "../../lib/page-data.server.ts";
 import { releasePath as dashboardReleasePath, projectPath } from "../../lib/project-path.ts";
 import { loadReleasePage } from "../../lib/public-releases.server.ts";
 import { repositorySetup } from "../../lib/repository-setup.server.ts";
 import { getSessionUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/release";
 
-export async function loader({ request, context, params, url }: Route.LoaderArgs) {
+async function load({ request, context, params, url }: Route.LoaderArgs) {
   const { database, config } = services(context);
   const user = await getSessionUser(request, context);
   const page = await loadReleasePage(
@@ -43,6 +44,7 @@ export async function loader({ request, context, params, url }: Route.LoaderArgs
       : await repositorySetup(context, page.project, page.project.owner);
   return data({ ...page, setup }, { status });
 }
+export const loader = failsAs(RELEASE_FETCH_FAILED, load);
 
 const DESCRIPTION_MAX = 200;
 const clip = (text: string) =>
