@@ -26,7 +26,13 @@ export const plans: Record<PlanId, Plan> = {
     privateProjects: 1,
     storageBytes: 2 * GB,
     downloadBytesPerMonth: 20 * GB,
-    highlights: ["Unlimited public projects", "1 private project", "Signed APT and YUM repositories"],
+    // Read-only keys work on every plan (docs/api.md): no dearer plan sells them as its own.
+    highlights: [
+      "Unlimited public projects",
+      "1 private project",
+      "Signed APT and YUM repositories",
+      "Read-only API keys for private repositories",
+    ],
   },
   starter: {
     id: "starter",
@@ -36,7 +42,7 @@ export const plans: Record<PlanId, Plan> = {
     privateProjects: 10,
     storageBytes: 25 * GB,
     downloadBytesPerMonth: 250 * GB,
-    highlights: ["Everything in Basic", "10 private projects", "Read tokens for private repositories"],
+    highlights: ["Everything in Basic", "10 private projects"],
   },
   pro: {
     id: "pro",
