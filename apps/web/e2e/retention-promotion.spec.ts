@@ -1,6 +1,8 @@
 // Retention and promotion in a real browser (decisions 034 and 035): the retention section of a
 // project's settings previews what its rules would delete (a table), then saves them; the
-// Promote dialog moves a release's .deb from testing to stable. Both views pass axe at 1280 px
+// Promote dialog moves a release's .deb from testing to stable. By default the rules neither count
+// yanked releases nor delete the latest release, and the preview warns when they would (decision
+// 064). The views pass axe at 1280 px
 // dark and 375 px light. With PACKYARD_SHOTS_DIR set, screenshots of both at 1280 and 375 px,
 // light and dark, are written there.
 import AxeBuilder from "@axe-core/playwright";
@@ -116,4 +118,75 @@ test("retention preview in settings, and promoting a release from testing to sta
     `/dl/${username}/lantern/deb/dists/stable/main/binary-amd64/Packages`,
   );
   expect(await packages.text()).toContain("Package: lantern");
+});
+
+test("retention keeps the latest release by default, and the preview warns when the rules would delete it", async ({
+  page,
+  browser,
+  consoleErrors: _,
+}) => {
+  test.setTimeout(120_000);
+  await signUpAndOnboard(page, {
+    email: uniqueEmail("keeper"),
+    name: "Kit Keeper",
+    username: `kee-${Date.now().toString(36)}`,
+  });
+  expect(
+    (
+      await page.request.post("/api/v1/projects", {
+        headers: appOrigin(),
+        data: { slug: "beacon", name: "Beacon" },
+      })
+    ).status(),
+  ).toBe(201);
+  for (const version of ["1.0", "1.1", "1.2-rc"]) {
+    const release = await page.request.post("/api/v1/projects/beacon/releases", {
+      headers: appOrigin(),
+      data: { version },
+    });
+    expect(release.status()).toBe(201);
+  }
+  const yank = await page.request.post("/api/v1/projects/beacon/releases/1.2-rc/yank", {
+    headers: appOrigin(),
+    data: { reason: "broken" },
+  });
+  expect(yank.status()).toBe(200);
+  const storage = JSON.stringify(await page.context().storageState());
+
+  await page.goto("/projects/beacon/settings");
+  const rules = page.getByRole("form", { name: "Retention rules" });
+  await expect(rules.getByLabel("Yanked releases count toward the number kept")).not.toBeChecked();
+  await expect(rules.getByLabel("May delete the latest release")).not.toBeChecked();
+  const table = page.getByRole("table", { name: "Releases, newest first, and what the rules do with each" });
+
+  // Keep 1 with the defaults: the yanked 1.2-rc takes no place, so 1.1 (the latest) is the one kept.
+  await rules.getByLabel("Keep the newest releases").fill("1");
+  await rules.getByRole("button", { name: "Preview" }).click();
+  await expect(page.getByRole("heading", { name: "1 of 3 releases would be deleted." })).toBeVisible();
+  await expect(table.getByRole("row", { name: /1\.1.*Kept: one of the newest 1/ })).toBeVisible();
+
+  // Counting yanked releases, 1.2-rc takes the place; 1.1 still stays, as the latest.
+  await rules.getByLabel("Yanked releases count toward the number kept").check();
+  await rules.getByRole("button", { name: "Preview" }).click();
+  await expect(table.getByRole("row", { name: /1\.1.*Kept: the latest release/ })).toBeVisible();
+  await expect(page.getByRole("alert")).toHaveCount(0);
+
+  // Allowed to delete it, the preview says what `latest` becomes.
+  const warned = async (p: Page) => {
+    const form = p.getByRole("form", { name: "Retention rules" });
+    await form.getByLabel("Keep the newest releases").fill("1");
+    await form.getByLabel("Yanked releases count toward the number kept").check();
+    await form.getByLabel("May delete the latest release").check();
+    await form.getByRole("button", { name: "Preview" }).click();
+    await expect(p.getByRole("heading", { name: "2 of 3 releases would be deleted." })).toBeVisible();
+    await expect(p.getByRole("alert")).toHaveText(
+      "These rules delete 1.1, the latest release; no release would then be latest.",
+    );
+  };
+  await warned(page);
+  await expect(table.getByRole("row", { name: /1\.1.*Deleted/ })).toBeVisible();
+  await checkViews(browser, storage, "retention-latest-warning", async (p) => {
+    await p.goto("/projects/beacon/settings");
+    await warned(p);
+  });
 });

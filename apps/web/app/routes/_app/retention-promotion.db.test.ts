@@ -85,12 +85,44 @@ describe(`retention and promotion in the dashboard (${databaseKind})`, () => {
       .selectFrom("retention_policy")
       .selectAll()
       .executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ enabled: 0, keep_releases: 2, count_yanked: 1 });
+    expect(row).toMatchObject({ enabled: 0, keep_releases: 2, count_yanked: 1, delete_latest: 0 });
     // Off: nothing deleted.
     expect(await releases("tool")).toEqual(["1.0.0", "2.0.0", "3.0.0"]);
     expect(await audit("retention.settings_changed")).toEqual([
       { actor_kind: "user", target: "off", address: expect.any(String) },
     ]);
+  });
+
+  it("by default neither counts yanked releases nor deletes the latest release; the preview warns when it would", async () => {
+    // A project without rules shows the defaults: both boxes unticked.
+    const fresh = await (await app.request("/projects/tool-stable/settings", { cookie })).text();
+    for (const name of ["countYanked", "deleteLatest"]) {
+      const box = new RegExp(`<input type="checkbox"[^>]*name="${name}"[^>]*>`).exec(fresh)?.[0];
+      expect(box, name).toMatch(/^<input/);
+      expect(box, name).not.toMatch(/\schecked/);
+    }
+    expect(fresh).toContain("May delete the latest release");
+
+    const yanked = await post("/projects/tool/releases/3.0.0", { intent: "yank", reason: "broken" });
+    expect(yanked.status).toBe(200);
+    const rules = { keepReleases: "1", minAgeDays: "0", countYanked: "on" };
+    const text = async (res: Response) => (await res.text()).replace(/<[^>]+>/g, "");
+    // The yanked 3.0.0 takes the one place; 2.0.0, the latest, stays all the same.
+    const guarded = await text(
+      await post("/projects/tool/settings", { intent: "retention-preview", ...rules }),
+    );
+    expect(guarded).toContain("1 of 3 releases would be deleted.");
+    expect(guarded).toContain("Kept: the latest release");
+    expect(guarded).not.toContain("the latest release;");
+    // Allowed to, the rules delete it, and the preview says so.
+    const allowed = await text(
+      await post("/projects/tool/settings", { intent: "retention-preview", ...rules, deleteLatest: "on" }),
+    );
+    expect(allowed).toContain("2 of 3 releases would be deleted.");
+    expect(allowed).toContain(
+      "These rules delete 2.0.0, the latest release; no release would then be latest.",
+    );
+    expect(await releases("tool")).toEqual(["1.0.0", "2.0.0", "3.0.0"]);
   });
 
   it("promotes a release into another project from the release page; a missing target is refused", async () => {
