@@ -13,7 +13,15 @@ export interface SpeedRow {
 
 const format = (ms: number) => (ms < 100 ? ms.toFixed(1) : Math.round(ms).toLocaleString("en-US"));
 
-export function SpeedTable({ caption, rows }: { caption: string; rows: SpeedRow[] }) {
+export function SpeedTable({
+  caption,
+  rows,
+  samples,
+}: {
+  caption: string;
+  rows: SpeedRow[];
+  samples: number;
+}) {
   const max = Math.max(...rows.map((row) => row.ms));
   return (
     <figure className="rounded-xl border border-border bg-card p-5 shadow-sm">
@@ -22,7 +30,7 @@ export function SpeedTable({ caption, rows }: { caption: string; rows: SpeedRow[
         <thead className="sr-only">
           <tr>
             <th scope="col">System</th>
-            <th scope="col">Median, and min–max of 7 samples</th>
+            <th scope="col">Median, and min–max of {samples} samples</th>
           </tr>
         </thead>
         <tbody>

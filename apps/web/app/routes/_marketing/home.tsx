@@ -19,6 +19,7 @@ import { CommandBlock } from "../../components/marketing/command-block.tsx";
 import { FeaturePicture } from "../../components/marketing/feature-picture.tsx";
 import { InstallTabs } from "../../components/marketing/install-tabs.tsx";
 import { CallToAction, SectionHeading } from "../../components/marketing/section.tsx";
+import { aptSpeed, yumSpeed } from "../../components/marketing/speed-figures.ts";
 import { SpeedTable } from "../../components/marketing/speed-table.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { Card } from "../../components/ui/card.tsx";
@@ -288,37 +289,27 @@ export default function Home() {
           title="One more package into 10,000, in under 100 ms"
           lead={
             <>
-              Publishing one more package into a 10,000-package repository, median of 7 samples (min–max),
-              against the tools people run today. Packyard's clock runs from the start of the HTTP upload to
-              the moment the new signed entry file is served; the tools' clocks cover their commands only.
+              Publishing one more package into a 10,000-package repository, median (min–max) of the newest run
+              of each format, against the tools people run today. Packyard's clock runs from the start of the
+              HTTP upload to the moment the new signed entry file is served; the tools' clocks cover their
+              commands only.
             </>
           }
         />
         <div className="mt-10 grid gap-6 lg:grid-cols-2">
-          <SpeedTable
-            caption="APT: upload → new InRelease served"
-            rows={[
-              { system: "Packyard", ms: 70.1, range: "56.3–86.8", ours: true },
-              { system: "reprepro includedeb", ms: 185, range: "181–193" },
-              { system: "aptly repo add + publish update", ms: 987, range: "897–1,127" },
-            ]}
-          />
-          <SpeedTable
-            caption="YUM: upload → new repomd.xml served (RPM signed on upload)"
-            rows={[
-              { system: "Packyard", ms: 52.9, range: "46.0–67.4", ours: true },
-              { system: "createrepo_c --update + gpg", ms: 726, range: "711–759" },
-              { system: "the same + rpmsign", ms: 817, range: "773–878" },
-            ]}
-          />
+          {[aptSpeed, yumSpeed].map((run) => (
+            <SpeedTable key={run.caption} caption={run.caption} rows={run.rows} samples={run.samples} />
+          ))}
         </div>
         <div className="mt-6 grid gap-4 text-sm text-muted-foreground lg:grid-cols-[1fr_auto] lg:items-start">
           <p>
-            Measured on 2 shared virtual cores, Debian 12, Node 24, local disk, at commit <code>f3731f4</code>{" "}
-            on 21 November 2026. Packyard fsyncs every file it publishes; none of the tools fsync their index
-            files. The packages are tiny and uniform, so real repositories take longer per publish. The full
-            tables, the method, memory figures and the caveats are in <code>docs/benchmarks.md</code> in the
-            Packyard source; reproduce them with:
+            Measured on 2 shared virtual cores, Debian 12, Node 24, local disk: APT at commit{" "}
+            <code>{aptSpeed.commit}</code> on {aptSpeed.date} ({aptSpeed.samples} samples), YUM at commit{" "}
+            <code>{yumSpeed.commit}</code> on {yumSpeed.date} ({yumSpeed.samples} samples). Packyard fsyncs
+            every file it publishes; none of the tools fsync their index files. The packages are tiny and
+            uniform, so real repositories take longer per publish. The full tables, the method, memory figures
+            and the caveats are in <code>docs/benchmarks.md</code> in the Packyard source; reproduce them
+            with:
           </p>
           <Island
             name="command-block"
@@ -326,8 +317,8 @@ export default function Home() {
             props={{
               className: "lg:w-[26rem]",
               lines: [
-                { command: "bench/apt/run-at-commit.sh f3731f4", label: "Copy the APT benchmark command" },
-                { command: "bench/yum/run-at-commit.sh f3731f4", label: "Copy the YUM benchmark command" },
+                { command: aptSpeed.command, label: "Copy the APT benchmark command" },
+                { command: yumSpeed.command, label: "Copy the YUM benchmark command" },
               ],
             }}
           />
