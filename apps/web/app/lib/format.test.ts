@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   formatCompactCount,
+  formatCount,
   formatCurrency,
   formatExpiryLabel,
   formatFileSize,
@@ -35,6 +36,22 @@ describe("formatCompactCount", () => {
     [2500000, "2.5M"],
   ])("%d → %s", (count, expected) => {
     expect(formatCompactCount(count)).toBe(expected);
+  });
+});
+
+describe("formatCount", () => {
+  it.each([
+    [0, "0 downloads"],
+    [1, "1 download"],
+    [2, "2 downloads"],
+    [1500, "1.5K downloads"],
+  ])("%i → %s", (count, expected) => {
+    expect(formatCount(count, "download")).toBe(expected);
+  });
+
+  it("takes an irregular plural", () => {
+    expect(formatCount(1, "entry", "entries")).toBe("1 entry");
+    expect(formatCount(3, "entry", "entries")).toBe("3 entries");
   });
 });
 

@@ -10,6 +10,11 @@ export function formatCompactCount(count: number): string {
   return `${(count / 1_000_000).toFixed(1)}M`;
 }
 
+/** A count and its noun, singular for exactly one: "1 download", "0 downloads", "1.2K downloads". */
+export function formatCount(count: number, one: string, many = `${one}s`): string {
+  return `${formatCompactCount(count)} ${count === 1 ? one : many}`;
+}
+
 /** Minor units to an en-US currency string: 1200 → "$12.00". */
 export function formatCurrency(amountMinor: number, currency = "usd"): string {
   return new Intl.NumberFormat("en-US", { style: "currency", currency: currency.toUpperCase() }).format(

@@ -4,7 +4,7 @@ import type { ReleaseFile } from "@packyard/contract";
 import { Download, FileArchive, Trash2 } from "lucide-react";
 import { useState } from "react";
 import { useFetcher } from "react-router";
-import { formatCompactCount, formatFileSize } from "../../lib/format.ts";
+import { formatCompactCount, formatCount, formatFileSize } from "../../lib/format.ts";
 import type { FormReply } from "../../lib/forms.ts";
 import { EmptyState } from "../empty-state.tsx";
 import {
@@ -85,7 +85,7 @@ export function FilesTable({ files, readOnly = false }: { files: ReleaseFile[]; 
                 <div className="mt-1 flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-muted-foreground sm:hidden">
                   <Badge variant="secondary">{kindLabels[file.kind]}</Badge>
                   <span>{formatFileSize(file.size)}</span>
-                  <span>{formatCompactCount(file.downloads)} downloads</span>
+                  <span>{formatCount(file.downloads, "download")}</span>
                 </div>
                 <div className="mt-1 flex items-center gap-1 text-xs text-muted-foreground lg:hidden">
                   <span>sha256</span>

@@ -3,7 +3,7 @@
 // to /orgs/{org}/projects/{slug}.
 import type { Project } from "@packyard/contract";
 import { Link } from "react-router";
-import { formatCompactCount } from "../../lib/format.ts";
+import { formatCompactCount, formatCount } from "../../lib/format.ts";
 import { projectPath } from "../../lib/project-path.ts";
 import { Card } from "../ui/card.tsx";
 import { VisibilityBadge } from "./badges.tsx";
@@ -68,7 +68,7 @@ export function ProjectsTable({ projects, caption }: { projects: Project[]; capt
                   {project.releaseCount} {project.releaseCount === 1 ? "release" : "releases"}
                 </div>
                 <div className="text-xs text-muted-foreground sm:hidden">
-                  {formatCompactCount(project.downloads)} downloads
+                  {formatCount(project.downloads, "download")}
                 </div>
               </td>
               <td className="hidden px-4 py-3 text-right tabular-nums sm:table-cell">

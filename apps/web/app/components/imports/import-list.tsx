@@ -1,7 +1,7 @@
 // A project's imports with their progress, per-release errors (with their codes) and summary.
 // The page polls while one is queued or running.
 import { type ImportInfo, importEnded } from "@packyard/contract";
-import { formatFileSize } from "../../lib/format.ts";
+import { formatCount, formatFileSize } from "../../lib/format.ts";
 import { Badge } from "../ui/badge.tsx";
 import { Progress } from "../ui/progress.tsx";
 
@@ -72,7 +72,7 @@ function ImportItem({ item }: { item: ImportInfo }) {
           <p className="text-xs text-muted-foreground" aria-live="polite">
             {p.releasesTotal === null
               ? "Reading the source…"
-              : `${handled} of ${p.releasesTotal} releases · ${p.releasesDone} imported · ${p.releasesSkipped} already present · ${p.releasesFailed} failed · ${p.filesDone} files, ${formatFileSize(p.bytesDone)}`}
+              : `${handled} of ${p.releasesTotal} releases · ${p.releasesDone} imported · ${p.releasesSkipped} already present · ${p.releasesFailed} failed · ${formatCount(p.filesDone, "file")}, ${formatFileSize(p.bytesDone)}`}
             {p.current ? ` · now ${p.current}` : ""}
           </p>
         </div>

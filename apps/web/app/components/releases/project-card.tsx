@@ -39,7 +39,7 @@ export function ProjectCard({ project }: { project: Project }) {
         <span className="inline-flex items-center gap-1">
           <Download className="size-3.5" aria-hidden="true" />
           {formatCompactCount(project.downloads)}
-          <span className="sr-only"> downloads</span>
+          <span className="sr-only"> {project.downloads === 1 ? "download" : "downloads"}</span>
         </span>
         <span>Updated {formatDate(project.updatedAt)}</span>
         <ArrowRight

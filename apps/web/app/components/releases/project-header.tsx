@@ -3,7 +3,7 @@
 import type { Project } from "@packyard/contract";
 import { ChevronRight, Download, ExternalLink, Globe, Lock, Scale } from "lucide-react";
 import { Link } from "react-router";
-import { formatCompactCount } from "../../lib/format.ts";
+import { formatCount } from "../../lib/format.ts";
 import { Badge } from "../ui/badge.tsx";
 
 const externalRel = "nofollow ugc noopener noreferrer";
@@ -90,7 +90,7 @@ export function ProjectHeader({ project }: { project: Project }) {
         ) : null}
         <li className="inline-flex items-center gap-1.5 text-muted-foreground">
           <Download className="size-4" aria-hidden="true" />
-          {formatCompactCount(project.downloads)} download{project.downloads === 1 ? "" : "s"}
+          {formatCount(project.downloads, "download")}
         </li>
       </ul>
     </header>

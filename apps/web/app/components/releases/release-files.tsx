@@ -2,7 +2,7 @@
 // copyable; then the release's SHA256SUMS, its signature and the commands that verify a download.
 import type { ReleaseFile } from "@packyard/contract";
 import { Download, FileSignature, FileText, Package } from "lucide-react";
-import { formatCompactCount, formatFileSize } from "../../lib/format.ts";
+import { formatCount, formatFileSize } from "../../lib/format.ts";
 import { Badge } from "../ui/badge.tsx";
 import { Button } from "../ui/button.tsx";
 import { Card } from "../ui/card.tsx";
@@ -109,9 +109,7 @@ function FileRow({ file }: { file: ReleaseFile }) {
         <p className="mt-1 text-sm text-muted-foreground">
           <span data-testid="file-size">{formatFileSize(file.size)}</span>
           <span aria-hidden="true"> · </span>
-          <span>
-            {formatCompactCount(file.downloads)} download{file.downloads === 1 ? "" : "s"}
-          </span>
+          <span>{formatCount(file.downloads, "download")}</span>
         </p>
         <div className="mt-1 flex min-w-0 items-center gap-1">
           <span className="shrink-0 text-xs font-medium text-muted-foreground">SHA-256</span>

@@ -20,7 +20,7 @@ import {
 } from "../../lib/dashboard.server.ts";
 import { DOWNLOAD_PERIODS, downloadPeriod } from "../../lib/download-periods.ts";
 import { downloadsOverview } from "../../lib/downloads.server.ts";
-import { formatCompactCount, formatFileSize } from "../../lib/format.ts";
+import { formatCompactCount, formatCount, formatFileSize } from "../../lib/format.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import { projectCrumbs, projectPath, releasePath } from "../../lib/project-path.ts";
 import { requireOnboardedUser, services } from "../../lib/session.server.ts";
@@ -96,7 +96,7 @@ export default function ProjectDownloads({ loaderData }: Route.ComponentProps) {
           {
             label: "Busiest day",
             value: busiest ? shortDay(busiest.key) : "—",
-            hint: busiest ? `${formatCompactCount(busiest.downloads)} downloads` : undefined,
+            hint: busiest ? formatCount(busiest.downloads, "download") : undefined,
             icon: Calendar,
           },
           {

@@ -46,7 +46,7 @@ import {
   succeeded,
   updateProject,
 } from "../../lib/dashboard.server.ts";
-import { formatCompactCount } from "../../lib/format.ts";
+import { formatCompactCount, formatCount } from "../../lib/format.ts";
 import { parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import { failsAs, PROJECT_FETCH_FAILED } from "../../lib/page-data.server.ts";
@@ -298,7 +298,7 @@ export default function ProjectHome({ loaderData }: Route.ComponentProps) {
                   {latest.title ? <p className="mt-1 font-medium">{latest.title}</p> : null}
                   <p className="mt-2 text-sm text-muted-foreground">
                     {latest.fileCount} {latest.fileCount === 1 ? "file" : "files"} ·{" "}
-                    {formatCompactCount(latest.downloads)} downloads
+                    {formatCount(latest.downloads, "download")}
                   </p>
                 </div>
               ) : (
