@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { onboardingSchema } from "./account.ts";
+import { newPasswordSchema, onboardingSchema, passwordLengthMessage } from "./account.ts";
 
 /** The first message per field, as the forms show them. */
 const errorsFor = (input: { name: string; username: string }) => {
@@ -47,5 +47,27 @@ describe("onboarding rules (spec §5)", () => {
   it("accepts names of exactly 2 and 100 characters", () => {
     expect(errorsFor({ name: "Al", username: "ada" })).toEqual({});
     expect(errorsFor({ name: "x".repeat(100), username: "ada" })).toEqual({});
+  });
+});
+
+describe("new passwords", () => {
+  const limits = { min: 10, max: 128 };
+  const firstMessage = (password: string) =>
+    newPasswordSchema(limits, "Please choose a password").safeParse(password).error?.issues[0]?.message;
+
+  it("state the configured lengths", () => {
+    expect(firstMessage("")).toBe("Please choose a password");
+    expect(firstMessage("short")).toBe("Password must be at least 10 characters");
+    expect(firstMessage("x".repeat(129))).toBe("Password must be at most 128 characters");
+    expect(firstMessage("x".repeat(10))).toBeUndefined();
+  });
+
+  it("word better-auth's refusals the same way", () => {
+    expect(passwordLengthMessage(limits, "PASSWORD_TOO_SHORT")).toBe(
+      "Password must be at least 10 characters",
+    );
+    expect(passwordLengthMessage(limits, "PASSWORD_TOO_LONG")).toBe(
+      "Password must be at most 128 characters",
+    );
   });
 });

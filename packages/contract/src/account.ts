@@ -22,3 +22,19 @@ export const onboardingSchema = z.object({
 });
 
 export type OnboardingInput = z.infer<typeof onboardingSchema>;
+
+/** better-auth's length refusals (PASSWORD_TOO_SHORT/LONG) in words that give the configured limit. */
+export function passwordLengthMessage(limits: { min: number; max: number }, code: string): string {
+  return code === "PASSWORD_TOO_LONG"
+    ? `Password must be at most ${limits.max} characters`
+    : `Password must be at least ${limits.min} characters`;
+}
+
+/** A new password, checked against the server's lengths before better-auth sees it. */
+export function newPasswordSchema(limits: { min: number; max: number }, required: string) {
+  return z
+    .string()
+    .min(1, required)
+    .min(limits.min, passwordLengthMessage(limits, "PASSWORD_TOO_SHORT"))
+    .max(limits.max, passwordLengthMessage(limits, "PASSWORD_TOO_LONG"));
+}

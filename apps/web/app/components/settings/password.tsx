@@ -29,7 +29,9 @@ export function ChangePasswordCard({ minLength }: { minLength: number }) {
         return undefined;
       }
       if (error.code === "INVALID_PASSWORD") return { fieldErrors: { currentPassword: [WRONG_PASSWORD] } };
-      if (error.code === "PASSWORD_TOO_SHORT" || error.code === "PASSWORD_TOO_LONG")
+      if (error.code === "PASSWORD_TOO_SHORT")
+        return { fieldErrors: { newPassword: [`Password must be at least ${minLength} characters`] } };
+      if (error.code === "PASSWORD_TOO_LONG")
         return { fieldErrors: { newPassword: [error.message ?? "Password length is not allowed"] } };
       return { formError: error.message ?? "Could not change the password" };
     },

@@ -4,7 +4,7 @@
 
 import { plans } from "@packyard/contract/plans.ts";
 import { CircleCheck, Clock, SearchX, TriangleAlert } from "lucide-react";
-import { Link, redirect } from "react-router";
+import { Link } from "react-router";
 import { BillingError, confirmCheckout } from "../../../server/billing/account.ts";
 import { FormattedDate } from "../../components/dashboard/formatted-date.tsx";
 import { EmptyState } from "../../components/empty-state.tsx";
@@ -25,7 +25,8 @@ export const meta: Route.MetaFunction = ({ matches, location, loaderData }) =>
 export async function loader({ request, context, url }: Route.LoaderArgs) {
   const user = await requireOnboardedUser(request, context, url);
   const svc = services(context);
-  if (!svc.config.stripe) throw redirect("/subscription");
+  // Said on the page, not by a silent redirect: someone who lands here expects a payment.
+  if (!svc.config.stripe) return { state: "no-payments" as const };
   const sessionId = url.searchParams.get("session_id");
   if (!sessionId) return { state: "not-found" as const };
   try {
@@ -148,7 +149,9 @@ export default function BillingSuccess({ loaderData }: Route.ComponentProps) {
         </Button>
       }
     >
-      This link does not name a checkout of yours. Your current plan is on the Subscription page.
+      {result.state === "no-payments"
+        ? "This server takes no payments, so nothing was charged. Your current plan is on the Subscription page."
+        : "This link does not name a checkout of yours. Your current plan is on the Subscription page."}
     </EmptyState>
   );
 }

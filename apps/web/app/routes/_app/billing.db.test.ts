@@ -76,7 +76,7 @@ describe(`billing pages without Stripe (${databaseKind})`, () => {
     expect(body).toContain("Set by the operator of this server; nothing is charged for it.");
   });
 
-  it("refuses billing actions and sends /billing/success back to /subscription", async () => {
+  it("refuses billing actions, and /billing/success says there is no checkout to confirm", async () => {
     const { cookie } = await onboardedUser(app, "nocard");
     const res = await postForm(
       app,
@@ -86,9 +86,27 @@ describe(`billing pages without Stripe (${databaseKind})`, () => {
     );
     expect(res.status).toBe(409);
     expect(text(await res.text())).toContain("Payments are not configured on this server.");
-    const success = await app.request("/billing/success?session_id=cs_x", { cookie });
-    expect(success.status).toBe(302);
-    expect(success.headers.get("location")).toBe("/subscription");
+    for (const path of ["/billing/success", "/billing/success?session_id=cs_x"]) {
+      const success = await page(app, path, cookie);
+      expect(success.status).toBe(200);
+      const body = text(success.html);
+      expect(body).toContain("No checkout to confirm");
+      expect(body).toContain("This server takes no payments, so nothing was charged.");
+      expect(success.html).toContain('href="/subscription"');
+    }
+  });
+
+  it("sign-up and onboarding name the plan chosen on /pricing", async () => {
+    let body = text((await page(app, "/auth/signin?mode=signup&plan=starter&annual=false")).html);
+    expect(body).toContain("You chose the Starter plan ($12.00 a month).");
+    expect(body).toContain("This server takes no payments: its operator puts accounts on a plan.");
+    body = text((await page(app, "/auth/signin?mode=signup")).html);
+    expect(body).not.toContain("You chose the");
+    const cookie = await signUpVerified(app, { email: "chooser@example.com" });
+    body = text((await page(app, "/onboarding?plan=pro&annual=true", cookie)).html);
+    expect(body).toContain("You chose the Pro plan ($390.00 a year).");
+    body = text((await page(app, "/onboarding?plan=basic", cookie)).html);
+    expect(body).toContain("You chose the Basic plan.");
   });
 
   it("onboarding with a paid plan goes to the dashboard", async () => {
@@ -134,6 +152,12 @@ describe(`billing pages with Stripe (${databaseKind})`, () => {
 
   it("runs the journey: onboarding → Checkout → /billing/success → /subscription → /billing", async () => {
     const cookie = await signUpVerified(app, { email: "journey@example.com" });
+    expect(text((await page(app, "/auth/signin?mode=signup&plan=pro&annual=true")).html)).toContain(
+      "You chose the Pro plan ($390.00 a year). Checkout for it follows once you have chosen a username.",
+    );
+    expect(text((await page(app, "/onboarding?plan=pro&annual=true", cookie)).html)).toContain(
+      "You chose the Pro plan ($390.00 a year). Continue takes you to checkout for it.",
+    );
     const onboarded = await postForm(
       app,
       "/onboarding?plan=pro&annual=true",

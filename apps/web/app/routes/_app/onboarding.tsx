@@ -5,10 +5,11 @@
 import { useForm } from "@conform-to/react";
 import { onboardingSchema } from "@packyard/contract/account.ts";
 import { planParams } from "@packyard/contract/plans.ts";
-import { data, Form, redirect, useNavigation } from "react-router";
+import { data, Form, redirect, useNavigation, useSearchParams } from "react-router";
 import { z } from "zod";
 import { BillingError, startCheckout } from "../../../server/billing/account.ts";
 import { AuthShell } from "../../components/auth-shell.tsx";
+import { ChosenPlan } from "../../components/chosen-plan.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { FormField } from "../../components/ui/form-field.tsx";
 import { paidChoice } from "../../lib/billing.ts";
@@ -44,7 +45,7 @@ function dashboardUrl(search: URLSearchParams) {
 export async function loader({ request, context, url }: Route.LoaderArgs) {
   const user = await requireUser(request, context, url);
   if (user.username) throw redirect(dashboardUrl(url.searchParams));
-  return { name: user.name };
+  return { name: user.name, payments: Boolean(services(context).config.stripe) };
 }
 
 export async function action({ request, context, url }: Route.ActionArgs) {
@@ -86,6 +87,7 @@ async function afterOnboarding(
 
 export default function Onboarding({ loaderData, actionData }: Route.ComponentProps) {
   const navigation = useNavigation();
+  const [search] = useSearchParams();
   const [form, fields] = useForm({
     lastResult: actionData?.result,
     defaultValue: { name: loaderData.name },
@@ -96,6 +98,12 @@ export default function Onboarding({ loaderData, actionData }: Route.ComponentPr
       title="Set up your account"
       description="Your username appears in your public release pages and repository URLs."
     >
+      <ChosenPlan
+        search={search}
+        payments={loaderData.payments}
+        next="Continue takes you to checkout for it."
+        className="mb-5"
+      />
       <Form method="post" id={form.id} onSubmit={form.onSubmit} className="grid gap-4" noValidate>
         <FormField
           label="Full name"

@@ -4,6 +4,7 @@
 // by default, because a reset is often made by someone who fears the account is in other hands,
 // and a key someone else made keeps publishing until it is revoked.
 import { type SubmissionResult, useForm } from "@conform-to/react";
+import { newPasswordSchema, passwordLengthMessage } from "@packyard/contract/account.ts";
 import { useState } from "react";
 import { Link, useNavigate, useSearchParams } from "react-router";
 import { toast } from "sonner";
@@ -15,7 +16,13 @@ import { FormField } from "../../components/ui/form-field.tsx";
 import { authClient } from "../../lib/auth-client.ts";
 import { parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
+import { services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/reset-password";
+
+export function loader({ context }: Route.LoaderArgs) {
+  const { config } = services(context);
+  return { passwordLimits: { min: config.passwordMinLength, max: config.passwordMaxLength } };
+}
 
 export const meta: Route.MetaFunction = ({ matches, location }) =>
   pageMeta({
@@ -25,18 +32,20 @@ export const meta: Route.MetaFunction = ({ matches, location }) =>
     noindex: true,
   });
 
-const resetPasswordForm = z
-  .object({
-    password: z.string().min(1, "Please choose a password"),
-    confirm: z.string(),
-    revokeApiKeys: z.literal("on").optional(),
-  })
-  .refine((values) => values.password === values.confirm, {
-    path: ["confirm"],
-    message: "Passwords do not match",
-  });
+const resetPasswordForm = (passwordLimits: { min: number; max: number }) =>
+  z
+    .object({
+      password: newPasswordSchema(passwordLimits, "Please choose a password"),
+      confirm: z.string(),
+      revokeApiKeys: z.literal("on").optional(),
+    })
+    .refine((values) => values.password === values.confirm, {
+      path: ["confirm"],
+      message: "Passwords do not match",
+    });
 
-export default function ResetPassword() {
+export default function ResetPassword({ loaderData }: Route.ComponentProps) {
+  const { passwordLimits } = loaderData;
   const [search] = useSearchParams();
   const navigate = useNavigate();
   const token = search.get("token");
@@ -44,7 +53,7 @@ export default function ResetPassword() {
   const [busy, setBusy] = useState(false);
   const [form, fields] = useForm({
     lastResult,
-    onValidate: ({ formData }) => parseForm(formData, resetPasswordForm),
+    onValidate: ({ formData }) => parseForm(formData, resetPasswordForm(passwordLimits)),
     onSubmit: async (event, { submission }) => {
       event.preventDefault();
       if (submission?.status !== "success") return;
@@ -60,7 +69,9 @@ export default function ResetPassword() {
       if (error) {
         setLastResult(
           error.code === "PASSWORD_TOO_SHORT" || error.code === "PASSWORD_TOO_LONG"
-            ? submission.reply({ fieldErrors: { password: [error.message ?? ""] } })
+            ? submission.reply({
+                fieldErrors: { password: [passwordLengthMessage(passwordLimits, error.code)] },
+              })
             : submission.reply({
                 formErrors: [
                   error.code === "INVALID_TOKEN"
@@ -98,6 +109,7 @@ export default function ResetPassword() {
           name={fields.password.name}
           type="password"
           autoComplete="new-password"
+          hint={`At least ${passwordLimits.min} characters.`}
           error={fields.password.errors?.[0]}
         />
         <FormField

@@ -5,7 +5,7 @@
 // ?error=<code> and is explained with the contract's texts (the server's /error page uses them too).
 
 import { type SubmissionResult, useForm } from "@conform-to/react";
-import { emailSchema } from "@packyard/contract/account.ts";
+import { emailSchema, newPasswordSchema, passwordLengthMessage } from "@packyard/contract/account.ts";
 import { explainAuthError } from "@packyard/contract/auth-errors.ts";
 import { planParams } from "@packyard/contract/plans.ts";
 import { KeyRound, LogIn } from "lucide-react";
@@ -15,6 +15,7 @@ import { toast } from "sonner";
 import { z } from "zod";
 import { OIDC_PROVIDER_ID, type SignInProvider, signInProviders } from "../../../server/auth/providers.ts";
 import { AuthShell } from "../../components/auth-shell.tsx";
+import { ChosenPlan } from "../../components/chosen-plan.tsx";
 import { Alert } from "../../components/ui/alert.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { FormField } from "../../components/ui/form-field.tsx";
@@ -28,7 +29,12 @@ import type { Route } from "./+types/signin";
 export async function loader({ request, context, url }: Route.LoaderArgs) {
   const user = await getSessionUser(request, context);
   if (user) throw redirect(afterSignIn(url.searchParams));
-  return { providers: signInProviders(services(context).config) };
+  const { config } = services(context);
+  return {
+    providers: signInProviders(config),
+    passwordLimits: { min: config.passwordMinLength, max: config.passwordMaxLength },
+    payments: Boolean(config.stripe),
+  };
 }
 
 export const meta: Route.MetaFunction = ({ matches, location }) =>
@@ -71,17 +77,18 @@ const signInForm = z.object({
   password: z.string().min(1, "Please enter your password"),
 });
 
-const signUpForm = z.object({
-  name: z.string().trim().min(1, "Please enter your name").max(100, "Name must be at most 100 characters"),
-  email: emailSchema,
-  password: z.string().min(1, "Please choose a password"),
-});
+const signUpForm = (passwordLimits: { min: number; max: number }) =>
+  z.object({
+    name: z.string().trim().min(1, "Please enter your name").max(100, "Name must be at most 100 characters"),
+    email: emailSchema,
+    password: newPasswordSchema(passwordLimits, "Please choose a password"),
+  });
 
 type Mode = "signin" | "signup";
 type Pending = { kind: "verify"; email: string } | null;
 
 export default function SignIn({ loaderData }: Route.ComponentProps) {
-  const { providers } = loaderData;
+  const { providers, passwordLimits, payments } = loaderData;
   const [search] = useSearchParams();
   const navigate = useNavigate();
   const [mode, setMode] = useState<Mode>(search.get("mode") === "signup" ? "signup" : "signin");
@@ -109,9 +116,10 @@ export default function SignIn({ loaderData }: Route.ComponentProps) {
     }
   }
 
-  const [form, fields] = useForm<z.output<typeof signInForm> | z.output<typeof signUpForm>>({
+  const [form, fields] = useForm<z.output<typeof signInForm> | z.output<ReturnType<typeof signUpForm>>>({
     lastResult,
-    onValidate: ({ formData }) => parseForm(formData, mode === "signin" ? signInForm : signUpForm),
+    onValidate: ({ formData }) =>
+      parseForm(formData, mode === "signin" ? signInForm : signUpForm(passwordLimits)),
     onSubmit: async (event, { submission }) => {
       event.preventDefault();
       if (submission?.status !== "success") return;
@@ -154,7 +162,7 @@ export default function SignIn({ loaderData }: Route.ComponentProps) {
             setLastResult(
               error.code === "PASSWORD_TOO_SHORT" || error.code === "PASSWORD_TOO_LONG"
                 ? submission.reply({
-                    fieldErrors: { password: [error.message ?? "Password length is not allowed."] },
+                    fieldErrors: { password: [passwordLengthMessage(passwordLimits, error.code)] },
                   })
                 : submission.reply({ formErrors: [error.message ?? "Could not create the account."] }),
             );
@@ -247,6 +255,12 @@ export default function SignIn({ loaderData }: Route.ComponentProps) {
           Packyard.
         </Alert>
       ) : null}
+      <ChosenPlan
+        search={search}
+        payments={payments}
+        next="Checkout for it follows once you have chosen a username."
+        className="mb-5"
+      />
       {providerError ? (
         <Alert variant="error" className="mb-5 grid gap-1.5" data-testid="signin-error">
           <p className="font-semibold">{providerError.title}</p>
@@ -304,6 +318,7 @@ export default function SignIn({ loaderData }: Route.ComponentProps) {
           name={fields.password.name}
           type="password"
           autoComplete={signingIn ? "current-password" : "new-password"}
+          hint={signingIn ? undefined : `At least ${passwordLimits.min} characters.`}
           error={fields.password.errors?.[0]}
         />
         {signingIn ? (
