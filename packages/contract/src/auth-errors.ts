@@ -57,11 +57,9 @@ export const AUTH_ERROR_TEXTS: Record<string, AuthErrorText> = {
   },
 
   // Sign-in and linking through a provider.
-  please_restart_the_process: {
-    title: "The sign-in was interrupted",
-    explanation: "Packyard lost track of this sign-in, for example because it was started in another tab.",
-    action: restart,
-  },
+  // What better-auth calls state_mismatch (a sign-in request used twice, too old, or from another
+  // browser); Packyard redirects with the spec's name for it.
+  please_restart_the_process: stateExpired,
   invalid_callback_request: {
     title: "The provider's answer could not be read",
     explanation: "The provider sent the browser back to Packyard with a malformed request.",

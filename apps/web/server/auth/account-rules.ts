@@ -111,14 +111,14 @@ export function accountRules(deps: {
     unknownProviderMessage: (id: string) => string,
   ) {
     const session = await getSessionFromCtx(ctx).catch(() => null);
-    // userId only counts on server calls: a request from a client needs its session.
-    if (!session && ctx.request) throw APIError.fromStatus("UNAUTHORIZED");
     const userId = session?.user.id ?? input.userId;
     if (!userId)
       throw APIError.from("BAD_REQUEST", {
         message: "Either userId or session is required",
         code: "USER_ID_OR_SESSION_REQUIRED",
       });
+    // userId only counts on server calls: a request from a client needs its session.
+    if (!session && ctx.request) throw unauthorized();
     const provider = await ctx.context.socialProviders.find((p) => p.id === input.providerId);
     if (!provider)
       throw APIError.from("BAD_REQUEST", {
@@ -213,7 +213,7 @@ export function accountRules(deps: {
         { method: "POST", body: z.object({ accountId: z.string().min(1) }) },
         async (ctx) => {
           const session = await getSessionFromCtx(ctx).catch(() => null);
-          if (!session) throw APIError.fromStatus("UNAUTHORIZED");
+          if (!session) throw unauthorized();
           const accounts = await ctx.context.internalAdapter.findAccounts(session.user.id);
           const account = accounts.find(
             (a) => a.id === ctx.body.accountId || a.accountId === ctx.body.accountId,
@@ -223,13 +223,30 @@ export function accountRules(deps: {
               message: SPEC_AUTH_MESSAGES.ACCOUNT_NOT_FOUND!,
               code: "ACCOUNT_NOT_FOUND",
             });
+          // Spec §8: a provider that is no longer configured is the server's fault (500), not
+          // the request's (better-auth answers 400). A password has no provider to ask.
+          if (
+            account.providerId !== "credential" &&
+            !(await ctx.context.socialProviders.find((p) => p.id === account.providerId))
+          )
+            throw APIError.from("INTERNAL_SERVER_ERROR", {
+              message: `Provider ${account.providerId} is not configured.`,
+              code: "PROVIDER_NOT_CONFIGURED",
+            });
           const info = await coreAccountInfo(
             internalCall(ctx, { method: "GET", query: { accountId: account.id } }),
           );
           const answer = unwrap<{ user?: Record<string, unknown> } & Record<string, unknown>>(info);
-          // Spec §7: the user has an id; some providers' user info leaves it out (the OpenID
-          // subject is the account's id at the provider).
-          return ctx.json({ ...answer, user: { ...answer.user, id: answer.user?.id ?? account.accountId } });
+          // Spec §7: the user has an id and an image; some providers' user info leaves them out
+          // (the OpenID subject is the account's id at the provider).
+          return ctx.json({
+            ...answer,
+            user: {
+              ...answer.user,
+              id: answer.user?.id ?? account.accountId,
+              image: answer.user?.image ?? null,
+            },
+          });
         },
       ),
       // Spec §7: by providerId, accountId optional (better-auth 1.7 wants its own row id).
@@ -374,6 +391,11 @@ export function accountRules(deps: {
       ],
     },
   };
+}
+
+/** 401 with a body that says why, as better-auth's session checks answer. */
+function unauthorized() {
+  return APIError.from("UNAUTHORIZED", { message: "Unauthorized", code: "UNAUTHORIZED" });
 }
 
 /** The context for calling one of better-auth's endpoints from inside another: plain data back. */

@@ -37,6 +37,7 @@ import { clearSignInAttemptsOnPasswordReset, signInLockout } from "./lockout.ts"
 import { apiKeyRevocationRequested, noteApiKeyRevocation } from "./password-reset-keys.ts";
 import { OIDC_PROVIDER_ID, socialProviderOptions } from "./providers.ts";
 import { refuseUnsafeRedirectTargets } from "./redirect-targets.ts";
+import { specShapes } from "./spec-shapes.ts";
 
 /** Every Packyard API key starts with this, so secret scanners and people can recognize it. */
 export const API_KEY_PREFIX = "pky_";
@@ -221,6 +222,8 @@ export function authOptions(deps: {
         baseUrl: config.baseUrl,
         twoFactorSignIn: twoFactorPlugin.hooks.after[0]!.handler,
       }),
+      // Spec §7's answer shapes where better-auth's differ (spec-shapes.ts).
+      specShapes(),
       ...(config.oidc
         ? [
             genericOAuth({

@@ -15,6 +15,7 @@ import { createApi, projectPathRewriter } from "./api/index.ts";
 import { pageActionFailure, toApiErrorResponse } from "./api-errors.ts";
 import { apiRouteFallback, jsonBodyLimit, jsonContentLength, sameOriginCookieWrites } from "./api-guards.ts";
 import { createAptRoutes } from "./apt.ts";
+import { specAuthRedirects } from "./auth-redirects.ts";
 import { createBadgeRoutes } from "./badges.ts";
 import { createCliRoutes } from "./cli.ts";
 import { createDownloads } from "./downloads.ts";
@@ -113,6 +114,10 @@ export function createApp({ services, build, clientDir }: AppOptions) {
   app.use("/api/*", jsonContentLength());
   app.use("/api/v1/*", sameOriginCookieWrites(config.baseUrl));
   app.use(DELETE_CALLBACK_PATH, readableDeletionLinkErrors());
+  // better-auth's own error page says 'UNKNOWN' for no code and hides an unusual one: the
+  // server's /error page instead, under the auth base path too (spec §7).
+  app.get("/api/auth/error", (c) => c.html(renderErrorPage(c.req.query("error"))));
+  app.use("/api/auth/*", specAuthRedirects(config.baseUrl));
   app.on(["GET", "POST"], "/api/auth/*", (c) => {
     const request = new Request(c.req.raw);
     request.headers.set(CLIENT_IP_HEADER, clientAddress(c, config.trustProxy));

@@ -28,6 +28,10 @@ import type { Route } from "./+types/signin";
 
 export async function loader({ request, context, url }: Route.LoaderArgs) {
   const user = await getSessionUser(request, context);
+  // A signed-in user sent here with an error (a failed email-change link) is told about it on
+  // the error page rather than sent on without a word.
+  const error = url.searchParams.get("error");
+  if (user && error) throw redirect(`/error?${new URLSearchParams({ error })}`);
   if (user) throw redirect(afterSignIn(url.searchParams));
   const { config } = services(context);
   return {
