@@ -56,8 +56,8 @@ export const retentionDecision = z.object({
   /**
    * newest: one of the newest N; major: the newest of its major version; young: younger than
    * the minimum age; yanked: yanked, not counted, and newer than the oldest release kept;
-   * latest: the release `latest` resolves to, which the other rules would delete and
-   * `deleteLatest` does not allow to; older: beyond the newest N (only for releases that go).
+   * latest: the release `latest` resolves to, kept only because `deleteLatest` is off; older:
+   * beyond the newest N (only for releases that go).
    */
   reason: z.enum(retentionReasons),
 });
