@@ -5,7 +5,19 @@ export interface IntegrationGuide {
   summary: string;
   /** The importer the page offers above its guide (docs/imports.md), if any. */
   importer?: { variant: "github-releases" | "repository"; product?: string };
-  steps: { title: string; text: string }[];
+  steps: IntegrationStep[];
+}
+
+/**
+ * A step the page shows commands for, built with the server's URL and the user's project
+ * (lib/publish-commands.ts): the CLI and curl, the CI variables, or a CI file of docs/ci/.
+ */
+export type StepCommands = "publish" | "ci-variables" | "github-actions" | "gitlab-ci";
+
+export interface IntegrationStep {
+  title: string;
+  text: string;
+  commands?: StepCommands;
 }
 
 const common = {
@@ -38,7 +50,8 @@ export const integrationGuides: IntegrationGuide[] = [
       common.key,
       {
         title: "Publish new versions to Packyard",
-        text: "Change your pipeline's deploy step to upload to Packyard with the key; Packyard parses every package once and rebuilds the signed indexes.",
+        text: "Change your pipeline's deploy step to push to Packyard with the key in PACKYARD_TOKEN, using the CLI or curl; Packyard parses every package once and rebuilds the signed indexes.",
+        commands: "publish",
       },
       {
         title: "Point your machines at Packyard",
@@ -61,7 +74,8 @@ export const integrationGuides: IntegrationGuide[] = [
       common.key,
       {
         title: "Re-publish with your pipeline",
-        text: "Change the deploy step of your build to push to Packyard; RPMs are signed with the project's key on upload.",
+        text: "Change the deploy step of your build to push to Packyard with the key in PACKYARD_TOKEN, using the CLI or curl; RPMs are signed with the project's key on upload.",
+        commands: "publish",
       },
       {
         title: "Switch clients",
@@ -79,11 +93,13 @@ export const integrationGuides: IntegrationGuide[] = [
       common.key,
       {
         title: "Add the key as a CI/CD variable",
-        text: "Store the key as a masked, protected variable named PACKYARD_TOKEN.",
+        text: "In Settings → CI/CD → Variables, store the key as a masked, protected variable named PACKYARD_TOKEN, and this server's URL as PACKYARD_SERVER. Protected variables reach only protected tags: protect v* under Settings → Repository.",
+        commands: "ci-variables",
       },
       {
         title: "Push on tags",
-        text: "Add a job that runs on tags and uploads the built files to the release named after the tag.",
+        text: "Add this job to .gitlab-ci.yml: on a v* tag it installs the CLI your Packyard serves and pushes the built files to the release named after the tag (v1.2.0 → 1.2.0). Running it again is safe.",
+        commands: "gitlab-ci",
       },
     ],
   },
@@ -102,11 +118,13 @@ export const integrationGuides: IntegrationGuide[] = [
       common.key,
       {
         title: "Add the key as a repository secret",
-        text: "Store the key as an Actions secret named PACKYARD_TOKEN.",
+        text: "In Settings → Secrets and variables → Actions, store the key as a secret named PACKYARD_TOKEN, and this server's URL as a variable named PACKYARD_SERVER.",
+        commands: "ci-variables",
       },
       {
         title: "Publish from your release workflow",
-        text: "After your build step, upload the same artifacts to Packyard under the tag's version.",
+        text: "Add this workflow: on a v* tag it runs your build, installs the CLI your Packyard serves and pushes the files to the tag's version (v1.2.0 → 1.2.0). Running it again is safe.",
+        commands: "github-actions",
       },
     ],
   },

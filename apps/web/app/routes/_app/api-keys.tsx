@@ -7,6 +7,7 @@ import { CreateKeyForm } from "../../components/api-keys/create-key-form.tsx";
 import { KeyList, type KeyListAnswer } from "../../components/api-keys/key-list.tsx";
 import { NewSecret } from "../../components/api-keys/new-secret.tsx";
 import { createKeyForm } from "../../components/api-keys/options.ts";
+import { CommandBlock } from "../../components/marketing/command-block.tsx";
 import { PageHeader } from "../../components/page-header.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
@@ -22,6 +23,18 @@ import {
 } from "../../lib/api-keys.server.ts";
 import { parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
+import {
+  checkKeyCommand,
+  curlUploadCommand,
+  EXAMPLE_VERSION,
+  exportTokenCommand,
+  installCliCommand,
+  PLACEHOLDER_PROJECT,
+  parseProjectArgument,
+  pushCommand,
+  SERVER_VARIABLE,
+  TOKEN_VARIABLE,
+} from "../../lib/publish-commands.ts";
 import { clientAddress, requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { loader as rootLoader } from "../../root.tsx";
 import type { Route } from "./+types/api-keys";
@@ -44,7 +57,11 @@ export async function loader({ request, context, url }: Route.LoaderArgs) {
     listApiKeys(s, user.id),
     listScopeProjects(s.database.db, user.id),
   ]);
-  return { keys, projects };
+  // The examples name one of the user's projects: a scope's slug is owner/slug for an
+  // organization's project, a bare slug for the user's own.
+  const first = projects[0]?.slug;
+  const example = first === undefined ? null : first.includes("/") ? first : `${user.username}/${first}`;
+  return { keys, projects, example };
 }
 
 /** The create form's answer: Conform's result, and the key once it is created. */
@@ -134,11 +151,14 @@ export default function ApiKeys({ loaderData, actionData }: Route.ComponentProps
               </Button>
             }
           >
-            <div className="grid gap-1.5 text-sm">
-              <p className="text-muted-foreground">Send it as a bearer token:</p>
-              <pre className="overflow-x-auto rounded-md border border-border bg-background p-3 font-mono text-xs">
-                <code>{`curl -H "Authorization: Bearer $PACKYARD_KEY" ${baseUrl}/api/v1/projects`}</code>
-              </pre>
+            <div className="grid min-w-0 gap-1.5 text-sm">
+              <p className="text-muted-foreground">
+                Put it in <code className="font-mono">{TOKEN_VARIABLE}</code> (in CI, a secret of that name)
+                and send it as a bearer token:
+              </p>
+              <CommandBlock
+                lines={[{ command: exportTokenCommand(created.key) }, { command: checkKeyCommand(baseUrl) }]}
+              />
             </div>
           </NewSecret>
         ) : null}
@@ -161,7 +181,45 @@ export default function ApiKeys({ loaderData, actionData }: Route.ComponentProps
         </Card>
 
         <KeyList keys={loaderData.keys} projects={loaderData.projects} />
+
+        <UseAKey baseUrl={baseUrl} example={loaderData.example} />
       </div>
     </>
+  );
+}
+
+/** How CI and scripts use a key: the variables the CLI reads, or curl alone. */
+function UseAKey({ baseUrl, example }: { baseUrl: string; example: string | null }) {
+  const project = parseProjectArgument(example ?? PLACEHOLDER_PROJECT)!;
+  return (
+    <Card data-testid="use-a-key">
+      <CardHeader>
+        <CardTitle>Publish with a key</CardTitle>
+        <CardDescription>
+          The packyard CLI reads the server from <code className="font-mono">{SERVER_VARIABLE}</code> and the
+          key from <code className="font-mono">{TOKEN_VARIABLE}</code>, so a CI job needs no login; curl sends
+          the key as a bearer token. On your own machine, <code className="font-mono">packyard login</code>{" "}
+          creates a key for you.
+        </CardDescription>
+      </CardHeader>
+      <CardContent className="grid min-w-0 gap-4">
+        <CommandBlock
+          title="CI or a script"
+          lines={[
+            { command: `export ${SERVER_VARIABLE}=${baseUrl}` },
+            { command: exportTokenCommand() },
+            { command: installCliCommand(baseUrl) },
+            { command: pushCommand(project) },
+          ]}
+        />
+        <CommandBlock
+          title="curl"
+          lines={[
+            { command: curlUploadCommand({ baseUrl, ...project }, EXAMPLE_VERSION) },
+            { command: checkKeyCommand(baseUrl) },
+          ]}
+        />
+      </CardContent>
+    </Card>
   );
 }

@@ -1,6 +1,7 @@
 // /integrations/{nexus|artifactory|gitlab|github-releases}: moving to Packyard from each. The
 // GitHub Releases, Nexus and Artifactory pages start imports (docs/imports.md) into a project of
-// the user's and show that project's imports, polling while one runs; the guide follows.
+// the user's and show that project's imports, polling while one runs; the guide follows, with the
+// real commands (lib/publish-commands.ts) for the user's project.
 import type { SubmissionResult } from "@conform-to/react";
 import { importEnded } from "@packyard/contract";
 import { useEffect } from "react";
@@ -9,13 +10,15 @@ import { ImportForm } from "../../components/imports/import-form.tsx";
 import { importForm, SECRET_FIELDS } from "../../components/imports/import-form-schema.ts";
 import { ImportList } from "../../components/imports/import-list.tsx";
 import { PageHeader } from "../../components/page-header.tsx";
+import { CiVariables, ConfigFile, PublishCommands } from "../../components/publish-instructions.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
 import { listOwnProjects } from "../../lib/api-keys.server.ts";
-import { isDomainError, sessionActor } from "../../lib/dashboard.server.ts";
+import { domainFailure, isDomainError, sessionActor } from "../../lib/dashboard.server.ts";
 import { parseForm } from "../../lib/forms.ts";
 import { projectImports, startImport } from "../../lib/imports.server.ts";
-import { integrationGuides } from "../../lib/integrations.ts";
+import { integrationGuides, type StepCommands } from "../../lib/integrations.ts";
 import { pageMeta } from "../../lib/meta.ts";
+import { CI_FILE, ciConfig, PLACEHOLDER_PROJECT, parseProjectArgument } from "../../lib/publish-commands.ts";
 import { requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/integration";
 
@@ -27,7 +30,6 @@ function guideOr404(slug: string | undefined) {
 
 export async function loader({ params, request, context, url }: Route.LoaderArgs) {
   const guide = guideOr404(params.integration);
-  if (!guide.importer) return { slug: guide.slug, projects: [], project: null, imports: [] };
   const user = await requireOnboardedUser(request, context, url);
   const s = services(context);
   const projects = await listOwnProjects(s.database.db, user.id);
@@ -35,9 +37,12 @@ export async function loader({ params, request, context, url }: Route.LoaderArgs
   const project = projects.find((p) => p.slug === chosen) ?? projects[0];
   return {
     slug: guide.slug,
-    projects: projects.map(({ slug, name }) => ({ slug, name })),
-    project: project?.slug ?? null,
-    imports: project ? await projectImports(s, project.id) : [],
+    baseUrl: s.config.baseUrl,
+    // The commands name the chosen project, else the CLI's OWNER/PROJECT placeholder.
+    publishTo: project ? { owner: user.username, slug: project.slug } : null,
+    projects: guide.importer ? projects.map(({ slug, name }) => ({ slug, name })) : [],
+    project: guide.importer ? (project?.slug ?? null) : null,
+    imports: guide.importer && project ? await projectImports(s, project.id) : [],
   };
 }
 
@@ -58,7 +63,8 @@ export async function action({ params, request, context, url }: Route.ActionArgs
         { result: reply({ fieldErrors: { project: ["Choose one of your projects"] } }) },
         { status: 400 },
       );
-    throw error;
+    // Any other refusal (a role that may not import): the form's alert, the tokens not echoed.
+    return domainFailure({ reply, payload: submission.payload }, error);
   }
   return redirect(`${url.pathname}?project=${encodeURIComponent(project)}`);
 }
@@ -155,9 +161,16 @@ export default function Integration({ loaderData, actionData }: Route.ComponentP
           <Card className="p-6">
             <ol className="grid list-decimal gap-4 pl-5">
               {guide.steps.map((step) => (
-                <li key={step.title}>
+                <li key={step.title} className="min-w-0">
                   <p className="font-medium">{step.title}</p>
                   <p className="mt-1 text-sm text-muted-foreground">{step.text}</p>
+                  {step.commands ? (
+                    <StepCommandsView
+                      commands={step.commands}
+                      baseUrl={loaderData.baseUrl}
+                      project={loaderData.publishTo}
+                    />
+                  ) : null}
                 </li>
               ))}
             </ol>
@@ -165,5 +178,32 @@ export default function Integration({ loaderData, actionData }: Route.ComponentP
         </section>
       </div>
     </>
+  );
+}
+
+function StepCommandsView({
+  commands,
+  baseUrl,
+  project,
+}: {
+  commands: StepCommands;
+  baseUrl: string;
+  project: { owner: string; slug: string } | null;
+}) {
+  const named = project ?? parseProjectArgument(PLACEHOLDER_PROJECT)!;
+  return (
+    <div className="mt-3 min-w-0">
+      {commands === "publish" ? (
+        <PublishCommands target={{ baseUrl, ...named }} />
+      ) : commands === "ci-variables" ? (
+        <CiVariables baseUrl={baseUrl} />
+      ) : (
+        <ConfigFile
+          path={CI_FILE[commands]}
+          text={ciConfig(commands, project ?? undefined)}
+          system={commands}
+        />
+      )}
+    </div>
   );
 }

@@ -26,6 +26,7 @@ import { YANK_FETCHER, YankDialog } from "../../components/dashboard/release-dia
 import { StatGrid } from "../../components/dashboard/stats.tsx";
 import { useFetcherToasts } from "../../components/dashboard/use-fetcher-outcome.ts";
 import { useFlashToast } from "../../components/dashboard/use-flash-toast.ts";
+import { PublishInstructions } from "../../components/publish-instructions.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
 import { Markdown } from "../../components/ui/markdown.tsx";
@@ -90,6 +91,7 @@ async function load({ request, context, url, params }: Route.LoaderArgs) {
     can: await projectPermissions(db, actor, row),
     release: await releaseDto(db, config.baseUrl, project, releaseRow),
     maxUploadBytes: config.maxUploadBytes,
+    publishTarget: { baseUrl: config.baseUrl, owner: project.owner, slug: project.slug },
     fileDownloads: await releaseDownloads(
       db,
       row.id,
@@ -254,6 +256,14 @@ export default function ProjectRelease({ loaderData }: Route.ComponentProps) {
             <FilesTable files={release.files} readOnly={!can.publish} />
           </CardContent>
         </Card>
+        {can.publish && !release.yanked ? (
+          <PublishInstructions
+            target={loaderData.publishTarget}
+            version={release.version}
+            title="Add files from a terminal"
+            description={`Push more files to ${release.version} from a terminal or CI. The CLI skips a file already here with the same contents; files are immutable, so one of that name with other contents is refused.`}
+          />
+        ) : null}
         <Card>
           <CardHeader className="flex-row items-start justify-between gap-4 px-4 sm:px-6">
             <div className="grid gap-1.5">

@@ -23,6 +23,8 @@ import { ReadmeBadges } from "../../components/dashboard/readme-badges.tsx";
 import { StatGrid } from "../../components/dashboard/stats.tsx";
 import { useFlashToast } from "../../components/dashboard/use-flash-toast.ts";
 import { EmptyState } from "../../components/empty-state.tsx";
+import { PublishInstructions } from "../../components/publish-instructions.tsx";
+import { listFileRows } from "../../../server/domain/releases.ts";
 import { RepositorySetupCard } from "../../components/repository-setup.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
@@ -71,12 +73,18 @@ async function load({ request, context, url, params }: Route.LoaderArgs) {
   const row = await projectPageOr404(db, user, params, url);
   const project = await projectDto(db, row);
   const releases = await listReleaseSummaries(db, row.id);
+  const latest = releases.find((r) => !r.yanked) ?? null;
   return {
     project,
-    latest: releases.find((r) => !r.yanked) ?? null,
+    latest,
+    // The install lines name the latest release's packages, as its public page does.
+    latestFiles: latest
+      ? (await listFileRows(db, latest.id)).map((f) => ({ filename: f.filename, kind: f.kind }))
+      : [],
     recent: releases.slice(0, 5),
     can: await projectPermissions(db, actor, row),
     latestUrlBase: `${config.baseUrl}/dl/${project.owner}/${project.slug}/releases/latest/`,
+    publishTarget: { baseUrl: config.baseUrl, owner: project.owner, slug: project.slug },
     setup: await repositorySetup(context, row, project.owner),
     badgeBase: `${config.baseUrl}/dl/${project.owner}/${project.slug}/badge`,
     badgeLink:
@@ -246,23 +254,30 @@ export default function ProjectHome({ loaderData }: Route.ComponentProps) {
         ]}
       />
 
-      {recent.length === 0 ? (
-        <EmptyState
-          icon={Package}
-          title="No releases yet"
-          action={
-            can.publish ? (
-              <Button asChild>
-                <Link to={`${releasesPath}?new=1`}>
-                  <Plus aria-hidden="true" />
-                  New release
-                </Link>
-              </Button>
-            ) : undefined
+      {recent.length === 0 && can.publish ? (
+        <PublishInstructions
+          target={loaderData.publishTarget}
+          title="Your project is empty: publish like this"
+          description={
+            <>
+              Push the first release from a terminal or CI, or create it here and upload its files in the
+              browser. The newest release that isn't yanked is what <span className="font-mono">latest</span>{" "}
+              points to.
+            </>
           }
-        >
-          Create a release, then upload its .deb, .rpm, archives and binaries. The newest release that isn't
-          yanked is what <span className="font-mono">latest</span> points to.
+          action={
+            <Button asChild variant="outline" size="sm">
+              <Link to={`${releasesPath}?new=1`}>
+                <Plus aria-hidden="true" />
+                New release
+              </Link>
+            </Button>
+          }
+        />
+      ) : recent.length === 0 ? (
+        <EmptyState icon={Package} title="No releases yet">
+          Its publishers create releases and upload their .deb, .rpm, archives and binaries. The newest
+          release that isn't yanked is what <span className="font-mono">latest</span> points to.
         </EmptyState>
       ) : (
         <div className="grid grid-cols-1 gap-6 lg:grid-cols-5">
@@ -351,8 +366,18 @@ export default function ProjectHome({ loaderData }: Route.ComponentProps) {
           </Card>
         </div>
       )}
+      {recent.length > 0 && can.publish ? (
+        <div className="mt-8">
+          <PublishInstructions
+            target={loaderData.publishTarget}
+            version="VERSION"
+            title="Publish a new version"
+            description="From a terminal or CI: the CLI creates the release and uploads every file; curl uploads one file with an API key."
+          />
+        </div>
+      ) : null}
       <div className="mt-8">
-        <RepositorySetupCard setup={loaderData.setup} />
+        <RepositorySetupCard setup={loaderData.setup} files={loaderData.latestFiles} />
       </div>
       <div className="mt-8">
         <ReadmeBadges
