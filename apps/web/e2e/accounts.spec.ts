@@ -92,3 +92,47 @@ test("signing up again with a registered email says so on the form", async ({ pa
   await expect(page.getByText("User already exists. Use another email.")).toBeVisible();
   await expect(page.getByText("Check your email")).toHaveCount(0);
 });
+
+test("a broken verification link from the sign-up form lands on sign-in, which explains invalid_token", async ({
+  page,
+  consoleErrors: _,
+}) => {
+  const email = uniqueEmail("broken-link");
+  await page.goto("/auth/signin?mode=signup");
+  await page.getByLabel("Name").fill("Broken Link");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Create account" }).click();
+  await expect(page.getByText("Check your email")).toBeVisible();
+  const link = new URL(await verificationLink(email));
+  link.searchParams.set("token", `${link.searchParams.get("token")}x`);
+  await page.goto(link.toString());
+  await expect(page).toHaveURL(/\/auth\/signin\?redirect=%2Fdashboard&error=invalid_token$/);
+  const alert = page.getByTestId("signin-error");
+  await expect(alert.getByText("This link is not valid")).toBeVisible();
+  await expect(alert.getByText("invalid_token")).toBeVisible();
+});
+
+test("the sign-in page and /error explain token_expired, and an unknown code in general words", async ({
+  page,
+  consoleErrors: _,
+}) => {
+  await page.goto("/auth/signin?error=token_expired");
+  const alert = page.getByTestId("signin-error");
+  await expect(alert.getByText("This link has expired")).toBeVisible();
+  await expect(alert.getByText(/a verification link for one hour/)).toBeVisible();
+
+  await page.goto("/error?error=token_expired");
+  await expect(page.getByRole("heading", { name: "This link has expired" })).toBeVisible();
+  await expect(page.getByText(/a verification link for one hour/)).toBeVisible();
+  await expect(page.getByTestId("error-code")).toHaveText("token_expired");
+
+  await page.goto("/auth/signin?error=no_such_code");
+  await expect(page.getByTestId("signin-error").getByText("Something went wrong")).toBeVisible();
+  await expect(
+    page.getByTestId("signin-error").getByText("The request could not be completed."),
+  ).toBeVisible();
+  await page.goto("/error?error=no_such_code");
+  await expect(page.getByRole("heading", { name: "Something went wrong" })).toBeVisible();
+  await expect(page.getByTestId("error-code")).toHaveText("no_such_code");
+});

@@ -74,9 +74,9 @@ test("signs up through the provider, onboards, signs out and in again; a reused 
   // The provider's answer works once.
   expect(callbacks).toHaveLength(2);
   await page.goto(callbacks[0]!);
-  await expect(page).toHaveURL(/\/error\?error=state_mismatch$/);
+  await expect(page).toHaveURL(/\/error\?error=please_restart_the_process$/);
   await expect(page.getByRole("heading", { name: "This sign-in request has expired" })).toBeVisible();
-  await expect(page.getByTestId("error-code")).toHaveText("state_mismatch");
+  await expect(page.getByTestId("error-code")).toHaveText("please_restart_the_process");
   await expect(page.getByRole("link", { name: "Back to sign in" })).toHaveAttribute("href", "/auth/signin");
 });
 
