@@ -20,11 +20,18 @@ describe("loadConfig", () => {
   it("uses the embedded defaults", () => {
     const dir = dataDir();
     const config = loadConfig({ DATA_DIR: dir });
+    expect(config.host).toBe("127.0.0.1");
     expect(config.port).toBe(3000);
     expect(config.baseUrl).toBe("http://localhost:3000");
     expect(config.database).toEqual({ kind: "sqlite", path: join(dir, "packyard.sqlite") });
     expect(config.outboxDir).toBe(join(dir, "outbox"));
     expect(config.smtpUrl).toBeUndefined();
+  });
+
+  it("listens on the loopback interface unless HOST names another", () => {
+    expect(loadConfig({ DATA_DIR: dataDir() }).host).toBe("127.0.0.1");
+    expect(loadConfig({ DATA_DIR: dataDir(), HOST: "0.0.0.0" }).host).toBe("0.0.0.0");
+    expect(loadConfig({ DATA_DIR: dataDir(), HOST: "::" }).host).toBe("::");
   });
 
   it("derives BASE_URL from PORT and strips a trailing slash from an explicit one", () => {

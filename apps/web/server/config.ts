@@ -13,7 +13,9 @@ const port = z.coerce.number().int().min(0).max(65535);
 
 export const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
-  HOST: z.string().min(1).default("0.0.0.0"),
+  // Loopback by default: `npm start` on a laptop is not reachable from its network. A container,
+  // or a server behind a load balancer on another machine, sets HOST=0.0.0.0 (decision 066).
+  HOST: z.string().min(1).default("127.0.0.1"),
   PORT: port.default(3000),
   DATA_DIR: z.string().min(1).default("./data"),
   BASE_URL: z
