@@ -1,7 +1,10 @@
 // better-auth's lines go through Packyard's logger: the server's stderr stays one JSON object
 // per line, with no colour codes, even when the terminal would take colours (decision 066).
+import { createLogger as betterAuthLogger } from "@better-auth/core/env";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ServerProcess, startServerProcess } from "../../test/server-process.ts";
+import { createLogger } from "../logger.ts";
+import { authLogger } from "./auth-log.ts";
 
 let server: ServerProcess | undefined;
 afterEach(async () => {
@@ -32,5 +35,23 @@ describe("better-auth's log lines", () => {
         code: "INVALID_API_KEY",
       }),
     ]);
+  });
+
+  it("a failure of the server stays an error line with the error; LOG_LEVEL=silent writes none", () => {
+    const written: string[] = [];
+    const destination = { write: (line: string) => void written.push(line) };
+    // better-auth's logger, as better-auth makes it from the option.
+    const log = betterAuthLogger(authLogger(createLogger("info", destination), "info"));
+    log.error("Failed to delete expired API keys:", new Error("database is locked"));
+    log.info("Sign-up attempt for existing email: someone@example.com");
+    const lines = written.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: "error",
+        msg: "better-auth: Failed to delete expired API keys",
+        err: expect.objectContaining({ type: "Error", message: "database is locked" }),
+      }),
+    ]);
+    expect(authLogger(createLogger("info", destination), "silent")).toEqual({ disabled: true });
   });
 });

@@ -7,15 +7,17 @@ import type { LogFields, Logger, LogLevel } from "../logger.ts";
 type AuthLogLevel = "debug" | "info" | "warn" | "error";
 
 /**
- * better-auth's `logger` option: its messages at LOG_LEVEL and above go to `logger`, prefixed
- * "better-auth:". An error the client caused (an APIError below 500, e.g. an invalid API key,
- * which better-auth logs as an error) is an info line with its status and code, not an error with
- * a stack: the request's own line already says 401, and it is not a failure of the server.
+ * better-auth's `logger` option: its messages go to `logger`, prefixed "better-auth:", from
+ * warnings up as by default (its info lines, such as a sign-up for an existing address with the
+ * address, only at LOG_LEVEL=debug). An error the client caused (an APIError below 500, e.g. an
+ * invalid API key, which better-auth logs as an error) is an info line with its status and code,
+ * not an error with a stack: the request's own line already says 401, and it is not a failure of
+ * the server.
  */
 export function authLogger(logger: Logger, level: LogLevel): NonNullable<BetterAuthOptions["logger"]> {
   if (level === "silent") return { disabled: true };
   return {
-    level,
+    level: level === "info" ? "warn" : level,
     log(authLevel: AuthLogLevel, message: string, ...args: unknown[]) {
       // better-auth's messages end with ":" before the value it prints after them.
       const msg = `better-auth: ${message.replace(/[:\s]+$/, "")}`;
