@@ -233,6 +233,23 @@ describe(`sign-in through the OpenID Connect provider (${databaseKind})`, () => 
     expect(html).toContain('<code data-testid="error-code">please_restart_the_process</code>');
   });
 
+  it("signs in with the provider's ID token, answering redirect, token, url and user (spec §7)", async () => {
+    const tokens = await browser().providerTokens(verified("idtoken-signin@example.com"));
+    const res = await postJson(app, "/api/auth/sign-in/social", {
+      provider: "oidc",
+      callbackURL: "/dashboard",
+      idToken: { token: tokens.idToken, nonce: tokens.nonce, accessToken: tokens.accessToken },
+    });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body).toMatchObject({
+      redirect: false,
+      url: "/dashboard",
+      user: { email: "idtoken-signin@example.com" },
+    });
+    expect(typeof body.token).toBe("string");
+  });
+
   it("refuses a callback without a state (state_not_found) and explains it", async () => {
     const res = await app.request("/api/auth/callback/oidc?code=abc");
     expect(res.status).toBe(302);
