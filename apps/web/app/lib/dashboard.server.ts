@@ -82,21 +82,37 @@ export function isDomainError(error: unknown, code: ApiErrorCode): error is Doma
 }
 
 /**
- * A domain failure as an action answer: the codes in `fields` go next to that form field,
- * anything else to the form's alert. NOT_FOUND becomes the 404 page; other errors are rethrown.
+ * A domain failure as an action answer, the one place actions turn a DomainError into the
+ * form's refusal, with the code and the status the API answers it with. It goes next to a field
+ * when the error names one the form posted (its details, as the API's VALIDATION_FAILED does)
+ * or when `fields` maps its code to one; anything else to the form's alert. NOT_FOUND becomes
+ * the 404 page; other errors are rethrown.
  */
 export function domainFailure(
-  submission: Replying,
+  submission: Replying & { payload?: Record<string, unknown> },
   error: unknown,
   fields: Partial<Record<ApiErrorCode, string>> = {},
 ) {
   if (!(error instanceof DomainError)) throw error;
   if (error.code === "NOT_FOUND") throw data(null, { status: 404 });
-  const field = fields[error.code];
   return refused(submission, apiErrorStatus[error.code], {
     code: error.code,
-    ...(field ? { fieldErrors: { [field]: [error.message] } } : { formError: error.message }),
+    ...fieldRefusal(error, fields[error.code], submission.payload ?? {}),
   });
+}
+
+function fieldRefusal(
+  error: DomainError,
+  mapped: string | undefined,
+  posted: Record<string, unknown>,
+): { fieldErrors: Record<string, string[]> } | { formError: string } {
+  if (mapped) return { fieldErrors: { [mapped]: [error.message] } };
+  const named = Object.entries(error.details ?? {}).filter(([field]) => Object.hasOwn(posted, field));
+  // One field: the error's own sentence says what to do about it; several: each its own.
+  if (named.length === 1) return { fieldErrors: { [named[0]![0]]: [error.message] } };
+  if (named.length > 1)
+    return { fieldErrors: Object.fromEntries(named.map(([field, message]) => [field, [message]])) };
+  return { formError: error.message };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -114,7 +114,8 @@ export async function action({ request, context, url, params }: Route.ActionArgs
       await webhooks.update(project, webhookId, { url: target, description, events }, change);
       return data<FormReply>({ result: submission.reply(), message: "Webhook saved" });
     } catch (error) {
-      return domainFailure(submission, error, { WEBHOOK_URL_FORBIDDEN: "url", VALIDATION_FAILED: "url" });
+      // A refused URL (a private address, a host that does not resolve) names the url field.
+      return domainFailure(submission, error);
     }
   }
 
