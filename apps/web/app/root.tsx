@@ -10,14 +10,13 @@ import {
   ScrollRestoration,
   useLocation,
   useMatches,
-  useRouteError,
   useRouteLoaderData,
 } from "react-router";
 import { type ScriptTag, siteScripts } from "../server/http/site-scripts.ts";
 import { browserErrorReporting } from "../server/observability.ts";
 import type { Route } from "./+types/root";
 import { ProgressBar } from "./components/progress-bar.tsx";
-import { ErrorView, ForbiddenView, NotFoundView } from "./components/status-pages.tsx";
+import { RouteErrorBoundary } from "./components/route-error-boundary.tsx";
 import type { IslandsHandle } from "./islands/config.ts";
 import { IslandRendererContext } from "./islands/context.ts";
 import { IslandScripts } from "./islands/scripts.tsx";
@@ -162,19 +161,5 @@ export default function App() {
   return <Outlet />;
 }
 
-export function ErrorBoundary() {
-  const error = useRouteError();
-  const rootData = useRouteLoaderData<typeof loader>("root");
-  const signedIn = Boolean(rootData?.user);
-  if (isRouteErrorResponse(error) && error.status === 404) {
-    return <NotFoundView signedIn={signedIn} />;
-  }
-  if (isRouteErrorResponse(error) && error.status === 403) {
-    return (
-      <ForbiddenView signedIn={signedIn} reason={typeof error.data === "string" ? error.data : undefined} />
-    );
-  }
-  // On the server, entry.server's handleError has logged (and reported) it already.
-  if (!isRouteErrorResponse(error) && typeof document !== "undefined") console.error(error);
-  return <ErrorView signedIn={signedIn} />;
-}
+/** Only when root's own loader fails: the pages' errors are the frame's (routes/frame.tsx). */
+export const ErrorBoundary = RouteErrorBoundary;

@@ -1,6 +1,7 @@
 import { index, layout, type RouteConfig, route } from "@react-router/dev/routes";
 
-export default [
+// Every page sits below the frame, whose error boundary takes the pages' errors (decision 062).
+const pages = [
   layout("routes/_marketing/layout.tsx", [
     index("routes/_marketing/home.tsx"),
     route("pricing", "routes/_marketing/pricing.tsx"),
@@ -88,3 +89,5 @@ export default [
 
   route("*", "routes/not-found.tsx"),
 ] satisfies RouteConfig;
+
+export default [layout("routes/frame.tsx", pages)] satisfies RouteConfig;

@@ -6,8 +6,19 @@ import { createContext, useContext } from "react";
 const InlineStylesContext = createContext("");
 export const InlineStylesProvider = InlineStylesContext.Provider;
 
-/** The stylesheet's text during server rendering; empty in the browser, which keeps the server's. */
+const ID = "site-styles";
+/** The server's stylesheet as the browser received it, read once when the document hydrates. */
+let received: string | undefined;
+
+/**
+ * The stylesheet's text: during server rendering from entry.server; in the browser the text the
+ * server sent. Root's error boundary mounts the document's <head> anew (decision 062): an empty
+ * <style> would then leave the error view unstyled.
+ */
 export function InlineStyles() {
-  const css = useContext(InlineStylesContext);
-  return <style suppressHydrationWarning dangerouslySetInnerHTML={{ __html: css }} />;
+  const serverCss = useContext(InlineStylesContext);
+  if (!import.meta.env.SSR && received === undefined) {
+    received = document.getElementById(ID)?.textContent ?? "";
+  }
+  return <style id={ID} dangerouslySetInnerHTML={{ __html: received ?? serverCss }} />;
 }
