@@ -2,7 +2,7 @@
 // (lib/forms.ts) posted through fetchers.
 import { useForm } from "@conform-to/react";
 import { Ban, Plus } from "lucide-react";
-import { type ReactNode, useRef, useState } from "react";
+import { type ComponentProps, type ReactNode, useRef, useState } from "react";
 import { useFetcher } from "react-router";
 import { type FormReply, parseForm } from "../../lib/forms.ts";
 import { Button } from "../ui/button.tsx";
@@ -45,9 +45,13 @@ export function NewReleaseDialog({
   );
 }
 
-export function NewReleaseButton() {
+/**
+ * The dialog's trigger: it passes on what DialogTrigger's `asChild` gives it (the click that
+ * opens the dialog, its ARIA state, the ref) to the button.
+ */
+export function NewReleaseButton(props: ComponentProps<typeof Button>) {
   return (
-    <Button>
+    <Button {...props}>
       <Plus aria-hidden="true" />
       New release
     </Button>
