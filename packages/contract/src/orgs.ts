@@ -23,9 +23,16 @@ export const orgRoleDescriptions: Record<OrgRole, string> = {
 /** How long an invitation link stays valid. */
 export const INVITATION_VALID_DAYS = 7;
 
-export const orgSlug = profileUsername.describe(
-  `The organization's name in URLs: ${USERNAME_MIN}–${USERNAME_MAX} letters, numbers, underscores or hyphens, unique among users and organizations`,
-);
+// The username rules in the slug's own words: the form's field is called Slug.
+export const orgSlug = z
+  .string()
+  .trim()
+  .min(USERNAME_MIN, `Slug must be at least ${USERNAME_MIN} characters`)
+  .max(USERNAME_MAX, `Slug must be at most ${USERNAME_MAX} characters`)
+  .regex(/^[A-Za-z0-9_-]+$/, "Slug can only contain letters, numbers, underscores, and hyphens")
+  .describe(
+    `The organization's name in URLs: ${USERNAME_MIN}–${USERNAME_MAX} letters, numbers, underscores or hyphens, unique among users and organizations`,
+  );
 
 export const orgName = z
   .string()

@@ -7,14 +7,14 @@ import { RadioCards } from "../ui/radio-cards.tsx";
 import { TextareaField } from "../ui/textarea.tsx";
 
 /** "My Tool 2" → "my-tool-2": a suggestion for the slug while the user types the name. */
-export function slugify(name: string): string {
+export function slugify(name: string, max = 64): string {
   return name
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-+|-+$/g, "")
-    .slice(0, 64)
+    .slice(0, max)
     .replace(/-+$/, "");
 }
 

@@ -2,8 +2,10 @@
 // (it appears in /releases/{owner}/… and /dl/{owner}/… the same way); the creator is its owner.
 import { useForm } from "@conform-to/react";
 import { USERNAME_MAX, USERNAME_MIN } from "@packyard/contract/profile.ts";
+import { useState } from "react";
 import { Form, redirect, useNavigation } from "react-router";
 import { FormAlert } from "../../components/dashboard/project-dialogs.tsx";
+import { slugify } from "../../components/dashboard/project-fields.tsx";
 import { newOrgForm } from "../../components/orgs/forms.ts";
 import { PageHeader } from "../../components/page-header.tsx";
 import { Button } from "../../components/ui/button.tsx";
@@ -55,6 +57,10 @@ export default function NewOrganization({ actionData }: Route.ComponentProps) {
     lastResult: actionData?.result,
     onValidate: ({ formData }) => parseForm(formData, newOrgForm),
   });
+  // The slug follows the name, as in the New project dialog, until it is edited by hand.
+  const [name, setName] = useState((fields.name.initialValue as string | undefined) ?? "");
+  const [slug, setSlug] = useState((fields.slug.initialValue as string | undefined) ?? "");
+  const [slugEdited, setSlugEdited] = useState(slug !== "");
   return (
     <>
       <PageHeader
@@ -70,7 +76,11 @@ export default function NewOrganization({ actionData }: Route.ComponentProps) {
               name={fields.name.name}
               autoComplete="organization"
               maxLength={100}
-              defaultValue={fields.name.initialValue as string | undefined}
+              value={name}
+              onChange={(event) => {
+                setName(event.target.value);
+                if (!slugEdited) setSlug(slugify(event.target.value, USERNAME_MAX));
+              }}
               error={fields.name.errors?.[0]}
               hint="How the organization is shown, e.g. Acme Corp."
             />
@@ -81,7 +91,12 @@ export default function NewOrganization({ actionData }: Route.ComponentProps) {
               autoCapitalize="none"
               spellCheck={false}
               className="font-mono"
-              defaultValue={fields.slug.initialValue as string | undefined}
+              maxLength={USERNAME_MAX}
+              value={slug}
+              onChange={(event) => {
+                setSlug(event.target.value);
+                setSlugEdited(true);
+              }}
               error={fields.slug.errors?.[0]}
               hint={`Its name in URLs, e.g. /releases/acme/…: ${USERNAME_MIN} to ${USERNAME_MAX} letters, numbers, underscores and hyphens, not taken by a user or another organization.`}
             />
