@@ -81,13 +81,20 @@ export function SubmitButton({
   );
 }
 
+// The project dialogs are taller than a laptop's window: their fields scroll between the header
+// and the footer, so Cancel and the submit button are always in view.
+const formDialogClass = "flex flex-col overflow-hidden sm:max-w-xl";
+const formClass = "flex min-h-0 flex-col gap-5";
+// Padding inside the scrolled box keeps the fields' focus rings from being clipped.
+const bodyClass = "-mx-6 grid min-h-0 grid-cols-1 gap-5 overflow-y-auto px-6 py-1";
+
 /** `owner`: an organization's slug to create it under (its page's dialog); else the user's own. */
 export function NewProjectDialog({ trigger, owner }: { trigger: ReactNode; owner?: string }) {
   const [open, setOpen] = useState(false);
   return (
     <Dialog open={open} onOpenChange={setOpen}>
       <DialogTrigger asChild>{trigger}</DialogTrigger>
-      <DialogContent className="sm:max-w-xl" onOpenAutoFocus={focusFirstField}>
+      <DialogContent className={formDialogClass} onOpenAutoFocus={focusFirstField}>
         <NewProjectForm owner={owner} />
       </DialogContent>
     </Dialog>
@@ -107,7 +114,7 @@ function NewProjectForm({ owner }: { owner?: string }) {
       action="/projects"
       id={form.id}
       onSubmit={form.onSubmit}
-      className="grid grid-cols-1 gap-5"
+      className={formClass}
       noValidate
     >
       <DialogHeader>
@@ -125,8 +132,10 @@ function NewProjectForm({ owner }: { owner?: string }) {
       </DialogHeader>
       <input type="hidden" name="intent" value="create" />
       {owner ? <input type="hidden" name="owner" value={owner} /> : null}
-      <FormAlert errors={form.errors} code={fetcher.data?.code} />
-      <ProjectFields withSlug errors={form.allErrors} />
+      <div className={bodyClass}>
+        <FormAlert errors={form.errors} code={fetcher.data?.code} />
+        <ProjectFields withSlug errors={form.allErrors} />
+      </div>
       <DialogFooter>
         <DialogClose asChild>
           <Button type="button" variant="outline">
@@ -146,7 +155,7 @@ export function EditProjectDialog({ project }: { project: Project }) {
       <DialogTrigger asChild>
         <Button variant="outline">Edit project</Button>
       </DialogTrigger>
-      <DialogContent className="sm:max-w-xl" onOpenAutoFocus={focusFirstField}>
+      <DialogContent className={formDialogClass} onOpenAutoFocus={focusFirstField}>
         <EditProjectForm project={project} onDone={() => setOpen(false)} />
       </DialogContent>
     </Dialog>
@@ -166,13 +175,7 @@ function EditProjectForm({ project, onDone }: { project: Project; onDone: () => 
     },
   });
   return (
-    <fetcher.Form
-      method="post"
-      id={form.id}
-      onSubmit={form.onSubmit}
-      className="grid grid-cols-1 gap-5"
-      noValidate
-    >
+    <fetcher.Form method="post" id={form.id} onSubmit={form.onSubmit} className={formClass} noValidate>
       <DialogHeader>
         <DialogTitle>Edit project</DialogTitle>
         <DialogDescription>
@@ -181,8 +184,10 @@ function EditProjectForm({ project, onDone }: { project: Project; onDone: () => 
         </DialogDescription>
       </DialogHeader>
       <input type="hidden" name="intent" value="update" />
-      <FormAlert errors={form.errors} code={fetcher.data?.code} />
-      <ProjectFields project={project} withSlug={false} errors={form.allErrors} />
+      <div className={bodyClass}>
+        <FormAlert errors={form.errors} code={fetcher.data?.code} />
+        <ProjectFields project={project} withSlug={false} errors={form.allErrors} />
+      </div>
       <DialogFooter>
         <DialogClose asChild>
           <Button type="button" variant="outline">
