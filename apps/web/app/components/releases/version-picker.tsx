@@ -90,7 +90,13 @@ export function VersionList({
                   v.version === current && "bg-accent font-medium text-primary",
                 )}
               >
-                <span className={cn("min-w-0 truncate font-mono", v.yanked && "line-through opacity-70")}>
+                <span
+                  // Muted, not faded: a faded version fell to 3.3:1 against the page (WCAG asks 4.5).
+                  className={cn(
+                    "min-w-0 truncate font-mono",
+                    v.yanked && "text-muted-foreground line-through",
+                  )}
+                >
                   {v.version}
                 </span>
                 <span className="flex shrink-0 items-center gap-1.5">
@@ -105,7 +111,9 @@ export function VersionList({
       )}
       {versions.length > LIST_LIMIT ? (
         <p className="px-2 text-xs text-muted-foreground">
-          The {versions.length - LIST_LIMIT} older versions are in the version menu.
+          {versions.length - LIST_LIMIT === 1
+            ? "The oldest version is in the version menu."
+            : `The ${versions.length - LIST_LIMIT} older versions are in the version menu.`}
         </p>
       ) : null}
     </nav>
