@@ -1,12 +1,14 @@
-// "Install" card on project and release pages: the one-line setup, the deb822 source, and the
-// signing key fingerprints, each copyable.
+// "Install" card on project and release pages, public and signed-in: the one-line setup, the
+// install line for the release's packages, the deb822 source, and the signing key fingerprints,
+// each copyable.
 import { KeyRound, Terminal } from "lucide-react";
 import type { RepositorySetup } from "../lib/repository-setup.server.ts";
 import { Card } from "./ui/card.tsx";
 import { CopyButton } from "./ui/copy-button.tsx";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "./ui/tabs.tsx";
 
-function Snippet({ value, label }: { value: string; label: string }) {
+/** A command listing with its copy button beside it (the verify block of a release uses it too). */
+export function Snippet({ value, label }: { value: string; label: string }) {
   return (
     // The copy button sits beside the listing, not over it, so a long line scrolls under nothing.
     <div className="flex min-w-0 items-start rounded-md border border-border bg-muted">
@@ -24,15 +26,29 @@ function Snippet({ value, label }: { value: string; label: string }) {
 
 const groupFingerprint = (fpr: string) => fpr.replace(/(.{4})/g, "$1 ").trim();
 
-export function RepositorySetupCard({
-  setup,
-  debPackage,
-  rpmPackage,
-}: {
-  setup: RepositorySetup;
+/**
+ * The package names to put in the install lines, from a release's files: a .deb's name before
+ * its first `_` (name_version_arch.deb), an .rpm's without -version-release.arch.rpm.
+ */
+export function installablePackages(files: readonly { filename: string; kind: string }[]): {
   debPackage?: string;
   rpmPackage?: string;
+} {
+  return {
+    debPackage: files.find((f) => f.kind === "deb")?.filename.split("_")[0],
+    rpmPackage: files.find((f) => f.kind === "rpm")?.filename.replace(/-[^-]+-[^-]+\.[^.]+\.rpm$/, ""),
+  };
+}
+
+/** `files`: the shown release's files (the latest on a project's page), for the install lines. */
+export function RepositorySetupCard({
+  setup,
+  files = [],
+}: {
+  setup: RepositorySetup;
+  files?: readonly { filename: string; kind: string }[];
 }) {
+  const { debPackage, rpmPackage } = installablePackages(files);
   return (
     <Card className="min-w-0 p-5" data-testid="repository-setup">
       <h2 className="flex items-center gap-2 font-semibold">

@@ -3,6 +3,7 @@
 import type { ReleaseFile } from "@packyard/contract";
 import { Download, FileSignature, FileText, Package } from "lucide-react";
 import { formatCount, formatFileSize } from "../../lib/format.ts";
+import { Snippet } from "../repository-setup.tsx";
 import { Badge } from "../ui/badge.tsx";
 import { Button } from "../ui/button.tsx";
 import { Card } from "../ui/card.tsx";
@@ -72,20 +73,7 @@ export function ReleaseFiles({
             Verify downloads: import the project&apos;s signing key, check the signature of SHA256SUMS, then
             the files you downloaded (in the same directory).
           </p>
-          <div className="relative min-w-0">
-            <pre
-              // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling listing must be reachable by keyboard
-              tabIndex={0}
-              className="overflow-x-auto rounded-md border border-border bg-muted p-3 pr-10 text-xs leading-relaxed"
-            >
-              <code>{verifyCommands(sumsUrl, keyUrl)}</code>
-            </pre>
-            <CopyButton
-              value={verifyCommands(sumsUrl, keyUrl)}
-              label="Copy the verify commands"
-              className="absolute right-1.5 top-1.5"
-            />
-          </div>
+          <Snippet value={verifyCommands(sumsUrl, keyUrl)} label="Copy the verify commands" />
         </div>
       ) : null}
     </section>

@@ -13,6 +13,7 @@ import {
   Tag,
 } from "lucide-react";
 import { Link, redirect } from "react-router";
+import { listFileRows } from "../../../server/domain/releases.ts";
 import { VisibilityBadge, YankedBadge } from "../../components/dashboard/badges.tsx";
 import { Breadcrumbs } from "../../components/dashboard/breadcrumbs.tsx";
 import { FormattedDate } from "../../components/dashboard/formatted-date.tsx";
@@ -24,7 +25,6 @@ import { StatGrid } from "../../components/dashboard/stats.tsx";
 import { useFlashToast } from "../../components/dashboard/use-flash-toast.ts";
 import { EmptyState } from "../../components/empty-state.tsx";
 import { PublishInstructions } from "../../components/publish-instructions.tsx";
-import { listFileRows } from "../../../server/domain/releases.ts";
 import { RepositorySetupCard } from "../../components/repository-setup.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";

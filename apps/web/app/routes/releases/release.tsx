@@ -206,15 +206,7 @@ function ReleaseBody({ page }: { page: OkPage }) {
         sumsUrl={page.sumsUrl}
         keyUrl={page.setup?.keyUrl ?? page.sumsUrl.replace(/\/releases\/[^/]+\/SHA256SUMS$/, "/gpg.key")}
       />
-      {page.setup ? (
-        <RepositorySetupCard
-          setup={page.setup}
-          debPackage={release.files.find((f) => f.kind === "deb")?.filename.split("_")[0]}
-          rpmPackage={release.files
-            .find((f) => f.kind === "rpm")
-            ?.filename.replace(/-[^-]+-[^-]+\.[^.]+\.rpm$/, "")}
-        />
-      ) : null}
+      {page.setup ? <RepositorySetupCard setup={page.setup} files={release.files} /> : null}
     </>
   );
 }
