@@ -82,7 +82,8 @@ function NewReleaseForm({ action }: { action: string }) {
       </DialogHeader>
       <input type="hidden" name="intent" value="create" />
       <FormAlert errors={form.errors} code={fetcher.data?.code} />
-      <div className="grid grid-cols-1 gap-4 sm:grid-cols-[minmax(0,14rem)_1fr]">
+      {/* items-start: the Title field keeps its input level with Version's, not pushed down by the hint. */}
+      <div className="grid grid-cols-1 items-start gap-4 sm:grid-cols-[minmax(0,14rem)_1fr]">
         <FormField
           label="Version"
           name={fields.version.name}
