@@ -10,9 +10,9 @@ const domainErrorMark: unique symbol = Symbol.for("packyard.domain-error");
 
 export class DomainError extends Error {
   /**
-   * `instanceof DomainError` holds for a DomainError of either module graph, so that an action
-   * in the route bundle answers one thrown by a service (webhooks, keys) as it answers its own,
-   * not as a 500. A subclass (UsernameMovedError) keeps the usual check.
+   * `instanceof DomainError` holds for a DomainError of either module graph (decision 068), so
+   * that an action in the route bundle answers one thrown by a service (webhooks) as it answers
+   * its own, not as a 500. A subclass (UsernameMovedError) keeps the usual check.
    */
   static override [Symbol.hasInstance](value: unknown): boolean {
     // biome-ignore lint/complexity/noThisInStatic: `this` is the class on the right of instanceof, a subclass's too
