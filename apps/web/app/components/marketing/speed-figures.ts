@@ -19,7 +19,7 @@ export const aptSpeed: SpeedRun = {
   commit: "55555f7",
   date: "24 November 2026",
   samples: 9,
-  command: "bench/apt/run-at-commit.sh 55555f7 -- --sizes 10000 --peers reprepro --big-mib 0 --runs 9",
+  command: "bench/apt/run-at-commit.sh 55555f7 -- --sizes 10000 --peers reprepro --runs 9",
   rows: [
     { system: "Packyard", ms: 24.7, range: "22.5–29.5", ours: true },
     { system: "reprepro includedeb", ms: 160, range: "159–163" },

@@ -301,8 +301,8 @@ export default function Home() {
             <SpeedTable key={run.caption} caption={run.caption} rows={run.rows} samples={run.samples} />
           ))}
         </div>
-        <div className="mt-6 grid gap-4 text-sm text-muted-foreground lg:grid-cols-[1fr_auto] lg:items-start">
-          <p>
+        <div className="mt-6 grid gap-4 text-sm text-muted-foreground">
+          <p className="max-w-3xl">
             Measured on 2 shared virtual cores, Debian 12, Node 24, local disk: APT at commit{" "}
             <code>{aptSpeed.commit}</code> on {aptSpeed.date} ({aptSpeed.samples} samples), YUM at commit{" "}
             <code>{yumSpeed.commit}</code> on {yumSpeed.date} ({yumSpeed.samples} samples). Packyard fsyncs
@@ -315,7 +315,7 @@ export default function Home() {
             name="command-block"
             component={CommandBlock}
             props={{
-              className: "lg:w-[26rem]",
+              className: "lg:max-w-3xl",
               lines: [
                 { command: aptSpeed.command, label: "Copy the APT benchmark command" },
                 { command: yumSpeed.command, label: "Copy the YUM benchmark command" },
