@@ -86,7 +86,7 @@ describe(`page actions' body limit (${databaseKind})`, () => {
     expect(res.status).toBe(413);
     expect((await res.json()).error).toEqual({
       code: "PAYLOAD_TOO_LARGE",
-      message: `Form submissions are limited to ${PAGE_BODY_LIMIT_BYTES} bytes`,
+      message: "Form submissions are limited to 1 MB",
     });
     expect(pulled()).toBeLessThan(size);
     expect(await messages()).toEqual([]);

@@ -3,6 +3,7 @@
 // declared Content-Length over the limit is refused at once, a body without one is counted as it
 // streams and refused when it outgrows the limit. Files never go through page actions: the
 // dashboard uploads them to the API's streaming routes (api/files.ts).
+import { formatFileSize } from "@packyard/contract/file-size.ts";
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { pageErrorResponse } from "./api-errors.ts";
@@ -18,7 +19,7 @@ export function pageBodyLimit(): MiddlewareHandler {
       pageErrorResponse(
         c.req.raw,
         "PAYLOAD_TOO_LARGE",
-        `Form submissions are limited to ${PAGE_BODY_LIMIT_BYTES} bytes`,
+        `Form submissions are limited to ${formatFileSize(PAGE_BODY_LIMIT_BYTES)}`,
       ),
   });
   return (c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? next() : limit(c, next));
