@@ -30,11 +30,8 @@ export interface AuditInput {
   address?: string | null;
 }
 
-// One counter per process: the route bundle and the server are separate module graphs.
-const slot = Symbol.for("packyard.audit-event-ids");
-const holder = globalThis as { [slot]?: { lastMs: number; sequence: number } };
-if (!holder[slot]) holder[slot] = { lastMs: 0, sequence: 0 };
-const ids = holder[slot];
+// One counter per process.
+const ids = { lastMs: 0, sequence: 0 };
 
 /**
  * An id that sorts after the ids this process made before it: the time and a counter within the

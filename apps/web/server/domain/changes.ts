@@ -1,17 +1,13 @@
 // Domain changes that other parts react to: a project was created (it needs a signing key), or
 // its published packages changed (its repositories need a rebuild). Listeners are registered per
-// database by the services; the registry lives in a process-wide slot because the route bundle
-// and the server are separate module graphs that both call the domain functions.
+// database by the services.
 
 export type ProjectEvent =
   | { type: "created"; projectId: string; keyAlgorithm?: "rsa3072" | "ed25519" }
   | { type: "packages-changed"; projectId: string };
 type Listener = (event: ProjectEvent) => Promise<void>;
 
-const slot = Symbol.for("packyard.project-event-listeners");
-const holder = globalThis as { [slot]?: WeakMap<object, Listener> };
-if (!holder[slot]) holder[slot] = new WeakMap();
-const listeners = holder[slot];
+const listeners = new WeakMap<object, Listener>();
 
 export function onProjectEvent(db: object, listener: Listener): void {
   listeners.set(db, listener);
@@ -47,10 +43,7 @@ export type ActivityEvent =
   | { type: "key.rotated"; projectId: string; fingerprint: string; previous: string[] };
 type ActivityListener = (event: ActivityEvent) => Promise<void>;
 
-const activitySlot = Symbol.for("packyard.activity-listeners");
-const activityHolder = globalThis as { [activitySlot]?: WeakMap<object, Set<ActivityListener>> };
-if (!activityHolder[activitySlot]) activityHolder[activitySlot] = new WeakMap();
-const activityListeners = activityHolder[activitySlot];
+const activityListeners = new WeakMap<object, Set<ActivityListener>>();
 
 /** Adds a listener for the database's activity; returns a function that removes it. */
 export function onActivity(db: object, listener: ActivityListener): () => void {

@@ -2,25 +2,7 @@
 // (http/api-errors.ts) turns them into HTTP responses.
 import type { ApiErrorCode } from "@packyard/contract";
 
-/**
- * Marks every DomainError, whichever copy of this module made it: the route bundle holds its
- * own copy of the server's modules, and an action catches what the server's services throw.
- */
-const domainErrorMark: unique symbol = Symbol.for("packyard.domain-error");
-
 export class DomainError extends Error {
-  /**
-   * `instanceof DomainError` holds for a DomainError of either module graph (decision 068), so
-   * that an action in the route bundle answers one thrown by a service (webhooks) as it answers
-   * its own, not as a 500. A subclass (UsernameMovedError) keeps the usual check.
-   */
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    // biome-ignore lint/complexity/noThisInStatic: `this` is the class on the right of instanceof, a subclass's too
-    if (this !== DomainError) return Function.prototype[Symbol.hasInstance].call(this, value);
-    return typeof value === "object" && value !== null && domainErrorMark in value;
-  }
-
-  readonly [domainErrorMark] = true;
   readonly code: ApiErrorCode;
   readonly details: Record<string, string> | undefined;
   /** When a limit lifts at a known time: seconds to wait, answered as Retry-After. */

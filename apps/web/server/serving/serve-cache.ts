@@ -158,10 +158,7 @@ export function newServingCaches(): ServingCaches {
   };
 }
 
-const slot = Symbol.for("packyard.serving-caches");
-const holder = globalThis as { [slot]?: WeakMap<object, ServingCaches> };
-if (!holder[slot]) holder[slot] = new WeakMap();
-const registry = holder[slot];
+const registry = new WeakMap<object, ServingCaches>();
 
 export function registerServingCaches(db: object, caches: ServingCaches): void {
   registry.set(db, caches);
