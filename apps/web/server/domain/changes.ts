@@ -1,3 +1,5 @@
+import type { AuditAction } from "@packyard/contract";
+
 // Domain changes that other parts react to: a project was created (it needs a signing key), or
 // its published packages changed (its repositories need a rebuild). Listeners are registered per
 // database by the services.
@@ -61,4 +63,41 @@ export async function emitActivity(db: object, event: ActivityEvent): Promise<vo
   const set = activityListeners.get(db);
   if (!set) return;
   await Promise.all([...set].map((listener) => listener(event).catch(() => {})));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every domain event, as use cases emit them (use-case.ts): the events above, and `changed`,
+// which announces each audited change by its action. Listeners that must hear every change (the
+// serving cache, other servers through PostgreSQL) listen here.
+
+export type ChangeEvent = { type: "changed"; action: AuditAction; ownerId: string; projectId: string | null };
+export type DomainEvent = ProjectEvent | ActivityEvent | ChangeEvent;
+type DomainListener = (event: DomainEvent) => Promise<void> | void;
+
+const domainListeners = new WeakMap<object, Set<DomainListener>>();
+
+/** Adds a listener for every domain event of the database; returns a function that removes it. */
+export function onDomainEvent(db: object, listener: DomainListener): () => void {
+  let set = domainListeners.get(db);
+  if (!set) {
+    set = new Set();
+    domainListeners.set(db, set);
+  }
+  set.add(listener);
+  return () => set.delete(listener);
+}
+
+/**
+ * Emits an event to its own kind's listeners (the project listener, activity listeners) and to
+ * every domain listener, and waits for them; a listener's failure is its own, never the caller's.
+ */
+export async function emitDomainEvent(db: object, event: DomainEvent): Promise<void> {
+  const all = [...(domainListeners.get(db) ?? [])].map(async (listener) => {
+    try {
+      await listener(event);
+    } catch {}
+  });
+  if (event.type === "created" || event.type === "packages-changed") all.push(emitProjectEvent(db, event));
+  else if (event.type !== "changed") all.push(emitActivity(db, event));
+  await Promise.all(all);
 }
