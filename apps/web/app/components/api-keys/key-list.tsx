@@ -1,7 +1,7 @@
 // The user's API keys: name, the key's first characters, scope, last use and expiry; each one
 // deletable after a confirmation, and the expired ones all at once.
 import { KeyRound, Trash2 } from "lucide-react";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useFetcher } from "react-router";
 import { toast } from "sonner";
 import { formatExpiryLabel } from "../../lib/format.ts";
@@ -59,6 +59,11 @@ export function KeyList({
   title?: string;
 }) {
   const cleanup = useFetcher<KeyListAnswer>({ key: "delete-expired-keys" });
+  // One fetcher for the rows' deletes, held by the list: a row is gone once the list reloads,
+  // and a toast raised from the row's own effect could be lost with it.
+  const remove = useFetcher<KeyListAnswer>({ key: "delete-api-key" });
+  const removing = useRef("");
+  const deletingId = remove.state !== "idle" ? String(remove.formData?.get("keyId") ?? "") : "";
   const expiredCount = keys.filter((k) => k.expired).length;
   const names = new Map(projects.map((p) => [p.id, p.name]));
 
@@ -70,6 +75,17 @@ export function KeyList({
       toast.success(n === 0 ? "No expired keys to delete" : `Deleted ${n} expired key${n === 1 ? "" : "s"}`);
     } else toast.error(cleanup.data.error ?? "Could not delete the expired keys");
   }, [cleanup.data]);
+
+  useEffect(() => {
+    if (!remove.data) return;
+    if (remove.data.ok) toast.success(`Deleted “${removing.current}”`);
+    else toast.error(remove.data.error ?? "Could not delete the key");
+  }, [remove.data]);
+
+  const onDelete = (item: KeyItem, label: string) => {
+    removing.current = label;
+    void remove.submit({ intent: "delete", keyId: item.id }, { method: "post" });
+  };
 
   return (
     <section aria-labelledby="keys-heading" className="grid gap-4">
@@ -96,7 +112,13 @@ export function KeyList({
         <Card className="overflow-hidden">
           <ul className="divide-y divide-border" aria-label="API keys">
             {keys.map((key) => (
-              <KeyRow key={key.id} item={key} projectNames={names} />
+              <KeyRow
+                key={key.id}
+                item={key}
+                projectNames={names}
+                deleting={deletingId === key.id}
+                onDelete={onDelete}
+              />
             ))}
           </ul>
         </Card>
@@ -105,18 +127,19 @@ export function KeyList({
   );
 }
 
-function KeyRow({ item, projectNames }: { item: KeyItem; projectNames: Map<string, string> }) {
-  const fetcher = useFetcher<KeyListAnswer>();
+function KeyRow({
+  item,
+  projectNames,
+  deleting,
+  onDelete,
+}: {
+  item: KeyItem;
+  projectNames: Map<string, string>;
+  deleting: boolean;
+  onDelete: (item: KeyItem, label: string) => void;
+}) {
   const [open, setOpen] = useState(false);
-  const deleting = fetcher.state !== "idle";
   const label = item.name || "Unnamed key";
-
-  // Toast as soon as the action answers: once the list reloads, this row is gone.
-  useEffect(() => {
-    if (!fetcher.data) return;
-    if (fetcher.data.ok) toast.success(`Deleted “${label}”`);
-    else toast.error(fetcher.data.error ?? "Could not delete the key");
-  }, [fetcher.data, label]);
 
   const scope =
     item.scope.projects === "*"
@@ -201,7 +224,7 @@ function KeyRow({ item, projectNames }: { item: KeyItem; projectNames: Map<strin
               variant="destructive"
               onClick={() => {
                 setOpen(false);
-                void fetcher.submit({ intent: "delete", keyId: item.id }, { method: "post" });
+                onDelete(item, label);
               }}
             >
               Delete key
