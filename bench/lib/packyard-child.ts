@@ -1,9 +1,9 @@
 // The Packyard side of the APT and YUM benchmarks, in its own process so its memory can be read
 // from /proc/<pid>/status without the benchmark driver's own allocations in it.
 //
-//   node --expose-gc bench/lib/packyard-child.ts seed  <dataDir> <fileList.json> <state.json>
-//   node --expose-gc bench/lib/packyard-child.ts extend <dataDir> <fileList.json> <state.json>
-//   node --expose-gc bench/lib/packyard-child.ts serve <dataDir> <state.json>      (forked, IPC)
+//   node bench/lib/packyard-child.ts seed  <dataDir> <fileList.json> <state.json>
+//   node bench/lib/packyard-child.ts extend <dataDir> <fileList.json> <state.json>
+//   node bench/lib/packyard-child.ts serve <dataDir> <state.json>      (forked, IPC)
 //
 // seed: starts the real server (startLiveServer) on <dataDir>, makes a publisher and a public
 // project through the real API, then stores every package file (.deb or .rpm) through the
@@ -21,9 +21,9 @@
 //   {cmd:"settle"}   → resets VmHWM so the next step's peak is its own (no forced GC: a
 //                      running server's samples carry the garbage they make, issue 16)
 //   {cmd:"housekeeping"} → waits for the server's start-up housekeeping (lagging publishes, the
-//                      leftover collection in the first quiet moment and the full collection
-//                      after it, maintenance.ts) and reports how long it waited: samples then
-//                      meet a server in its steady state, not its first seconds
+//                      leftover collection in the first quiet moment, maintenance.ts) and
+//                      reports how long it waited: samples then meet a server in its steady
+//                      state, not its first seconds
 //   {cmd:"instrument"} → wraps a few service methods with timers (profile runs only)
 //   {cmd:"timings"}  → returns and clears what the wrappers recorded
 //   {cmd:"cpuprofile-start"} / {cmd:"cpuprofile-stop", file} → V8 CPU profile of this process

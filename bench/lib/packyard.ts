@@ -56,7 +56,7 @@ export function seedPackyard(
   const state = join(scratch, "packyard-state.json");
   writeFileSync(list, JSON.stringify(files.map((d) => ({ filename: d.filename, path: d.path }))));
   const mode = options.extend ? "extend" : "seed";
-  const result = spawnSync(process.execPath, ["--expose-gc", childScript, mode, dataDir, list, state], {
+  const result = spawnSync(process.execPath, [childScript, mode, dataDir, list, state], {
     encoding: "utf8",
     env: childEnv(options.env),
     stdio: ["ignore", "inherit", "inherit"],
@@ -89,7 +89,7 @@ export class PackyardServer {
     const stateFile = join(scratch, "packyard-state.json");
     const state = JSON.parse(readFileSync(stateFile, "utf8")) as SeedState;
     const child = fork(childScript, ["serve", dataDir, stateFile], {
-      execArgv: ["--expose-gc", ...(options.execArgv ?? [])],
+      execArgv: options.execArgv ?? [],
       env: childEnv(options.env),
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });

@@ -1,12 +1,10 @@
-// Ending the process after a clean shutdown, around a deadlock in Node's exit (nodejs/node#54918,
-// still in 24.21): process.exit joins V8's background threads, and a background compile job
-// that ran out of heap waits for a garbage collection only the main thread can run — which is
-// exiting, so the process hangs for ever. It happened in 2 of ~10 stops right after a first
-// page had been rendered (a burst of concurrent compilation). A full collection just before the
-// exit gives such a job its room; one waiting already is released by it.
-import { fullCollection } from "./serving/idle-collect.ts";
-
+// Ending the process after a clean shutdown. Node's exit can deadlock (nodejs/node#54918, still
+// open in 24.21): process.exit joins V8's background threads, and a background compile job that
+// ran out of heap waits for a garbage collection only the exiting main thread could run. A
+// forced collection here narrowed that race, but only through V8's internals (--expose-gc set
+// at run time); it is gone (decision 071), and a stop that hangs is ended by the supervisor's
+// stop timeout (TimeoutStopSec in docs/self-hosting.md's unit). One place to exit, so a
+// work-around Node may need again goes here.
 export function exitProcess(code: number): never {
-  fullCollection()?.();
   process.exit(code);
 }

@@ -30,8 +30,6 @@ import { KEY_LIFECYCLE_JOB, keyLifecyclePass } from "./publishing/key-lifecycle-
 import { queueRpmResign } from "./publishing/yum/resign-rpms.ts";
 import { quietMoment } from "./quiet-moment.ts";
 import type { Services } from "./services.ts";
-import { steadyHeapGrowth } from "./serving/heap-growth.ts";
-import { fullCollection } from "./serving/idle-collect.ts";
 
 /** How long a leftover must have been untouched before it is removed. */
 export const LEFTOVER_GRACE_MS = 15 * 60 * 1000;
@@ -166,8 +164,7 @@ export interface Maintenance {
 /**
  * The start-up pass of this server; the scheduled passes are jobs (defineMaintenanceJobs).
  * Lagging repositories are published at once; the collection waits for the first quiet moment
- * (quiet-moment.ts, decision 044), and is left to the scheduled job when the server stops first;
- * then the garbage of the start is collected.
+ * (quiet-moment.ts, decision 044), and is left to the scheduled job when the server stops first.
  */
 export function startMaintenance(deps: Deps): Maintenance {
   const stopping = new AbortController();
@@ -180,13 +177,6 @@ export function startMaintenance(deps: Deps): Maintenance {
     await quietMoment({ signal: stopping.signal });
     if (stopping.signal.aborted) return;
     await collectPass(deps);
-    // What starting took (modules compiled, migrations checked, this pass) is garbage now: one
-    // full collection gives it back to an idle server (decision 044).
-    fullCollection()?.();
-    // From now on the old generation may grow to twice what is alive (decision 046). Not
-    // during start-up: the first build fills a new heap, and every page it would leave
-    // uncollected is a new page to fault in.
-    steadyHeapGrowth();
   })();
   return {
     started,

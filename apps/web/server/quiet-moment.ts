@@ -4,8 +4,8 @@
 // burst that follows (a CI job's publish, the installs waiting on it) at full speed, and then
 // collects. Leftovers are removed only after 15 minutes untouched, so waiting a few seconds
 // changes nothing in what is removed.
+import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { loopUtilization } from "./serving/idle-collect.ts";
 
 /** How often the event loop's utilization is read. */
 export const QUIET_WINDOW_MS = 500;
@@ -13,6 +13,17 @@ export const QUIET_WINDOW_MS = 500;
 export const QUIET_UTILIZATION = 0.1;
 /** Waited at most this long: a server busy from its start still collects. */
 export const QUIET_WAIT_MAX_MS = 30_000;
+
+/** The event loop's utilization since the previous call (0 to 1). */
+export function loopUtilization(): () => number {
+  let last = performance.eventLoopUtilization();
+  return () => {
+    const now = performance.eventLoopUtilization();
+    const { utilization } = performance.eventLoopUtilization(now, last);
+    last = now;
+    return utilization;
+  };
+}
 
 export interface QuietOptions {
   windowMs?: number;

@@ -8,7 +8,6 @@ import { type Dialect, Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import type { Config } from "../config.ts";
 import { type ChangeListener, listenForChanges } from "../serving/change-listener.ts";
-import { IdleCollector } from "../serving/idle-collect.ts";
 import { newServingCaches, registerServingCaches, type ServingCaches } from "../serving/serve-cache.ts";
 import { watchWrites } from "../serving/write-watch.ts";
 import type { Database } from "./schema.ts";
@@ -137,16 +136,12 @@ function rollbackOpenTransactionsOnly(dialect: Dialect, sqlite: DatabaseSync): D
 }
 
 /**
- * Index bytes nobody asked for within a minute, and files within 30 s, are let go, and once the
- * server turns idle after a load the garbage is collected (serving/idle-collect.ts), so an idle
- * server is small again.
+ * Index bytes nobody asked for within a minute, and files within 30 s, are let go, so an idle
+ * server is small again (V8 collects them on its own schedule, decision 071).
  */
 function sweepContent(caches: ServingCaches): NodeJS.Timeout {
-  const idle = new IdleCollector();
   return setInterval(() => {
-    const held = caches.content.bytes + caches.files.bytes;
     caches.content.sweep();
     caches.files.sweep();
-    idle.tick(held - caches.content.bytes - caches.files.bytes);
   }, 10_000).unref();
 }

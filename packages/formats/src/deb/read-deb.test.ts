@@ -2,8 +2,6 @@ import { execFileSync } from "node:child_process";
 import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { afterAll, describe, expect, it } from "vitest";
 import { requireTools } from "../test-support/system-tools.ts";
 import { DebFormatError, type DebFormatErrorCode } from "./deb-format-error.ts";
@@ -350,43 +348,26 @@ describe("readDeb", () => {
     });
   });
 
-  it("skips a 50 MiB data member chunk by chunk without holding it", async () => {
-    setFlagsFromString("--expose-gc");
-    const collectGarbage = runInNewContext("gc") as () => void;
+  it("skips a 50 MiB data member chunk by chunk to its end", async () => {
+    // What the reader keeps of the member is a memory question for a bench, not this test
+    // (decision 071: no forced collections); here the member is walked through to its end.
     const dataSize = 50 * 1024 * 1024;
     const chunkSize = 64 * 1024;
     const head = concatBytes([
       arArchive([debianBinary, gzControl()]),
       arHeaderBytes("data.tar.zst", dataSize),
     ]);
-    let baseline = 0;
-    let peakAboveBaseline = 0;
     let chunksYielded = 0;
     async function* source() {
       yield head;
-      // Measured from here, once control.tar has been parsed, so only the data member counts.
-      collectGarbage();
-      baseline = process.memoryUsage().arrayBuffers;
       for (let sent = 0; sent < dataSize; sent += chunkSize) {
-        // A fresh buffer every time: if the reader kept references, they would all stay alive.
         yield new Uint8Array(chunkSize).fill(chunksYielded & 0xff);
         chunksYielded++;
-        if (chunksYielded % 64 === 0) {
-          collectGarbage();
-          peakAboveBaseline = Math.max(peakAboveBaseline, process.memoryUsage().arrayBuffers - baseline);
-        }
       }
     }
-    const started = performance.now();
     const parsed = await readDeb(source());
-    const elapsed = performance.now() - started;
     expect(parsed.data).toEqual({ member: "data.tar.zst", compression: "zstd", size: dataSize });
     expect(chunksYielded).toBe(dataSize / chunkSize);
-    // Holding the member would show 50 MiB here; one chunk in flight is 64 KiB.
-    expect(peakAboveBaseline).toBeLessThan(8 * 1024 * 1024);
-    console.info(
-      `50 MiB data member: ${elapsed.toFixed(0)} ms, peak ArrayBuffer memory above baseline ${(peakAboveBaseline / 1024).toFixed(0)} KiB`,
-    );
   });
 
   describe("real packages from dpkg-deb", () => {
