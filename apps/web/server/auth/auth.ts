@@ -252,9 +252,9 @@ export function authOptions(deps: {
         defaultPrefix: API_KEY_PREFIX,
         // Scopes live in permissions and are set only by Packyard's server, never the client.
         enableMetadata: true,
-        // Counted by Packyard in memory instead (auth/key-checks.ts, decision 050): the plugin's
-        // window slides with every request, so a key in steady use was refused once it had made
-        // maxRequests in all, and each check wrote the counter to the key's row.
+        // Counted by Packyard in the key's row instead (auth/key-checks.ts, decision 073): the
+        // plugin's window slides with every request, so a key in steady use was refused once it
+        // had made maxRequests in all.
         rateLimit: { enabled: false },
         keyExpiration: { defaultExpiresIn: null, minExpiresIn: 1, maxExpiresIn: 3650 },
       }),

@@ -1,15 +1,15 @@
-// API keys checked once and answered from memory (decision 050): a key's row is not written on
-// every request, its last use is; and a key deleted, disabled or expired is refused at once —
-// changed by this process, by another process (SQLite: another connection; PostgreSQL: another
-// server), or through the API. The rate limit counts each key's requests in fixed windows.
+// API keys verified by better-auth's plugin with a memory in front (decision 073): each request
+// records the key's use in its row, the plugin is asked again only when the row changed; a key
+// deleted, disabled or expired is refused at once — changed by this process, by another process
+// (SQLite: another connection; PostgreSQL: another server), or through the API. The rate limit
+// counts each key's requests in fixed windows, in the key's row, so every server sees the count.
 import { DatabaseSync } from "node:sqlite";
+import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseKind } from "../../test/harness.ts";
 import { type LiveServer, publisher, startLiveServer } from "../../test/live-server.ts";
 import { DomainError } from "../domain/errors.ts";
-import { keyChecksOf } from "../http/actor.ts";
-import { ServeCache, servingCachesOf } from "../serving/serve-cache.ts";
 import { KeyChecks } from "./key-checks.ts";
 
 let server: LiveServer;
@@ -45,19 +45,25 @@ const lastRequest = async (id: string) =>
     .lastRequest;
 
 describe(`API key checks (${databaseKind})`, () => {
-  it("checks a key once: later requests do not write its row, its last use is written every few seconds", async () => {
+  it("records every use of a key in its row, and asks the plugin again only when the row changed", async () => {
     const { token, id } = await readKey();
+    // The plugin writes updatedAt each time it verifies a key; a use alone does not.
+    const updatedAt = async () =>
+      (await sql<{ updatedAt: unknown }>`select "updatedAt" from "apikey" where "id" = ${id}`.execute(db()))
+        .rows[0]!.updatedAt;
+    const time = (value: unknown) => new Date(value as string).getTime();
     expect((await asKey(token)).status).toBe(200);
-    // The first check was better-auth's: it recorded the use.
-    const first = await lastRequest(id);
-    expect(first).not.toBeNull();
-    expect(servingCachesOf(db()).keys.size).toBeGreaterThan(0);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    for (let i = 0; i < 3; i++) expect((await asKey(token)).status).toBe(200);
-    expect(await lastRequest(id)).toEqual(first);
-    await keyChecksOf(server.services).flush();
-    const flushed = await lastRequest(id);
-    expect(new Date(flushed!).getTime()).toBeGreaterThan(new Date(first!).getTime());
+    const verified = await updatedAt();
+    let used = await lastRequest(id);
+    expect(used).not.toBeNull();
+    for (let i = 0; i < 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect((await asKey(token)).status).toBe(200);
+      const next = await lastRequest(id);
+      expect(time(next)).toBeGreaterThan(time(used));
+      used = next;
+    }
+    expect(await updatedAt()).toEqual(verified);
   });
 
   it("refuses a key disabled, expired or deleted by this process at once", async () => {
@@ -193,25 +199,55 @@ describe(`API key checks (${databaseKind})`, () => {
 
   it("limits each key's requests per window, and counts afresh in the next", async () => {
     const { token } = await readKey();
+    const another = await readKey();
     let now = Date.now();
     const checks = new KeyChecks({
       auth: server.services.auth,
       db: db(),
-      cache: new ServeCache(),
       rateLimit: { windowMs: 60_000, max: 3 },
       now: () => now,
     });
     try {
       for (let i = 0; i < 3; i++) expect((await checks.check(token)).kind).toBe("key");
+      now += 59_000;
       const refused = await checks.check(token).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(DomainError);
       expect((refused as DomainError).code).toBe("RATE_LIMITED");
+      // The window started with the first request: it ends in a second.
+      expect((refused as DomainError).retryAfterSeconds).toBe(1);
       // Another key has its own window.
-      expect((await checks.check(pub.token)).kind).toBe("key");
-      now += 60_000;
+      expect((await checks.check(another.token)).kind).toBe("key");
+      now += 1_000;
       expect((await checks.check(token)).kind).toBe("key");
     } finally {
       await checks.close();
+    }
+  });
+
+  it("counts a key's requests to every server in one window: another server sees the count", async () => {
+    const { token } = await readKey();
+    const database = server.services.config.database;
+    // PostgreSQL: another server on the same database. SQLite (one process): another set of
+    // checks, with a memory of its own.
+    const other =
+      database.kind === "postgres" ? await startLiveServer({ DATABASE_URL: database.url }) : undefined;
+    const limit = { windowMs: 60_000, max: 4 };
+    const here = new KeyChecks({ auth: server.services.auth, db: db(), rateLimit: limit });
+    const there = new KeyChecks({
+      auth: (other ?? server).services.auth,
+      db: (other ?? server).services.database.db,
+      rateLimit: limit,
+    });
+    try {
+      for (const checks of [here, there, here, there]) expect((await checks.check(token)).kind).toBe("key");
+      for (const checks of [here, there]) {
+        const refused = await checks.check(token).catch((error: unknown) => error);
+        expect((refused as DomainError).code).toBe("RATE_LIMITED");
+      }
+    } finally {
+      await here.close();
+      await there.close();
+      await other?.close();
     }
   });
 });

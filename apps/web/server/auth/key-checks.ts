@@ -1,29 +1,28 @@
-// API keys checked once, then answered from memory until a key changes (decision 050). Every
-// request with a key — each upload, and each GET apt and dnf send to a private repository — had
-// better-auth look the key up and write two updates to its row (last use, counters): ~2 ms of
-// the request and two writes on one hot row. A key that checks out is now kept in the keys cache
-// (serve-cache.ts), dropped whole when any key is deleted, disabled or changed: by this process's
-// statements (write-watch.ts), another process's commit on SQLite (data_version), or a
-// notification on PostgreSQL (migration 0028; the cache is off while that connection is down).
-// On PostgreSQL another server's change arrives a moment after its commit, so a key answered
-// from memory is confirmed against its row (one indexed select, no write) on every request:
-// revoking a key on one server takes effect at once on all of them.
-// What better-auth did on every request is done here: expiry is checked on every request; the
-// rate limit is counted in memory, per key and process, in fixed windows; the last use is written
-// every few seconds and when the server stops (a crash loses at most that much of it).
+// API keys verified by better-auth's api-key plugin, with a short memory in front and the rate
+// limit counted in the key's row, where every server sees it (decision 073).
+// Every request with a key runs one statement on the key's row: it counts the request in the
+// key's fixed window (requestCount), records its last use (lastRequest), and returns the columns
+// that decide what the key may do. A key the plugin verified is kept in
+// memory with those columns as they were; while the row still has them, the plugin is not asked
+// again. A row gone or changed — revoked, disabled, narrowed, past its expiry, by this server,
+// another one or a direct update — sends the key back to the plugin on that very request, on
+// SQLite and PostgreSQL alike. The memory is also dropped on the domain event of a key change.
+// The plugin's own rate limit stays off: its window restarts only after a window without any
+// request, so a key in steady use would be refused once it had made the maximum in all.
 import { createHash } from "node:crypto";
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
 import { type Actor, scopeFromPermissions } from "../domain/authorization.ts";
+import { onDomainEvent } from "../domain/changes.ts";
 import { DomainError } from "../domain/errors.ts";
 import { isOrganization } from "../domain/orgs.ts";
-import type { ServeCache } from "../serving/serve-cache.ts";
 import type { Auth } from "./auth.ts";
 
 /** Requests per key and window before 429 RATE_LIMITED: sized for CI pushing many files. */
 export const KEY_RATE_LIMIT = { windowMs: 60_000, max: 5_000 };
-/** How often the last use of the keys used is written. */
-export const KEY_USE_FLUSH_MS = 2_000;
+
+/** Keys kept at most; past it the memory starts again (each key is verified once more). */
+const MAX_KEPT = 10_000;
 
 type KeyActor = Extract<Actor, { kind: "key" }>;
 
@@ -31,105 +30,111 @@ interface CheckedKey {
   actor: KeyActor;
   /** ms since the epoch; null: never expires. */
   expiresAt: number | null;
-  /** With confirmation: the key's row as read before it was checked (null: none found). */
-  stamp?: string | null;
+  /** The key's row as counted just before the plugin verified it. */
+  stamp: string;
 }
 
 export interface KeyChecksOptions {
   auth: Auth;
   db: Kysely<Database>;
-  cache: ServeCache;
   rateLimit?: { windowMs: number; max: number };
   now?: () => number;
-  /**
-   * Confirm a key answered from memory against its row on every request: for PostgreSQL, where
-   * other processes' changes arrive by notification, after their commit.
-   */
-  confirmFromDatabase?: boolean;
 }
 
 export class KeyChecks {
   readonly #auth: Auth;
   readonly #db: Kysely<Database>;
-  readonly #cache: ServeCache;
   readonly #limit: { windowMs: number; max: number };
   readonly #now: () => number;
-  readonly #confirm: boolean;
-  /** Per key id: the window's start and the requests counted in it. */
-  readonly #windows = new Map<string, { start: number; count: number }>();
-  /** Per key id: its last use not yet written. */
-  readonly #used = new Map<string, number>();
-  #flushing: Promise<void> = Promise.resolve();
-  #timer: NodeJS.Timeout | undefined;
+  /** Per hash of a key: what the plugin answered for it. */
+  readonly #kept = new Map<string, CheckedKey>();
+  readonly #unsubscribe: () => void;
 
   constructor(options: KeyChecksOptions) {
     this.#auth = options.auth;
     this.#db = options.db;
-    this.#cache = options.cache;
     this.#limit = options.rateLimit ?? KEY_RATE_LIMIT;
     this.#now = options.now ?? Date.now;
-    this.#confirm = options.confirmFromDatabase ?? false;
+    // Not needed for correctness (each request confirms the row), but a key's change frees it.
+    this.#unsubscribe = onDomainEvent(this.#db, (event) => {
+      if (event.type === "changed" && event.action.startsWith("api_key.")) this.#kept.clear();
+    });
   }
 
   /** The caller a key stands for; DomainError UNAUTHENTICATED or RATE_LIMITED otherwise. */
   async check(key: string): Promise<KeyActor> {
     // better-auth stores the key as this same hash (its default hasher): the row is found by it.
-    const id = createHash("sha256").update(key).digest("base64url");
-    const cacheKey = `key:${id}`;
-    let checked = this.#cache.peek<CheckedKey>(cacheKey);
-    if (checked && this.#confirm) {
-      // No row found under the hash: nothing to confirm against, so never answered from memory.
-      if (!checked.stamp) checked = await this.#verify(key, id);
-      // Changed by another server whose notification has not arrived yet: the row says so, and
-      // the cache is dropped as the notification will drop it.
-      else if ((await this.#stamp(id)) !== checked.stamp) {
-        this.#cache.invalidate();
-        checked = undefined;
+    const hash = createHash("sha256").update(key).digest("base64url");
+    const now = this.#now();
+    const counted = await this.#count(hash, now);
+    // Not counted: its window is full, or no row has this hash (the plugin answers that below).
+    const row = counted ?? (await this.#row(hash));
+    let checked = this.#kept.get(hash);
+    if (
+      !checked ||
+      !row ||
+      checked.stamp !== row.stamp ||
+      (checked.expiresAt !== null && now >= checked.expiresAt)
+    ) {
+      this.#kept.delete(hash);
+      // Refuses a key gone, disabled or expired (and removes an expired one).
+      checked = await this.#verify(key, row?.stamp ?? null);
+      if (row) {
+        if (this.#kept.size >= MAX_KEPT) this.#kept.clear();
+        this.#kept.set(hash, checked);
       }
     }
-    checked ??= await this.#cache.get(cacheKey, () => this.#verify(key, id));
-    // Past its expiry: better-auth answers (and removes the key), which drops the cache.
-    if (checked.expiresAt !== null && this.#now() >= checked.expiresAt) checked = await this.#verify(key, id);
-    this.#count(checked.actor.keyId);
+    if (!counted && row) {
+      // The window's end is known: the 429 says when the key is let in again (Retry-After).
+      const seconds = Math.max(1, Math.ceil((row.windowStart + this.#limit.windowMs - now) / 1000));
+      throw new DomainError(
+        "RATE_LIMITED",
+        `Too many requests for this API key: try again in ${seconds} seconds`,
+        undefined,
+        { retryAfterSeconds: seconds },
+      );
+    }
     return checked.actor;
   }
 
-  /** Writes the last use of the keys used since the last flush. */
-  flush(): Promise<void> {
-    this.#flushing = this.#flushing.then(async () => {
-      const used = [...this.#used];
-      this.#used.clear();
-      for (const [keyId, at] of used)
-        await this.#db
-          .updateTable("apikey")
-          .set({ lastRequest: new Date(at).toISOString() })
-          .where("id", "=", keyId)
-          .execute()
-          .catch(() => {});
-    });
-    return this.#flushing;
-  }
-
-  /** Writes what is left; no timer keeps the process alive. */
+  /** Nothing is left to write; stops listening for key changes. */
   async close(): Promise<void> {
-    if (this.#timer) clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.flush();
+    this.#unsubscribe();
+    this.#kept.clear();
   }
 
-  /** The columns of the key's row whose change changes what the key may do (as migration 0028's trigger). */
-  async #stamp(id: string): Promise<string | null> {
+  /**
+   * Counts the request in the key's window and records its use, in one statement (atomic on
+   * both databases, so servers sharing the row never let more than the limit through). A window
+   * starts with the first request after the last one ended, its start kept in the plugin's
+   * lastRefillAt column: Packyard's keys have no quota to refill, so the plugin never uses it.
+   */
+  async #count(hash: string, now: number): Promise<KeyRow | null> {
+    // ISO text: compared as text on SQLite (better-auth stores dates so), as timestamptz on PostgreSQL.
+    const ended = new Date(now - this.#limit.windowMs).toISOString();
+    const at = new Date(now).toISOString();
     const { rows } = await sql<Record<string, unknown>>`
-      select "id", "enabled", "expiresAt", "permissions", "referenceId" from "apikey" where "key" = ${id}
+      update "apikey" set
+        "requestCount" = case when "lastRefillAt" > ${ended} then coalesce("requestCount", 0) + 1 else 1 end,
+        "lastRefillAt" = case when "lastRefillAt" > ${ended} then "lastRefillAt" else ${at} end,
+        "lastRequest" = ${at}
+      where "key" = ${hash}
+        and ("lastRefillAt" is null or "lastRefillAt" <= ${ended} or coalesce("requestCount", 0) < ${this.#limit.max})
+      returning "id", "enabled", "expiresAt", "permissions", "referenceId", "lastRefillAt"
     `.execute(this.#db);
-    const row = rows[0];
-    if (!row || rows.length > 1) return null;
-    return JSON.stringify(Object.values(row).map((v) => (v instanceof Date ? v.toISOString() : v)));
+    return keyRow(rows);
   }
 
-  async #verify(key: string, id: string): Promise<CheckedKey> {
-    // Read before the check: a change in between makes the next confirmation fail, never pass.
-    const stamp = this.#confirm ? await this.#stamp(id) : undefined;
+  /** The key's row without counting (its window is full); null when no row has this hash. */
+  async #row(hash: string): Promise<KeyRow | null> {
+    const { rows } = await sql<Record<string, unknown>>`
+      select "id", "enabled", "expiresAt", "permissions", "referenceId", "lastRefillAt"
+      from "apikey" where "key" = ${hash}
+    `.execute(this.#db);
+    return keyRow(rows);
+  }
+
+  async #verify(key: string, stamp: string | null): Promise<CheckedKey> {
     const result = await this.#auth.api.verifyApiKey({ body: { key } });
     if (!result.valid || !result.key) {
       const code = result.error?.code;
@@ -151,37 +156,25 @@ export class KeyChecks {
         ...(org ? { org: true } : {}),
       },
       expiresAt: result.key.expiresAt ? new Date(result.key.expiresAt).getTime() : null,
-      ...(stamp !== undefined ? { stamp } : {}),
+      stamp: stamp ?? "",
     };
   }
+}
 
-  /** Counts a request of the key in its window (429 past the limit) and records its use. */
-  #count(keyId: string) {
-    const now = this.#now();
-    let window = this.#windows.get(keyId);
-    if (!window || now - window.start >= this.#limit.windowMs) {
-      window = { start: now, count: 0 };
-      this.#windows.set(keyId, window);
-    }
-    if (window.count >= this.#limit.max) {
-      // The window's end is known: the 429 says when the key is let in again (Retry-After).
-      const seconds = Math.max(1, Math.ceil((window.start + this.#limit.windowMs - now) / 1000));
-      throw new DomainError(
-        "RATE_LIMITED",
-        `Too many requests for this API key: try again in ${seconds} seconds`,
-        undefined,
-        { retryAfterSeconds: seconds },
-      );
-    }
-    window.count++;
-    this.#used.set(keyId, now);
-    if (!this.#timer) {
-      this.#timer = setInterval(() => void this.flush(), KEY_USE_FLUSH_MS);
-      this.#timer.unref();
-    }
-    // Windows of keys not used for a window are forgotten (at most one entry per key in use).
-    if (this.#windows.size > 10_000)
-      for (const [id, w] of this.#windows)
-        if (now - w.start >= this.#limit.windowMs) this.#windows.delete(id);
-  }
+interface KeyRow {
+  /** The columns whose change changes what the key may do (as migration 0028's trigger), as one string. */
+  stamp: string;
+  /** When the key's rate-limit window started (ms since the epoch). */
+  windowStart: number;
+}
+
+function keyRow(rows: Record<string, unknown>[]): KeyRow | null {
+  const row = rows[0];
+  if (!row || rows.length > 1) return null;
+  const { lastRefillAt, ...watched } = row;
+  const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : v);
+  return {
+    stamp: JSON.stringify(Object.values(watched).map(iso)),
+    windowStart: lastRefillAt ? new Date(iso(lastRefillAt) as string).getTime() : 0,
+  };
 }

@@ -4,7 +4,6 @@ import { KeyChecks } from "../auth/key-checks.ts";
 import type { Actor } from "../domain/authorization.ts";
 import { DomainError } from "../domain/errors.ts";
 import type { Services } from "../services.ts";
-import { servingCachesOf } from "../serving/serve-cache.ts";
 
 const keyChecks = new WeakMap<Services, KeyChecks>();
 
@@ -12,20 +11,13 @@ const keyChecks = new WeakMap<Services, KeyChecks>();
 export function keyChecksOf(services: Services): KeyChecks {
   let checks = keyChecks.get(services);
   if (!checks) {
-    const { db, kind } = services.database;
-    checks = new KeyChecks({
-      auth: services.auth,
-      db,
-      cache: servingCachesOf(db).keys,
-      // Other servers' changes reach this one a moment after their commit (key-checks.ts).
-      confirmFromDatabase: kind === "postgres",
-    });
+    checks = new KeyChecks({ auth: services.auth, db: services.database.db });
     keyChecks.set(services, checks);
   }
   return checks;
 }
 
-/** Writes the last use of the keys used (the server stops). */
+/** Forgets the keys checked and stops listening for key changes (the server stops). */
 export async function closeKeyChecks(services: Services): Promise<void> {
   await keyChecks.get(services)?.close();
 }
