@@ -16,20 +16,14 @@
 // any answer closes it again.
 
 import {
-  type CreateWebhookInput,
-  type UpdateWebhookInput,
   WEBHOOK_DELIVERY_HEADER,
   WEBHOOK_EVENT_HEADER,
-  WEBHOOK_EVENTS,
   WEBHOOK_SIGNATURE_HEADER,
   type Webhook,
   type WebhookDelivery,
-  type WebhookEvent,
-  type WebhookWithSecret,
 } from "@packyard/contract";
 import { decryptPrivateKey, encryptPrivateKey } from "@packyard/formats/openpgp/index.ts";
 import type { Kysely, Selectable } from "kysely";
-import { type AuditActor, recordAudit } from "../audit/record.ts";
 import type { Database, WebhookDeliveryTable, WebhookTable } from "../db/schema.ts";
 import { type ActivityEvent, onActivity } from "../domain/changes.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
@@ -44,7 +38,8 @@ import { webhookDisabledMail } from "../mail/templates.ts";
 import { ForbiddenAddressError, resolvePublicAddresses } from "./address-guard.ts";
 import { type AttemptResult, postWebhook, WEBHOOK_TIMEOUT_MS } from "./deliver.ts";
 import { FairLimiter } from "./fair-limiter.ts";
-import { newWebhookSecret, signatureHeader } from "./signature.ts";
+import { signatureHeader } from "./signature.ts";
+import { disableFailingWebhook, toWebhook } from "./use-cases.ts";
 
 export const WEBHOOK_DELIVERY_JOB = "webhook-delivery";
 export const WEBHOOK_SWEEP_JOB = "webhook-sweep";
@@ -56,8 +51,7 @@ export const DISABLE_AFTER_MS = 3 * 24 * 60 * 60 * 1000;
 const CLAIM_EXPIRES_MS = 2 * 60 * 1000;
 /** Deliveries are kept this long for the log. */
 export const DELIVERY_RETENTION_DAYS = 30;
-/** Webhooks a project may have. */
-export const MAX_WEBHOOKS_PER_PROJECT = 20;
+export { MAX_WEBHOOKS_PER_PROJECT } from "./use-cases.ts";
 
 /** Attempts in a row without an answer (timeouts, refused connections) that pause a webhook. */
 export const PAUSE_AFTER_TIMEOUTS = 5;
@@ -96,29 +90,7 @@ export interface WebhookDeps {
   concurrency?: number;
 }
 
-/** Who changed a webhook, for the audit log. */
-export interface ChangeContext {
-  actor: AuditActor;
-  address?: string | null;
-}
-
 const sealContext = (id: string) => ({ context: `packyard webhook secret ${id}` });
-
-function toWebhook(row: WebhookRow): Webhook {
-  return {
-    id: row.id,
-    url: row.url,
-    description: row.description,
-    events: JSON.parse(row.events) as WebhookEvent[],
-    active: Boolean(Number(row.active)),
-    disabledReason: row.disabled_reason,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    failingSince: row.failing_since,
-    consecutiveTimeouts: Number(row.consecutive_timeouts),
-    pausedUntil: row.paused_until,
-  };
-}
 
 export class WebhookService {
   readonly #deps: WebhookDeps;
@@ -216,147 +188,13 @@ export class WebhookService {
     }
   }
 
-  async create(
-    project: ProjectRef,
-    input: CreateWebhookInput,
-    change: ChangeContext,
-  ): Promise<WebhookWithSecret> {
-    const { db, clock } = this.#deps;
-    await this.assertAllowedUrl(input.url);
-    const { n } = await db
-      .selectFrom("webhook")
-      .select((eb) => eb.fn.countAll<number>().as("n"))
-      .where("project_id", "=", project.id)
-      .executeTakeFirstOrThrow();
-    if (Number(n) >= MAX_WEBHOOKS_PER_PROJECT)
-      throw new DomainError(
-        "VALIDATION_FAILED",
-        `A project can have at most ${MAX_WEBHOOKS_PER_PROJECT} webhooks`,
-      );
-    const id = newRowId();
-    const secret = newWebhookSecret();
-    const now = clock().toISOString();
-    const events = WEBHOOK_EVENTS.filter((e) => input.events.includes(e));
-    const row: WebhookRow = {
-      id,
-      project_id: project.id,
-      url: input.url,
-      description: input.description || null,
-      events: JSON.stringify(events),
-      secret: this.#seal(id, secret),
-      active: input.active === false ? 0 : 1,
-      disabled_reason: null,
-      failing_since: null,
-      created_at: now,
-      updated_at: now,
-      consecutive_timeouts: 0,
-      paused_until: null,
-      attempt_claimed_at: null,
-    };
-    await db.insertInto("webhook").values(row).execute();
-    await this.#audit(project, change, "webhook.created", row.url, { events });
-    return { ...toWebhook(row), secret };
-  }
-
-  async update(
-    project: ProjectRef,
-    id: string,
-    input: UpdateWebhookInput,
-    change: ChangeContext,
-  ): Promise<Webhook> {
-    const { db, clock } = this.#deps;
-    const row = await this.#row(project, id);
-    const changes: Partial<WebhookRow> = {};
-    if (input.url !== undefined && input.url !== row.url) {
-      await this.assertAllowedUrl(input.url);
-      changes.url = input.url;
-    }
-    if (input.events !== undefined)
-      changes.events = JSON.stringify(WEBHOOK_EVENTS.filter((e) => input.events?.includes(e)));
-    if (input.description !== undefined) changes.description = input.description || null;
-    if (input.active !== undefined) {
-      changes.active = input.active ? 1 : 0;
-      // Turned on again: a fresh start, whatever turned it off.
-      if (input.active) {
-        changes.disabled_reason = null;
-        changes.failing_since = null;
-        changes.consecutive_timeouts = 0;
-        changes.paused_until = null;
-      }
-    }
-    if (Object.keys(changes).length === 0) return toWebhook(row);
-    changes.updated_at = clock().toISOString();
-    await db.updateTable("webhook").set(changes).where("id", "=", row.id).execute();
-    const updated = { ...row, ...changes };
-    await this.#audit(project, change, "webhook.updated", updated.url, {
-      changed: Object.keys(changes).filter(
-        (k) =>
-          ![
-            "updated_at",
-            "disabled_reason",
-            "failing_since",
-            "consecutive_timeouts",
-            "paused_until",
-          ].includes(k),
-      ),
-    });
-    return toWebhook(updated);
-  }
-
-  async remove(project: ProjectRef, id: string, change: ChangeContext): Promise<void> {
-    const row = await this.#row(project, id);
-    await this.#deps.db.deleteFrom("webhook").where("id", "=", row.id).execute();
-    await this.#audit(project, change, "webhook.deleted", row.url, {});
-  }
-
-  /** A new secret signs every delivery from now on, retries of earlier ones included. */
-  async rotateSecret(project: ProjectRef, id: string, change: ChangeContext): Promise<WebhookWithSecret> {
-    const { db, clock } = this.#deps;
-    const row = await this.#row(project, id);
-    const secret = newWebhookSecret();
-    const updated = { ...row, secret: this.#seal(row.id, secret), updated_at: clock().toISOString() };
-    await db
-      .updateTable("webhook")
-      .set({ secret: updated.secret, updated_at: updated.updated_at })
-      .where("id", "=", row.id)
-      .execute();
-    await this.#audit(project, change, "webhook.secret_rotated", row.url, {});
-    return { ...toWebhook(updated), secret };
-  }
-
-  #seal(id: string, secret: string): string {
+  /** A webhook's secret as its row keeps it: sealed with the server secret. */
+  sealSecret(id: string, secret: string): string {
     return encryptPrivateKey(secret, this.#deps.serverSecret, sealContext(id));
   }
 
   #unseal(row: Pick<WebhookRow, "id" | "secret">): string {
     return decryptPrivateKey(row.secret, this.#deps.serverSecret, sealContext(row.id));
-  }
-
-  async #audit(
-    project: ProjectRef,
-    change: ChangeContext,
-    action:
-      | "webhook.created"
-      | "webhook.updated"
-      | "webhook.deleted"
-      | "webhook.secret_rotated"
-      | "webhook.disabled",
-    target: string,
-    details: Record<string, unknown>,
-  ) {
-    try {
-      await recordAudit(this.#deps.db, {
-        ownerId: project.owner_id,
-        projectId: project.id,
-        actor: change.actor,
-        action,
-        target,
-        details,
-        address: change.address ?? null,
-      });
-    } catch (error) {
-      this.#deps.logger.error(`recording ${action} in the audit log failed`, error);
-    }
   }
 
   // -------------------------------------------------------------------------------------------
@@ -976,46 +814,19 @@ export class WebhookService {
 
   /** Turns a failing webhook off, gives up its waiting deliveries, and tells its owner. */
   async #disable(webhookId: string, failingSince: string) {
-    const { db, clock, logger, mailer, baseUrl } = this.#deps;
-    const now = clock().toISOString();
-    const turnedOff = await db
-      .updateTable("webhook")
-      .set({ active: 0, disabled_reason: "failing", updated_at: now })
-      .where("id", "=", webhookId)
-      .where("active", "=", 1)
-      .executeTakeFirst();
-    if (Number(turnedOff.numUpdatedRows) === 0) return;
-    await db
-      .updateTable("webhook_delivery")
-      .set({ state: "failed", next_attempt_at: null, finished_at: now })
-      .where("webhook_id", "=", webhookId)
-      .where("state", "=", "pending")
-      .execute();
-    const hook = await db
-      .selectFrom("webhook")
-      .innerJoin("project", "project.id", "webhook.project_id")
-      .innerJoin("user", "user.id", "project.owner_id")
-      .select(["webhook.url", "project.id as projectId", "project.slug", "project.owner_id", "user.username"])
-      .where("webhook.id", "=", webhookId)
-      .executeTakeFirst();
+    const { db, logger, mailer, baseUrl } = this.#deps;
+    const hook = await disableFailingWebhook(this.#deps, { webhookId, failingSince });
     if (!hook) return;
     logger.warn(
       `webhook ${webhookId} of ${hook.username}/${hook.slug} turned off: failing since ${failingSince}`,
     );
-    await this.#audit(
-      { id: hook.projectId, owner_id: hook.owner_id },
-      { actor: { kind: "system" } },
-      "webhook.disabled",
-      hook.url,
-      { failingSince },
-    );
     try {
       // The owner hears of it: the person, or an organization's owners (decision 040), whose
       // project pages are under /orgs/{org}/projects.
-      const pages = (await isOrganization(db, hook.owner_id))
+      const pages = (await isOrganization(db, hook.ownerId))
         ? `/orgs/${hook.username}/projects/${hook.slug}`
         : `/projects/${hook.slug}`;
-      for (const owner of await ownerRecipients(db, hook.owner_id))
+      for (const owner of await ownerRecipients(db, hook.ownerId))
         await mailer.send(
           webhookDisabledMail(owner.email, owner.name, {
             project: `${hook.username}/${hook.slug}`,

@@ -1,6 +1,6 @@
 // /projects/{projectSlug}/webhooks: the project's webhooks (docs/webhooks.md) — add one (its
 // secret shown once, with a copy button), edit, test, rotate the secret, turn off or on, delete,
-// and each one's recent deliveries with redelivery. The action calls the same service as
+// and each one's recent deliveries with redelivery. The action calls the same use cases as
 // /api/v1/projects/{slug}/webhooks.
 import { useForm } from "@conform-to/react";
 import type { Webhook, WebhookDelivery } from "@packyard/contract";
@@ -11,7 +11,13 @@ import { toast } from "sonner";
 import { z } from "zod";
 import { WEBHOOK_MANAGE_ACCESS, WEBHOOK_READ_ACCESS } from "../../../server/domain/authorization.ts";
 import { requestContext } from "../../../server/http/request-context.ts";
-import type { ChangeContext } from "../../../server/webhooks/service.ts";
+import {
+  createWebhook,
+  deleteWebhook,
+  type PersonCaller,
+  rotateWebhookSecret,
+  updateWebhook,
+} from "../../../server/webhooks/use-cases.ts";
 import { NewSecret } from "../../components/api-keys/new-secret.tsx";
 import { Breadcrumbs } from "../../components/dashboard/breadcrumbs.tsx";
 import { FormAlert, SubmitButton } from "../../components/dashboard/project-dialogs.tsx";
@@ -81,18 +87,21 @@ interface SecretReply extends FormReply {
 
 export async function action({ request, context, url, params }: Route.ActionArgs) {
   const user = await requireOnboardedUser(request, context, url);
-  const { database, webhooks } = services(context);
+  const { database, webhooks, clock } = services(context);
   const form = await request.formData();
+  const ref = projectRef(params, user);
+  // Refused before the form is read, as a form answer (the use cases check again).
   const { project, refusal } = await projectForAction(
     database.db,
     sessionActor(user),
-    projectRef(params, user),
+    ref,
     WEBHOOK_MANAGE_ACCESS,
     form,
   );
   if (refusal) return refusal;
-  const change: ChangeContext = {
-    actor: { kind: "user", userId: user.id },
+  const deps = { db: database.db, clock, webhooks };
+  const caller: PersonCaller = {
+    actor: sessionActor(user),
     address: context.get(requestContext).clientAddress,
   };
   const intent = String(form.get("intent") ?? "");
@@ -104,14 +113,21 @@ export async function action({ request, context, url, params }: Route.ActionArgs
     const { url: target, description, events } = submission.value;
     try {
       if (intent === "create") {
-        const created = await webhooks.create(project, { url: target, description, events }, change);
+        const created = await createWebhook(deps, caller, {
+          project: ref,
+          webhook: { url: target, description, events },
+        });
         return data<SecretReply>({
           result: submission.reply({ resetForm: true }),
           message: "Webhook added",
           secret: { webhookId: created.id, url: created.url, value: created.secret, rotated: false },
         });
       }
-      await webhooks.update(project, webhookId, { url: target, description, events }, change);
+      await updateWebhook(deps, caller, {
+        project: ref,
+        id: webhookId,
+        webhook: { url: target, description, events },
+      });
       return data<FormReply>({ result: submission.reply(), message: "Webhook saved" });
     } catch (error) {
       // A refused URL (a private address, a host that does not resolve) names the url field.
@@ -124,7 +140,7 @@ export async function action({ request, context, url, params }: Route.ActionArgs
   try {
     switch (intent) {
       case "rotate": {
-        const rotated = await webhooks.rotateSecret(project, webhookId, change);
+        const rotated = await rotateWebhookSecret(deps, caller, { project: ref, id: webhookId });
         return data<SecretReply>({
           result: submission.reply(),
           message: "Secret rotated",
@@ -133,14 +149,14 @@ export async function action({ request, context, url, params }: Route.ActionArgs
       }
       case "toggle": {
         const active = form.get("active") === "true";
-        await webhooks.update(project, webhookId, { active }, change);
+        await updateWebhook(deps, caller, { project: ref, id: webhookId, webhook: { active } });
         return data<FormReply>({
           result: submission.reply(),
           message: active ? "Webhook turned on" : "Webhook turned off",
         });
       }
       case "delete":
-        await webhooks.remove(project, webhookId, change);
+        await deleteWebhook(deps, caller, { project: ref, id: webhookId });
         return data<FormReply>({ result: submission.reply(), message: "Webhook deleted" });
       case "test":
       case "redeliver": {

@@ -14,11 +14,16 @@ import {
   webhookPayloads,
   webhookWithSecret,
 } from "@packyard/contract";
-import type { AuditActor } from "../../audit/record.ts";
-import { type Actor, WEBHOOK_MANAGE_ACCESS, WEBHOOK_READ_ACCESS } from "../../domain/authorization.ts";
+import { WEBHOOK_MANAGE_ACCESS, WEBHOOK_READ_ACCESS } from "../../domain/authorization.ts";
 import { requireOwnProject } from "../../domain/projects.ts";
 import type { Services } from "../../services.ts";
-import type { ChangeContext } from "../../webhooks/service.ts";
+import {
+  createWebhook,
+  deleteWebhook,
+  type PersonCaller,
+  rotateWebhookSecret,
+  updateWebhook,
+} from "../../webhooks/use-cases.ts";
 import { requireActor } from "../actor.ts";
 import { clientAddress } from "../request-log.ts";
 import {
@@ -133,12 +138,6 @@ const redeliverRoute = createRoute({
   },
 });
 
-export function auditActorOf(actor: Actor): AuditActor {
-  return actor.kind === "session"
-    ? { kind: "user", userId: actor.userId }
-    : { kind: "key", userId: actor.userId, keyId: actor.keyId };
-}
-
 /** Every payload in the document's `webhooks` section (OpenAPI 3.1), with its headers. */
 export function declareWebhookPayloads(api: OpenAPIHono) {
   const headers = z.object({
@@ -165,20 +164,20 @@ export function webhookRoutes(services: Services) {
   const api = createApiApp(services);
   const { webhooks } = services;
 
-  /** The project with the access needed, and who is acting (for the audit log). */
-  const access = async (c: Parameters<Parameters<typeof serve>[2]>[0], slug: string, manage: boolean) => {
-    const actor = await requireActor(services, c.req.raw.headers);
-    const project = await requireOwnProject(
-      services.database.db,
-      actor,
-      slug,
-      manage ? WEBHOOK_MANAGE_ACCESS : WEBHOOK_READ_ACCESS,
-    );
-    const change: ChangeContext = {
-      actor: auditActorOf(actor),
-      address: clientAddress(c, services.config.trustProxy),
-    };
-    return { project, change };
+  const deps = { db: services.database.db, clock: services.clock, webhooks };
+  type Context = Parameters<Parameters<typeof serve>[2]>[0];
+
+  /** Who is acting, and from where. */
+  const callerOf = async (c: Context): Promise<PersonCaller> => ({
+    actor: await requireActor(services, c.req.raw.headers),
+    address: clientAddress(c, services.config.trustProxy),
+  });
+
+  /** The caller, and the project if they may manage its webhooks. */
+  const managed = async (c: Context, slug: string) => {
+    const caller = await callerOf(c);
+    const project = await requireOwnProject(services.database.db, caller.actor, slug, WEBHOOK_MANAGE_ACCESS);
+    return { caller, project };
   };
 
   serve(api, listRoute, async (c) => {
@@ -187,9 +186,11 @@ export function webhookRoutes(services: Services) {
   });
 
   serve(api, createWebhookRoute, async (c) => {
-    const { project, change } = await access(c, c.req.valid("param").slug, true);
+    // Refused before the body is read, as ever (the use case checks again).
+    const { caller } = await managed(c, c.req.valid("param").slug);
     const input = await readJson(c, createWebhookRoute);
-    return c.json({ webhook: await webhooks.create(project, input, change) }, 201);
+    const created = await createWebhook(deps, caller, { project: c.req.valid("param").slug, webhook: input });
+    return c.json({ webhook: created }, 201);
   });
 
   serve(api, getRoute, async (c) => {
@@ -200,27 +201,28 @@ export function webhookRoutes(services: Services) {
 
   serve(api, updateRoute, async (c) => {
     const { slug, id } = c.req.valid("param");
-    const { project, change } = await access(c, slug, true);
+    const { caller } = await managed(c, slug);
     const input = await readJson(c, updateRoute);
-    return c.json({ webhook: await webhooks.update(project, id, input, change) }, 200);
+    return c.json({ webhook: await updateWebhook(deps, caller, { project: slug, id, webhook: input }) }, 200);
   });
 
   serve(api, deleteRoute, async (c) => {
     const { slug, id } = c.req.valid("param");
-    const { project, change } = await access(c, slug, true);
-    await webhooks.remove(project, id, change);
+    await deleteWebhook(deps, await callerOf(c), { project: slug, id });
     return c.body(null, 204);
   });
 
   serve(api, rotateRoute, async (c) => {
     const { slug, id } = c.req.valid("param");
-    const { project, change } = await access(c, slug, true);
-    return c.json({ webhook: await webhooks.rotateSecret(project, id, change) }, 200);
+    return c.json(
+      { webhook: await rotateWebhookSecret(deps, await callerOf(c), { project: slug, id }) },
+      200,
+    );
   });
 
   serve(api, testRoute, async (c) => {
     const { slug, id } = c.req.valid("param");
-    const { project } = await access(c, slug, true);
+    const { project } = await managed(c, slug);
     return c.json({ delivery: await webhooks.test(project, id) }, 200);
   });
 
@@ -232,7 +234,7 @@ export function webhookRoutes(services: Services) {
 
   serve(api, redeliverRoute, async (c) => {
     const { slug, id, deliveryId } = c.req.valid("param");
-    const { project } = await access(c, slug, true);
+    const { project } = await managed(c, slug);
     return c.json({ delivery: await webhooks.redeliver(project, id, deliveryId) }, 200);
   });
 
