@@ -330,19 +330,10 @@ export async function dashboardOverview(db: Db, ownerId: string, limit = 8): Pro
 }
 
 // The domain functions the pages call, in one place.
-export {
-  auditProjectAction,
-  auditProjectUpdate,
-  auditRepositorySettings,
-} from "../../server/audit/request.ts";
+export { auditProjectAction } from "../../server/audit/request.ts";
 export { deleteFile } from "../../server/domain/files.ts";
-export {
-  createProject,
-  deleteProject,
-  listProjects,
-  transferProject,
-  updateProject,
-} from "../../server/domain/projects.ts";
+// A project's changes are use cases (server/projects/use-cases.ts), called by the actions.
+export { listProjects } from "../../server/domain/projects.ts";
 export {
   createRelease,
   listReleaseSummaries,

@@ -6,12 +6,7 @@ import type { OrgRole } from "@packyard/contract/orgs.ts";
 import type { Kysely } from "kysely";
 import { data } from "react-router";
 import { recordAudit } from "../../server/audit/record.ts";
-import {
-  type AuditSource,
-  apiKeyDetails,
-  auditActorOf,
-  auditProjectAction,
-} from "../../server/audit/request.ts";
+import { type AuditSource, apiKeyDetails, auditActorOf } from "../../server/audit/request.ts";
 import type { Database } from "../../server/db/schema.ts";
 import {
   type CreatedKey,
@@ -28,7 +23,6 @@ import {
 } from "../../server/domain/authorization.ts";
 import { DomainError } from "../../server/domain/errors.ts";
 import { type OrganizationRow, requireOrganization } from "../../server/domain/orgs.ts";
-import type { ProjectRow } from "../../server/domain/projects.ts";
 import type { Services } from "../../server/services.ts";
 import { listOwnProjects } from "./api-keys.server.ts";
 
@@ -70,33 +64,6 @@ export function auditOrgAction(
     action,
     target,
     details,
-  });
-}
-
-/**
- * A project's transfer, as /api/v1/projects/{ref}/transfer records it: in the new owner's log
- * (and the project's), and in the old owner's, which keeps where it went.
- */
-export async function auditTransfer(
-  db: Db,
-  source: AuditSource,
-  before: ProjectRow,
-  from: string,
-  to: string,
-): Promise<void> {
-  const entry = { action: "project.transferred" as const, target: before.slug, details: { from, to } };
-  const after = await db
-    .selectFrom("project")
-    .select("owner_id")
-    .where("id", "=", before.id)
-    .executeTakeFirstOrThrow();
-  await auditProjectAction(db, source, { ...before, owner_id: after.owner_id }, entry);
-  await recordAudit(db, {
-    ownerId: before.owner_id,
-    projectSlug: before.slug,
-    actor: auditActorOf(source.actor),
-    address: source.address,
-    ...entry,
   });
 }
 

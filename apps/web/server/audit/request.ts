@@ -2,7 +2,6 @@
 // authorization.ts knows it) and the client's address travel together as an AuditSource, built
 // once per request by the API routes (apiAuditSource) and the dashboard actions
 // (lib/dashboard.server.ts), and the entry lands in the project owner's log or the caller's own.
-import type { Project, RepositorySettings } from "@packyard/contract";
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { KeySummary } from "../domain/api-keys.ts";
@@ -55,41 +54,6 @@ export function auditAccountAction(db: Kysely<Database>, source: AuditSource, en
   });
 }
 
-const PROJECT_FIELDS = ["name", "description", "visibility", "homepage", "sourceUrl", "license"] as const;
-
-/** The project's fields an edit changed, by their API names. */
-export function changedProjectFields(before: ProjectRow, after: Project): string[] {
-  const old: Record<(typeof PROJECT_FIELDS)[number], string | null> = {
-    name: before.name,
-    description: before.description,
-    visibility: before.visibility,
-    homepage: before.homepage,
-    sourceUrl: before.source_url,
-    license: before.license,
-  };
-  return PROJECT_FIELDS.filter((field) => (old[field] ?? null) !== (after[field] ?? null));
-}
-
-/**
- * A project edit as one entry: visibility_changed when its visibility changed (with whatever else
- * changed in the same edit), updated otherwise; nothing when nothing changed.
- */
-export async function auditProjectUpdate(
-  db: Kysely<Database>,
-  source: AuditSource,
-  before: ProjectRow,
-  after: Project,
-): Promise<void> {
-  const changed = changedProjectFields(before, after);
-  if (changed.length === 0) return;
-  const visibility = changed.includes("visibility");
-  await auditProjectAction(db, source, before, {
-    action: visibility ? "project.visibility_changed" : "project.updated",
-    target: before.slug,
-    details: visibility ? { from: before.visibility, to: after.visibility, changed } : { changed },
-  });
-}
-
 /** What an API key entry keeps of the key: enough to recognise it after it is gone. */
 export function apiKeyDetails(key: Pick<KeySummary, "id" | "start" | "scope" | "expiresAt">) {
   return {
@@ -99,23 +63,4 @@ export function apiKeyDetails(key: Pick<KeySummary, "id" | "start" | "scope" | "
     projects: key.scope.projects,
     expiresAt: key.expiresAt,
   };
-}
-
-/** A change of a project's repository settings (decision 027) as one project.updated entry. */
-export async function auditRepositorySettings(
-  db: Kysely<Database>,
-  source: AuditSource,
-  project: Pick<ProjectRow, "id" | "owner_id" | "slug">,
-  before: RepositorySettings,
-  after: RepositorySettings,
-): Promise<void> {
-  const changed = (Object.keys(after) as (keyof RepositorySettings)[]).filter(
-    (field) => JSON.stringify(before[field]) !== JSON.stringify(after[field]),
-  );
-  if (changed.length === 0) return;
-  await auditProjectAction(db, source, project, {
-    action: "project.updated",
-    target: project.slug,
-    details: { changed, repositorySettings: true },
-  });
 }

@@ -9,6 +9,7 @@ import {
 } from "@packyard/contract";
 import { type Kysely, type Selectable, sql } from "kysely";
 import type { Database, ProjectTable } from "../db/schema.ts";
+import { inTransaction } from "../use-case.ts";
 import { accountPlan, limitsEnabled } from "./account-plan.ts";
 import {
   type Access,
@@ -20,7 +21,6 @@ import {
   isPerson,
   visibleProjectIds,
 } from "./authorization.ts";
-import { emitProjectEvent } from "./changes.ts";
 import { DomainError, isUniqueViolation, notFound } from "./errors.ts";
 import { newRowId, nowIso } from "./ids.ts";
 import { requireOrganization, roleFor } from "./orgs.ts";
@@ -340,8 +340,6 @@ export async function createProject(
       );
     throw error;
   }
-  // Its signing key is made now, so the fingerprint is there from the first page view.
-  await emitProjectEvent(db, { type: "created", projectId: row.id, keyAlgorithm: input.keyAlgorithm });
   return toProjectDto(row, await ownerNameOf(db, ownerId), {
     releaseCount: 0,
     downloads: 0,
@@ -385,7 +383,7 @@ export async function transferProject(
   const from = await ownerNameOf(db, project.owner_id);
   const now = nowIso();
   try {
-    await db.transaction().execute(async (tx) => {
+    await inTransaction(db, async (tx) => {
       await tx
         .updateTable("project")
         .set({

@@ -7,7 +7,6 @@ import type { RepositorySettings, UpdateRepositorySettingsInput } from "@packyar
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema.ts";
 import { type Actor, REPOSITORY_SETTINGS_ACCESS } from "./authorization.ts";
-import { emitProjectEvent } from "./changes.ts";
 import { nowIso } from "./ids.ts";
 import { type ProjectRow, requireOwnProject } from "./projects.ts";
 
@@ -68,12 +67,16 @@ export async function getRepositorySettings(db: Db, actor: Actor, slug: string):
   return repositorySettingsOf(project, await ownerUsername(db, project.owner_id));
 }
 
+/**
+ * Changes the settings; `releaseChanged`: what Release says changed, so the caller announces
+ * the project's packages changed (projects/use-cases.ts) and its repositories are re-published.
+ */
 export async function updateRepositorySettings(
   db: Db,
   actor: Actor,
   slug: string,
   input: UpdateRepositorySettingsInput,
-): Promise<RepositorySettings> {
+): Promise<{ settings: RepositorySettings; releaseChanged: boolean }> {
   const project = await requireOwnProject(db, actor, slug, REPOSITORY_SETTINGS_ACCESS);
   const username = await ownerUsername(db, project.owner_id);
   const changes: Partial<SettingsColumns> = {};
@@ -90,7 +93,8 @@ export async function updateRepositorySettings(
   const releaseChanged = (Object.keys(before) as (keyof AptReleaseSettings)[]).some(
     (field) => before[field] !== after[field],
   );
-  if (Object.keys(changes).length === 0) return repositorySettingsOf(project, username);
+  if (Object.keys(changes).length === 0)
+    return { settings: repositorySettingsOf(project, username), releaseChanged: false };
   await db
     .updateTable("project")
     .set((eb) => ({
@@ -100,6 +104,5 @@ export async function updateRepositorySettings(
     }))
     .where("id", "=", project.id)
     .execute();
-  if (releaseChanged) await emitProjectEvent(db, { type: "packages-changed", projectId: project.id });
-  return repositorySettingsOf(updated, username);
+  return { settings: repositorySettingsOf(updated, username), releaseChanged };
 }

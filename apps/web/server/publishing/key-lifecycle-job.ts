@@ -3,7 +3,6 @@
 // successor made, the expiry notices mailed (each claimed in the database first, so it goes
 // once), the repositories re-signed. The time comes from the services' clock (tests move it).
 import type { Kysely } from "kysely";
-import { recordAudit } from "../audit/record.ts";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/schema.ts";
 import { isOrganization, ownerRecipients } from "../domain/orgs.ts";
@@ -12,6 +11,8 @@ import type { Clock } from "../domain/usernames.ts";
 import type { Logger } from "../logger.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { signingKeyExpiryMail } from "../mail/templates.ts";
+import { rotateExpiringSigningKey } from "../projects/use-cases.ts";
+import { SYSTEM } from "../use-case.ts";
 import { planKeyLifecycle, ROTATION_LEAD_DAYS } from "./key-lifecycle.ts";
 import type { RepositoryPublisher } from "./publisher.ts";
 import { DEFAULT_ROTATION_OVERLAP_MS, type SigningKeyService } from "./signing-keys.ts";
@@ -93,18 +94,13 @@ export async function keyLifecyclePass(deps: KeyLifecycleDeps): Promise<KeyLifec
       const ref = { id: project.id, name: project.name };
       const fullName = `${project.username}/${project.slug}`;
       if (plan.rotate) {
-        const successor = await keys.rotate(ref, { retireAt: plan.rotate.retireAt });
-        result.rotated.push(project.id);
-        await recordAudit(db, {
-          ownerId: project.owner_id,
-          projectId: project.id,
-          actor: { kind: "system" },
-          action: "signing_key.rotated",
-          target: successor.fingerprint,
-          details: { algorithm: successor.algorithm, reason: "expiry" },
+        // Recorded and announced as the system's rotation; the .rpm files are queued for re-signing.
+        const successor = await rotateExpiringSigningKey(deps, SYSTEM, {
+          project: { ...ref, owner_id: project.owner_id },
+          retireAt: plan.rotate.retireAt,
         });
+        result.rotated.push(project.id);
         logger.info(`signing key of ${fullName} nears its expiry: successor ${successor.fingerprint} made`);
-        await deps.resignRpms?.(project.id);
       }
       if (plan.notices.length > 0) {
         const all = await keys.all(project.id);

@@ -13,10 +13,9 @@ import {
 } from "@packyard/formats/openpgp/index.ts";
 import type { Kysely, Selectable } from "kysely";
 import type { Database, SigningKeyTable } from "../db/schema.ts";
-import { emitActivity } from "../domain/changes.ts";
-import { isUniqueViolation } from "../domain/errors.ts";
 import { newRowId } from "../domain/ids.ts";
 import type { Clock } from "../domain/usernames.ts";
+import { inTransaction } from "../use-case.ts";
 
 export type SigningKeyRow = Selectable<SigningKeyTable>;
 type Db = Kysely<Database>;
@@ -26,6 +25,9 @@ export interface ProjectSigningKeys {
   rows: SigningKeyRow[];
   signers: SigningKey[];
 }
+
+/** A key made but not yet stored: its row but the generation, decided when it is stored. */
+export type PreparedSigningKey = Omit<SigningKeyRow, "generation">;
 
 export const DEFAULT_ROTATION_OVERLAP_MS = 7 * 24 * 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -46,7 +48,11 @@ export class SigningKeyService {
     return { context: `packyard signing key ${projectId}` };
   }
 
-  async #create(project: { id: string; name: string }, generation: number, algorithm: SigningKeyAlgorithm) {
+  /** A new key's row but its generation: made outside any transaction (generating takes a while). */
+  async #generate(
+    project: { id: string; name: string },
+    algorithm: SigningKeyAlgorithm,
+  ): Promise<PreparedSigningKey> {
     const settings = await this.#db
       .selectFrom("project")
       .select("key_expiry_days")
@@ -63,10 +69,9 @@ export class SigningKeyService {
       date: created,
       expiresAt,
     });
-    const row: SigningKeyRow = {
+    return {
       id: newRowId(),
       project_id: project.id,
-      generation,
       algorithm,
       fingerprint: key.fingerprint,
       public_key: key.armoredPublicKey,
@@ -77,14 +82,20 @@ export class SigningKeyService {
       notice_30_at: null,
       notice_7_at: null,
     };
-    try {
-      await this.#db.insertInto("signing_key").values(row).execute();
-      return true;
-    } catch (error) {
-      // Someone else created this generation first: theirs is the key.
-      if (isUniqueViolation(error)) return false;
-      throw error;
-    }
+  }
+
+  /**
+   * Stores the key as `generation`; false when someone else stored that generation first (theirs
+   * is the key). ON CONFLICT rather than catching the violation: on PostgreSQL a failed statement
+   * would abort the transaction this may run in.
+   */
+  async #insert(db: Db, key: PreparedSigningKey, generation: number): Promise<boolean> {
+    const result = await db
+      .insertInto("signing_key")
+      .values({ ...key, generation })
+      .onConflict((conflict) => conflict.doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
   }
 
   /** The project's first key, made if it has none. Safe to call concurrently. */
@@ -97,7 +108,7 @@ export class SigningKeyService {
       .select("id")
       .where("project_id", "=", project.id)
       .executeTakeFirst();
-    if (!existing) await this.#create(project, 1, algorithm);
+    if (!existing) await this.#insert(this.#db, await this.#generate(project, algorithm), 1);
   }
 
   /**
@@ -150,56 +161,80 @@ export class SigningKeyService {
 
   /**
    * Makes the next key; the current ones keep signing until now + overlap, or until `retireAt`
-   * when given (the lifecycle job retires a key before it expires).
+   * when given (the lifecycle job retires a key before it expires). Announces nothing: a
+   * rotation someone asked for goes through projects/use-cases.ts (rotateSigningKey), which
+   * records and announces it; this is the same change for tests and tools.
    */
   async rotate(
     project: { id: string; name: string },
     options: { algorithm?: SigningKeyAlgorithm; overlapMs?: number; retireAt?: Date } = {},
   ): Promise<SigningKeyRow> {
+    const prepared = await this.prepareRotation(project, options.algorithm);
+    const { row } = await inTransaction(this.#db, (tx) => this.storeRotation(tx, prepared, options));
+    return row;
+  }
+
+  /**
+   * The next key's material, made before the change that stores it (storeRotation): generating
+   * an RSA key takes a while, too long to hold a transaction open. The project's first key is
+   * made first if it has none.
+   */
+  async prepareRotation(
+    project: { id: string; name: string },
+    algorithm: SigningKeyAlgorithm = "rsa3072",
+  ): Promise<PreparedSigningKey> {
     await this.ensure(project);
-    const { max } = await this.#db
+    return this.#generate(project, algorithm);
+  }
+
+  /**
+   * Stores a prepared key as the project's next generation on `db` (a use case's transaction)
+   * and sets the current keys' retire_at. `created` is false when a concurrent rotation stored
+   * that generation first (its key is returned); `previous`: the keys still signing beside the
+   * new one, until their overlap ends.
+   */
+  async storeRotation(
+    db: Db,
+    prepared: PreparedSigningKey,
+    options: { overlapMs?: number; retireAt?: Date } = {},
+  ): Promise<{ row: SigningKeyRow; created: boolean; previous: string[] }> {
+    const projectId = prepared.project_id;
+    const { max } = await db
       .selectFrom("signing_key")
       .select((eb) => eb.fn.max("generation").as("max"))
-      .where("project_id", "=", project.id)
+      .where("project_id", "=", projectId)
       .executeTakeFirstOrThrow();
     const next = Number(max ?? 0) + 1;
     const retireAt = (
       options.retireAt ??
       new Date(this.#clock().getTime() + (options.overlapMs ?? DEFAULT_ROTATION_OVERLAP_MS))
     ).toISOString();
-    const created = await this.#create(project, next, options.algorithm ?? "rsa3072");
+    const created = await this.#insert(db, prepared, next);
     if (created) {
-      await this.#db
+      await db
         .updateTable("signing_key")
         .set({ retire_at: retireAt })
-        .where("project_id", "=", project.id)
+        .where("project_id", "=", projectId)
         .where("generation", "<", next)
         .where("retire_at", "is", null)
         .execute();
     }
-    const row = await this.#db
+    const row = await db
       .selectFrom("signing_key")
       .selectAll()
-      .where("project_id", "=", project.id)
+      .where("project_id", "=", projectId)
       .where("generation", "=", next)
       .executeTakeFirstOrThrow();
-    if (created) {
-      // The keys still signing beside the new one, until their overlap ends.
-      const previous = await this.#db
-        .selectFrom("signing_key")
-        .select("fingerprint")
-        .where("project_id", "=", project.id)
-        .where("generation", "<", next)
-        .where("retire_at", ">", this.#clock().toISOString())
-        .orderBy("generation", "desc")
-        .execute();
-      await emitActivity(this.#db, {
-        type: "key.rotated",
-        projectId: project.id,
-        fingerprint: row.fingerprint,
-        previous: previous.map((p) => p.fingerprint),
-      });
-    }
-    return row;
+    const previous = created
+      ? await db
+          .selectFrom("signing_key")
+          .select("fingerprint")
+          .where("project_id", "=", projectId)
+          .where("generation", "<", next)
+          .where("retire_at", ">", this.#clock().toISOString())
+          .orderBy("generation", "desc")
+          .execute()
+      : [];
+    return { row, created, previous: previous.map((p) => p.fingerprint) };
   }
 }

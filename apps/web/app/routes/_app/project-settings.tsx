@@ -18,10 +18,8 @@ import { useEffect, useRef } from "react";
 import { Form, redirect, useNavigation } from "react-router";
 import { toast } from "sonner";
 import { z } from "zod";
-import {
-  getRepositorySettings,
-  updateRepositorySettings,
-} from "../../../server/domain/repository-settings.ts";
+import { getRepositorySettings } from "../../../server/domain/repository-settings.ts";
+import { transferProject, updateProjectRepositorySettings } from "../../../server/projects/use-cases.ts";
 import { getRetentionSettings } from "../../../server/retention/settings.ts";
 import { Breadcrumbs } from "../../components/dashboard/breadcrumbs.tsx";
 import { FormattedDate } from "../../components/dashboard/formatted-date.tsx";
@@ -35,7 +33,6 @@ import { Button } from "../../components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
 import { FormField } from "../../components/ui/form-field.tsx";
 import {
-  auditRepositorySettings,
   domainFailure,
   invalid,
   projectForAction,
@@ -46,11 +43,10 @@ import {
   sessionActor,
   sessionAudit,
   succeeded,
-  transferProject,
 } from "../../lib/dashboard.server.ts";
 import { type FormReply, parseForm, succeededReply, text } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
-import { auditTransfer, listOrganizations } from "../../lib/orgs.server.ts";
+import { listOrganizations } from "../../lib/orgs.server.ts";
 import { projectCrumbs, projectPath } from "../../lib/project-path.ts";
 import { type RetentionReply, retentionAction } from "../../lib/retention.server.ts";
 import { clientAddress, requireOnboardedUser, services } from "../../lib/session.server.ts";
@@ -134,6 +130,7 @@ export async function action({ request, context, url, params }: Route.ActionArgs
   const intent = formData.get("intent");
   const ref = projectRef(params, user);
   const actor = sessionActor(user);
+  const caller = sessionAudit(user, clientAddress(context));
   const { project, refusal } = await projectForAction(database.db, actor, ref, "manage", formData);
   if (refusal) return refusal;
   if (intent === "retention-save" || intent === "retention-preview") {
@@ -143,46 +140,30 @@ export async function action({ request, context, url, params }: Route.ActionArgs
     const submission = parseForm(formData, transferProjectSchema);
     if (submission.status !== "success") return invalid(submission);
     let moved: Awaited<ReturnType<typeof transferProject>>;
-    const from = await projectPlace(database.db, project);
     try {
-      moved = await transferProject(
-        database.db,
-        actor,
-        ref,
-        submission.value.owner,
-        services(context).config,
-      );
+      moved = await transferProject({ db: database.db, limits: services(context).config }, caller, {
+        project: ref,
+        owner: submission.value.owner,
+      });
     } catch (error) {
       return domainFailure(submission, error, { VALIDATION_FAILED: "owner" });
     }
-    await auditTransfer(
-      database.db,
-      sessionAudit(user, clientAddress(context)),
-      project,
-      from.owner,
-      moved.owner,
-    );
     throw redirect(`${projectPath(moved)}?transferred=1`);
   }
   const submission = parseForm(formData, settingsForm);
   if (submission.status !== "success") return invalid(submission);
   const value = submission.value;
   try {
-    const before = await getRepositorySettings(database.db, actor, ref);
-    const after = await updateRepositorySettings(database.db, actor, ref, {
-      keyExpiryDays: value.keyExpiryDays,
-      aptValidUntilDays: value.aptValidUntil ? value.aptValidUntilDays : null,
-      aptOrigin: value.aptOrigin ?? null,
-      aptLabel: value.aptLabel ?? null,
-      aptCodename: value.aptCodename ?? null,
+    await updateProjectRepositorySettings({ db: database.db }, caller, {
+      project: ref,
+      settings: {
+        keyExpiryDays: value.keyExpiryDays,
+        aptValidUntilDays: value.aptValidUntil ? value.aptValidUntilDays : null,
+        aptOrigin: value.aptOrigin ?? null,
+        aptLabel: value.aptLabel ?? null,
+        aptCodename: value.aptCodename ?? null,
+      },
     });
-    await auditRepositorySettings(
-      database.db,
-      sessionAudit(user, clientAddress(context)),
-      project,
-      before,
-      after,
-    );
   } catch (error) {
     return domainFailure(submission, error);
   }

@@ -14,6 +14,7 @@ import {
 } from "lucide-react";
 import { Link, redirect } from "react-router";
 import { listFileRows } from "../../../server/domain/releases.ts";
+import { deleteProject, updateProject } from "../../../server/projects/use-cases.ts";
 import { VisibilityBadge, YankedBadge } from "../../components/dashboard/badges.tsx";
 import { Breadcrumbs } from "../../components/dashboard/breadcrumbs.tsx";
 import { FormattedDate } from "../../components/dashboard/formatted-date.tsx";
@@ -30,9 +31,6 @@ import { Button } from "../../components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
 import { CopyButton } from "../../components/ui/copy-button.tsx";
 import {
-  auditProjectAction,
-  auditProjectUpdate,
-  deleteProject,
   domainFailure,
   invalid,
   listReleaseSummaries,
@@ -46,7 +44,6 @@ import {
   sessionActor,
   sessionAudit,
   succeeded,
-  updateProject,
 } from "../../lib/dashboard.server.ts";
 import { formatCompactCount, formatCount } from "../../lib/format.ts";
 import { parseForm } from "../../lib/forms.ts";
@@ -100,6 +97,7 @@ export async function action({ request, context, url, params }: Route.ActionArgs
   const { database, config } = services(context);
   const db = database.db;
   const actor = sessionActor(user);
+  const caller = sessionAudit(user, clientAddress(context));
   const ref = projectRef(params, user);
   const slug = params.projectSlug;
   const formData = await request.formData();
@@ -112,10 +110,8 @@ export async function action({ request, context, url, params }: Route.ActionArgs
   if (intent === "update") {
     const submission = parseForm(formData, editProjectForm);
     if (submission.status !== "success") return invalid(submission);
-    const before = await ownProjectOr404(db, actor, ref);
     try {
-      const updated = await updateProject(db, actor, ref, submission.value, config);
-      await auditProjectUpdate(db, sessionAudit(user, clientAddress(context)), before, updated);
+      await updateProject({ db, limits: config }, caller, { project: ref, changes: submission.value });
     } catch (error) {
       return domainFailure(submission, error);
     }
@@ -128,14 +124,10 @@ export async function action({ request, context, url, params }: Route.ActionArgs
     const submission = parseForm(formData, deleteProjectForm(slug));
     if (submission.status !== "success") return invalid(submission);
     try {
-      await deleteProject(db, actor, ref);
+      await deleteProject({ db }, caller, { project: ref });
     } catch (error) {
       return domainFailure(submission, error);
     }
-    await auditProjectAction(db, sessionAudit(user, clientAddress(context)), project, {
-      action: "project.deleted",
-      target: slug,
-    });
     const back = place.ownerKind === "organization" ? `/orgs/${place.owner}` : "/projects";
     throw redirect(`${back}?deleted=${encodeURIComponent(slug)}`);
   }

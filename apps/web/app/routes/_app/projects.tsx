@@ -1,6 +1,7 @@
 // /projects: the publisher's projects, and the New project dialog.
 import { FolderGit2, Plus } from "lucide-react";
 import { redirect } from "react-router";
+import { createProject } from "../../../server/projects/use-cases.ts";
 import { buttonForm, newProjectForm } from "../../components/dashboard/forms.ts";
 import { NewProjectDialog } from "../../components/dashboard/project-dialogs.tsx";
 import { ProjectsTable } from "../../components/dashboard/projects-table.tsx";
@@ -9,19 +10,16 @@ import { EmptyState } from "../../components/empty-state.tsx";
 import { PageHeader } from "../../components/page-header.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import {
-  auditProjectAction,
-  createProject,
   domainFailure,
   invalid,
   listProjects,
-  ownProjectOr404,
   refused,
   sessionActor,
   sessionAudit,
 } from "../../lib/dashboard.server.ts";
 import { parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
-import { projectPath, projectRefOf } from "../../lib/project-path.ts";
+import { projectPath } from "../../lib/project-path.ts";
 import { clientAddress, requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/projects";
 
@@ -50,17 +48,15 @@ export async function action({ request, context, url }: Route.ActionArgs) {
   const { database, config } = services(context);
   let created: Awaited<ReturnType<typeof createProject>>;
   try {
-    created = await createProject(database.db, sessionActor(user), submission.value, config);
+    // Under the user, or under an organization the user administers (the org page's dialog).
+    created = await createProject(
+      { db: database.db, limits: config },
+      sessionAudit(user, clientAddress(context)),
+      submission.value,
+    );
   } catch (error) {
     return domainFailure(submission, error, { PROJECT_EXISTS: "slug", INVALID_SLUG: "slug" });
   }
-  // Created under the user, or under an organization the user administers (the org page's dialog).
-  const row = await ownProjectOr404(database.db, sessionActor(user), projectRefOf(created));
-  await auditProjectAction(database.db, sessionAudit(user, clientAddress(context)), row, {
-    action: "project.created",
-    target: created.slug,
-    details: { visibility: created.visibility },
-  });
   throw redirect(`${projectPath(created)}?created=1`);
 }
 

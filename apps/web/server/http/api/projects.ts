@@ -3,17 +3,8 @@
 // /transfer, and addressed as {slug} or {owner}/{slug} (index.ts).
 import { createRoute, z } from "@hono/zod-openapi";
 import { createProjectInput, project, transferProjectSchema, updateProjectInput } from "@packyard/contract";
-import { recordAudit } from "../../audit/record.ts";
-import { auditActorOf, auditProjectAction, auditProjectUpdate } from "../../audit/request.ts";
-import {
-  createProject,
-  deleteProject,
-  describeProjects,
-  listProjects,
-  ownerNameOf,
-  transferProject,
-  updateProject,
-} from "../../domain/projects.ts";
+import { describeProjects, listProjects } from "../../domain/projects.ts";
+import { createProject, deleteProject, transferProject, updateProject } from "../../projects/use-cases.ts";
 import type { Services } from "../../services.ts";
 import { requireActor } from "../actor.ts";
 import {
@@ -109,6 +100,7 @@ const transferProjectRoute = createRoute({
 export function projectRoutes(services: Services) {
   const { database } = services;
   const db = database.db;
+  const deps = { db, limits: services.config };
   const api = createApiApp(services);
 
   serve(api, listProjectsRoute, async (c) =>
@@ -118,18 +110,7 @@ export function projectRoutes(services: Services) {
   serve(api, createProjectRoute, async (c) => {
     const actor = await requireActor(services, c.req.raw.headers);
     const input = await readJson(c, createProjectRoute);
-    const created = await createProject(db, actor, input, services.config);
-    const owner = await db
-      .selectFrom("project")
-      .select("owner_id")
-      .where("id", "=", created.id)
-      .executeTakeFirstOrThrow();
-    await auditProjectAction(
-      db,
-      auditSource(services, c, actor),
-      { id: created.id, owner_id: owner.owner_id, slug: created.slug },
-      { action: "project.created", target: created.slug, details: { visibility: created.visibility } },
-    );
+    const created = await createProject(deps, auditSource(services, c, actor), input);
     return c.json({ project: created }, 201);
   });
 
@@ -140,51 +121,25 @@ export function projectRoutes(services: Services) {
   });
 
   serve(api, updateProjectRoute, async (c) => {
-    const ref = c.req.valid("param").slug;
-    const { actor, project: before } = await callerAndProject(services, c, ref, "manage");
-    const input = await readJson(c, updateProjectRoute);
-    const updated = await updateProject(db, actor, ref, input, services.config);
-    await auditProjectUpdate(db, auditSource(services, c, actor), before, updated);
+    const project = c.req.valid("param").slug;
+    // Who may not manage the project learns that before anything about the body.
+    const { actor } = await callerAndProject(services, c, project, "manage");
+    const changes = await readJson(c, updateProjectRoute);
+    const updated = await updateProject(deps, auditSource(services, c, actor), { project, changes });
     return c.json({ project: updated }, 200);
   });
 
   serve(api, deleteProjectRoute, async (c) => {
-    const ref = c.req.valid("param").slug;
-    const { actor, project } = await callerAndProject(services, c, ref, "manage");
-    await deleteProject(db, actor, ref);
-    await auditProjectAction(db, auditSource(services, c, actor), project, {
-      action: "project.deleted",
-      target: project.slug,
-    });
+    const actor = await requireActor(services, c.req.raw.headers);
+    await deleteProject(deps, auditSource(services, c, actor), { project: c.req.valid("param").slug });
     return c.body(null, 204);
   });
 
   serve(api, transferProjectRoute, async (c) => {
-    const ref = c.req.valid("param").slug;
-    const { actor, project: before } = await callerAndProject(services, c, ref, "manage");
-    const input = await readJson(c, transferProjectRoute);
-    const from = await ownerNameOf(db, before.owner_id);
-    const moved = await transferProject(db, actor, ref, input.owner, services.config);
-    const entry = {
-      action: "project.transferred" as const,
-      target: before.slug,
-      details: { from: from.name, to: moved.owner },
-    };
-    const source = auditSource(services, c, actor);
-    // The new owner's log and the project's; the old owner's log keeps where it went.
-    const after = await db
-      .selectFrom("project")
-      .select("owner_id")
-      .where("id", "=", moved.id)
-      .executeTakeFirstOrThrow();
-    await auditProjectAction(db, source, { ...before, owner_id: after.owner_id }, entry);
-    await recordAudit(db, {
-      ownerId: before.owner_id,
-      projectSlug: before.slug,
-      actor: auditActorOf(actor),
-      address: source.address,
-      ...entry,
-    });
+    const project = c.req.valid("param").slug;
+    const { actor } = await callerAndProject(services, c, project, "manage");
+    const { owner } = await readJson(c, transferProjectRoute);
+    const moved = await transferProject(deps, auditSource(services, c, actor), { project, owner });
     return c.json({ project: moved }, 200);
   });
 

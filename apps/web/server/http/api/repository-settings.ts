@@ -3,9 +3,9 @@
 
 import { createRoute, z } from "@hono/zod-openapi";
 import { repositorySettings, updateRepositorySettingsInput } from "@packyard/contract";
-import { auditRepositorySettings } from "../../audit/request.ts";
 import { REPOSITORY_SETTINGS_ACCESS } from "../../domain/authorization.ts";
-import { getRepositorySettings, updateRepositorySettings } from "../../domain/repository-settings.ts";
+import { getRepositorySettings } from "../../domain/repository-settings.ts";
+import { updateProjectRepositorySettings } from "../../projects/use-cases.ts";
 import type { Services } from "../../services.ts";
 import { requireActor } from "../actor.ts";
 import {
@@ -56,11 +56,12 @@ export function repositorySettingsRoutes(services: Services) {
   serve(api, updateRepositorySettingsRoute, async (c) => {
     // The slug as given (or owner/slug): a bare slug may name several projects (decision 040).
     const ref = c.req.valid("param").slug;
-    const { actor, project } = await callerAndProject(services, c, ref, REPOSITORY_SETTINGS_ACCESS);
+    const { actor } = await callerAndProject(services, c, ref, REPOSITORY_SETTINGS_ACCESS);
     const input = await readJson(c, updateRepositorySettingsRoute);
-    const before = await getRepositorySettings(db, actor, ref);
-    const settings = await updateRepositorySettings(db, actor, ref, input);
-    await auditRepositorySettings(db, auditSource(services, c, actor), project, before, settings);
+    const settings = await updateProjectRepositorySettings({ db }, auditSource(services, c, actor), {
+      project: ref,
+      settings: input,
+    });
     return c.json({ settings }, 200);
   });
 

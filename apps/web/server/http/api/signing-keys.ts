@@ -2,9 +2,8 @@
 
 import { createRoute, z } from "@hono/zod-openapi";
 import { rotateKeyInput, type SigningKeyInfo, signingKey } from "@packyard/contract";
-import { auditProjectAction } from "../../audit/request.ts";
 import { SIGNING_KEY_ROTATE_ACCESS } from "../../domain/authorization.ts";
-import { queueRpmResign } from "../../publishing/yum/resign-rpms.ts";
+import { rotateSigningKey, rpmResignQueue } from "../../projects/use-cases.ts";
 import type { Services } from "../../services.ts";
 import {
   auditSource,
@@ -67,28 +66,21 @@ export function signingKeyRoutes(services: Services) {
     return c.json({ keys: rows.map(keyInfo) }, 200);
   });
 
-  // Rotation: a new key signs from now on; the current ones keep signing through the overlap,
-  // so machines that trust only the old key keep working until they fetch the new keyring.
+  // Rotation (projects/use-cases.ts): a new key signs from now on, the current ones through the overlap.
   serve(api, rotateSigningKeyRoute, async (c) => {
-    const { actor, project } = await callerAndProject(
-      services,
-      c,
-      c.req.valid("param").slug,
-      SIGNING_KEY_ROTATE_ACCESS,
-    );
+    const ref = c.req.valid("param").slug;
+    const { actor } = await callerAndProject(services, c, ref, SIGNING_KEY_ROTATE_ACCESS);
     const input = await readJson(c, rotateSigningKeyRoute);
-    const successor = await services.keys.rotate(project, {
-      algorithm: input.algorithm,
-      overlapMs: input.overlapDays * 24 * 60 * 60 * 1000,
-    });
-    await auditProjectAction(services.database.db, auditSource(services, c, actor), project, {
-      action: "signing_key.rotated",
-      target: successor.fingerprint,
-      details: { algorithm: successor.algorithm, overlapDays: input.overlapDays },
-    });
-    await services.repos.publish(project.id);
-    // The .rpm files are re-signed by the new key during the overlap (decision 030).
-    await queueRpmResign(services.jobs, project.id);
+    const { project } = await rotateSigningKey(
+      {
+        db: services.database.db,
+        keys: services.keys,
+        repos: services.repos,
+        resignRpms: rpmResignQueue(services.jobs),
+      },
+      auditSource(services, c, actor),
+      { project: ref, algorithm: input.algorithm, overlapDays: input.overlapDays },
+    );
     const { rows } = await services.keys.active(project);
     return c.json({ keys: rows.map(keyInfo) }, 201);
   });
