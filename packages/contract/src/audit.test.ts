@@ -54,6 +54,8 @@ describe("the audit log's filters", () => {
       "webhook",
       "retention",
       "session",
+      "account",
+      "import",
       "organization",
     ]);
   });

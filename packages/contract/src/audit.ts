@@ -28,6 +28,8 @@ export const AUDIT_ACTIONS = [
   "retention.settings_changed",
   "retention.run",
   "session.signed_in",
+  "account.username_changed",
+  "import.started",
   // Organizations (decision 040): in the organization's log, naming the member who acted.
   "organization.created",
   "organization.renamed",
@@ -80,6 +82,8 @@ export const auditActionLabels: Record<AuditAction, string> = {
   "retention.settings_changed": "Retention settings changed",
   "retention.run": "Retention run",
   "session.signed_in": "Signed in",
+  "account.username_changed": "Username changed",
+  "import.started": "Import started",
   "organization.created": "Organization created",
   "organization.renamed": "Organization renamed",
   "organization.deleted": "Organization deleted",

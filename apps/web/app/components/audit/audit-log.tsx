@@ -33,11 +33,13 @@ const groupLabels: Record<string, string> = {
   webhook: "Webhooks",
   retention: "Retention",
   session: "Sign-ins",
+  account: "Account",
+  import: "Imports",
 };
 
-/** The actions a log can hold: a project's has no sign-ins or API keys. */
+/** The actions a log can hold: a project's has no sign-ins, API keys or changes of the account. */
 function actionsFor(kind: "project" | "account"): AuditAction[] {
-  return AUDIT_ACTIONS.filter((a) => kind === "account" || !/^(session|api_key)\./.test(a));
+  return AUDIT_ACTIONS.filter((a) => kind === "account" || !/^(session|api_key|account)\./.test(a));
 }
 
 function AuditFilters({
