@@ -14,11 +14,11 @@ import {
   type StagedBlob,
   StorageFullError,
 } from "../storage/blob-store.ts";
+import { inTransaction, type Tx } from "../use-case.ts";
 import { limitsEnabled } from "./account-plan.ts";
 import { assertUploadAllowed } from "./authorization.ts";
 import { fillDigestsSoon } from "./blob-digests.ts";
 import { deleteOrphanBytes, placeBlob } from "./blobs.ts";
-import { emitActivity, emitProjectEvent } from "./changes.ts";
 import { DomainError, isUniqueViolation, notFound } from "./errors.ts";
 import { classifyFile } from "./file-types.ts";
 import { newRowId, nowIso } from "./ids.ts";
@@ -85,11 +85,32 @@ async function checkUploadLimits(db: Db, input: UploadInput, bytes: number | und
   assertUploadAllowed(await accountHoldings(db, input.project.owner_id), input.project, bytes);
 }
 
+/** A stored upload: its release (created by it, or not) and its file. */
+export interface StoredUpload {
+  release: ReleaseRow;
+  file: ReleaseFileRow;
+  releaseCreated: boolean;
+  /** A .deb or an .rpm: the project's repositories change with it. */
+  packaged: boolean;
+}
+
+/**
+ * Runs the recording of an upload (`record`, on the transaction it is given) once its bytes are
+ * staged: a use case's change, which says who uploaded and what happened (releases/use-cases.ts).
+ */
+export type UploadCommit = (record: (tx: Tx) => Promise<StoredUpload>) => Promise<StoredUpload>;
+
+/**
+ * Validates, streams the body into a staged blob and checks it (plan, package) outside any
+ * transaction, then records the file, and the release when `createRelease` and the version has
+ * none yet, in the transaction `commit` runs: a long upload holds no connection.
+ */
 export async function uploadFile(
   db: Db,
   blobs: BlobStore,
   input: UploadInput,
-): Promise<{ release: ReleaseRow; file: ReleaseFileRow; releaseCreated: boolean }> {
+  commit: UploadCommit = (record) => inTransaction(db, record),
+): Promise<StoredUpload> {
   // Names are kept in NFC, so two names that look the same are one name.
   const filename = normalizeFilename(input.filename);
   assertValidFilename(filename);
@@ -101,9 +122,9 @@ export async function uploadFile(
     );
   }
   // Cheap checks first, so a duplicate is refused before the body is read.
-  let release = await findRelease(db, input.project.id, input.version);
-  if (!release && !input.createRelease) throw notFound("Release not found");
-  if (release && (await fileExists(db, release.id, filename))) {
+  const existing = await findRelease(db, input.project.id, input.version);
+  if (!existing && !input.createRelease) throw notFound("Release not found");
+  if (existing && (await fileExists(db, existing.id, filename))) {
     throw new DomainError("FILE_EXISTS", `${filename} already exists in release ${input.version}`);
   }
   // The plan: refused before a byte is read when the size is declared (or the account is over
@@ -150,42 +171,38 @@ export async function uploadFile(
     }
     // A signed .rpm is a little larger than the upload: the plan is checked for what is stored.
     if (stored !== staged) await checkUploadLimits(db, input, stored.size);
-    let releaseCreated = false;
-    if (!release)
-      ({ release, created: releaseCreated } = await ensureReleaseCreated(
-        db,
-        input.project.id,
-        input.version,
-      ));
-    const createdAt = nowIso();
-    const deb = parsedDeb
-      ? debRecord(
-          parsedDeb,
-          { ...stored, filename, releaseId: release.id },
-          input.apt ?? { suite: "stable", component: "main" },
-        )
-      : undefined;
-    const yum = signedRpm
-      ? yumRecord(signedRpm, { filename, releaseId: release.id, createdAt }, input.yumGroup ?? "")
-      : undefined;
-    const row: ReleaseFileRow = {
-      id: newRowId(),
-      release_id: release.id,
-      filename,
-      size: stored.size,
-      sha256: stored.sha256,
-      sha512: stored.sha512,
-      md5: stored.md5,
-      sha1: stored.sha1,
-      kind,
-      content_type: contentType,
-      download_count: 0,
-      created_at: createdAt,
-    };
     // The bytes are placed and the rows that refer to them recorded in one transaction that
     // holds the blob's row, so no delete of identical content can remove them in between.
-    await db.transaction().execute(async (tx) => {
+    const result = await commit(async (tx) => {
       placing = true;
+      const { release, created: releaseCreated } = existing
+        ? { release: existing, created: false }
+        : await ensureReleaseCreated(tx, input.project.id, input.version);
+      const createdAt = nowIso();
+      const deb = parsedDeb
+        ? debRecord(
+            parsedDeb,
+            { ...stored, filename, releaseId: release.id },
+            input.apt ?? { suite: "stable", component: "main" },
+          )
+        : undefined;
+      const yum = signedRpm
+        ? yumRecord(signedRpm, { filename, releaseId: release.id, createdAt }, input.yumGroup ?? "")
+        : undefined;
+      const row: ReleaseFileRow = {
+        id: newRowId(),
+        release_id: release.id,
+        filename,
+        size: stored.size,
+        sha256: stored.sha256,
+        sha512: stored.sha512,
+        md5: stored.md5,
+        sha1: stored.sha1,
+        kind,
+        content_type: contentType,
+        download_count: 0,
+        created_at: createdAt,
+      };
       await placeBlob(tx, stored, createdAt);
       await tx.insertInto("release_file").values(row).execute();
       if (deb)
@@ -204,17 +221,12 @@ export async function uploadFile(
         .where("id", "=", input.project.id)
         .execute();
       if (deb || yum) await recordPackageIndexChange(tx, input.project.id, row.release_id);
+      return { release, file: row, releaseCreated, packaged: Boolean(deb || yum) };
     });
     // Digests the upload left out are computed now, after the answer (domain/blob-digests.ts).
-    if (!row.sha512 || !row.sha1 || !row.md5) fillDigestsSoon(db, blobs, row.sha256);
-    if (deb || yum) await emitProjectEvent(db, { type: "packages-changed", projectId: input.project.id });
-    await emitActivity(db, {
-      type: "file.uploaded",
-      projectId: input.project.id,
-      releaseId: release.id,
-      fileId: row.id,
-    });
-    return { release, file: row, releaseCreated };
+    const { file } = result;
+    if (!file.sha512 || !file.sha1 || !file.md5) fillDigestsSoon(db, blobs, file.sha256);
+    return result;
   } catch (error) {
     await stored.discard();
     // Bytes placed by a transaction that rolled back may have no row of their own.
@@ -234,7 +246,7 @@ export async function uploadFile(
  * Deletes a file's rows. Its bytes, when no other file shares them, are removed by the sweep
  * after the grace period (domain/blobs.ts, decision 022).
  */
-export async function deleteFile(db: Db, release: ReleaseRow, filename: string): Promise<void> {
+export async function deleteFile(db: Db, release: ReleaseRow, filename: string): Promise<ReleaseFileRow> {
   const file = await db
     .selectFrom("release_file")
     .selectAll()
@@ -242,18 +254,15 @@ export async function deleteFile(db: Db, release: ReleaseRow, filename: string):
     .where("filename", "=", normalizeFilename(filename))
     .executeTakeFirst();
   if (!file) throw notFound("File not found");
-  const packaged = file.kind === "deb" || file.kind === "rpm";
-  await db.transaction().execute(async (tx) => {
+  const packaged = isPackaged(file);
+  await inTransaction(db, async (tx) => {
     await tx.deleteFrom("release_file").where("id", "=", file.id).execute();
     if (packaged) await recordPackageIndexChange(tx, release.project_id, release.id);
   });
-  if (packaged) {
-    await emitProjectEvent(db, { type: "packages-changed", projectId: release.project_id });
-  }
-  await emitActivity(db, {
-    type: "file.deleted",
-    projectId: release.project_id,
-    releaseId: release.id,
-    file: { filename: file.filename, sha256: file.sha256, kind: file.kind },
-  });
+  return file;
+}
+
+/** Whether a file is in the project's repositories (its deletion changes them). */
+export function isPackaged(file: Pick<ReleaseFileRow, "kind">): boolean {
+  return file.kind === "deb" || file.kind === "rpm";
 }

@@ -9,11 +9,14 @@ import type {
 } from "@packyard/contract";
 import type { Kysely, Selectable } from "kysely";
 import type { Database, ReleaseFileTable, ReleaseTable } from "../db/schema.ts";
-import { emitActivity, emitProjectEvent } from "./changes.ts";
+import { inTransaction } from "../use-case.ts";
 import { DomainError, isUniqueViolation, notFound } from "./errors.ts";
 import { newReleaseId, nowIso } from "./ids.ts";
 import { recordPackageIndexChange } from "./package-index-changes.ts";
 import { type ProjectRow, usernameOf } from "./projects.ts";
+
+// The changes below run on any executor: a use case's transaction (releases/use-cases.ts) says
+// who made them and emits their events once they have committed.
 
 export type ReleaseRow = Selectable<ReleaseTable>;
 export type ReleaseFileRow = Selectable<ReleaseFileTable>;
@@ -178,16 +181,19 @@ export async function createRelease(
     throw error;
   }
   await touchProject(db, projectId);
-  await emitActivity(db, { type: "release.created", projectId, releaseId: row.id });
   return row;
 }
 
-/** The release for an upload: the existing one, or a new one (two uploads may race to create it). */
+/** The release for an upload: the existing one, or a new one. */
 export async function ensureRelease(db: Db, projectId: string, version: string): Promise<ReleaseRow> {
   return (await ensureReleaseCreated(db, projectId, version)).release;
 }
 
-/** ensureRelease, saying whether this call created it (the audit log records who did). */
+/**
+ * The release for an upload, saying whether this call created it (the audit log records who
+ * did). Two uploads may race to create it: the insert that loses does nothing rather than fail,
+ * so it can run inside the upload's transaction (a failed statement would abort it on PostgreSQL).
+ */
 export async function ensureReleaseCreated(
   db: Db,
   projectId: string,
@@ -195,13 +201,28 @@ export async function ensureReleaseCreated(
 ): Promise<{ release: ReleaseRow; created: boolean }> {
   const existing = await findRelease(db, projectId, version);
   if (existing) return { release: existing, created: false };
-  try {
-    return { release: await createRelease(db, projectId, { version }), created: true };
-  } catch (error) {
-    if (error instanceof DomainError && error.code === "VERSION_EXISTS")
-      return { release: await requireRelease(db, projectId, version), created: false };
-    throw error;
-  }
+  const now = nowIso();
+  const row: ReleaseRow = {
+    id: newReleaseId(),
+    project_id: projectId,
+    version,
+    title: null,
+    notes: null,
+    yanked: 0,
+    yanked_reason: null,
+    yanked_at: null,
+    created_at: now,
+    published_at: now,
+  };
+  const inserted = await db
+    .insertInto("release")
+    .values(row)
+    .onConflict((conflict) => conflict.columns(["project_id", "version"]).doNothing())
+    .executeTakeFirst();
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0)
+    return { release: await requireRelease(db, projectId, version), created: false };
+  await touchProject(db, projectId);
+  return { release: row, created: true };
 }
 
 export async function updateRelease(
@@ -225,27 +246,20 @@ export async function setYanked(
   const changes = yank
     ? { yanked: 1, yanked_reason: yank.reason, yanked_at: nowIso() }
     : { yanked: 0, yanked_reason: null, yanked_at: null };
-  await db.transaction().execute(async (tx) => {
+  await inTransaction(db, async (tx) => {
     await tx.updateTable("release").set(changes).where("id", "=", release.id).execute();
     await touchProject(tx, release.project_id);
     await recordPackageIndexChange(tx, release.project_id, release.id);
-  });
-  await emitProjectEvent(db, { type: "packages-changed", projectId: release.project_id });
-  await emitActivity(db, {
-    type: yank ? "release.yanked" : "release.unyanked",
-    projectId: release.project_id,
-    releaseId: release.id,
   });
   return { ...release, ...changes };
 }
 
 export async function deleteRelease(db: Db, release: ReleaseRow): Promise<void> {
-  await db.transaction().execute(async (tx) => {
+  await inTransaction(db, async (tx) => {
     await tx.deleteFrom("release").where("id", "=", release.id).execute();
     await touchProject(tx, release.project_id);
     await recordPackageIndexChange(tx, release.project_id, release.id);
   });
-  await emitProjectEvent(db, { type: "packages-changed", projectId: release.project_id });
 }
 
 async function touchProject(db: Db, projectId: string) {

@@ -34,19 +34,14 @@ import type { Kysely } from "kysely";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/schema.ts";
 import { DomainError } from "../domain/errors.ts";
-import { deleteFile, uploadFile } from "../domain/files.ts";
 import type { ProjectRow } from "../domain/projects.ts";
-import {
-  createRelease,
-  deleteRelease,
-  findRelease,
-  listFileRows,
-  type ReleaseRow,
-} from "../domain/releases.ts";
+import { findRelease, listFileRows, type ReleaseRow } from "../domain/releases.ts";
 import type { JobDefinition, JobQueue } from "../jobs/queue.ts";
 import type { Logger } from "../logger.ts";
 import type { SigningKeyService } from "../publishing/signing-keys.ts";
+import { jobCreateRelease, jobDeleteFile, jobDeleteRelease, jobUploadFile } from "../releases/use-cases.ts";
 import type { BlobStore } from "../storage/blob-store.ts";
+import { SYSTEM } from "../use-case.ts";
 import { ImportError, type ImportSource, type SourceRelease } from "./source.ts";
 import { createImportSource, type SourceDeps } from "./sources.ts";
 import {
@@ -415,10 +410,13 @@ async function importRelease(
     let target = existing;
     if (!target) {
       try {
-        target = created = await createRelease(db, project.id, {
-          version,
-          title: release.title?.trim().slice(0, 200) || undefined,
-          notes: release.notes?.slice(0, 100_000) || undefined,
+        target = created = await jobCreateRelease({ db }, SYSTEM, {
+          projectId: project.id,
+          release: {
+            version,
+            title: release.title?.trim().slice(0, 200) || undefined,
+            notes: release.notes?.slice(0, 100_000) || undefined,
+          },
         });
       } catch (error) {
         if (!(error instanceof DomainError && error.code === "VERSION_EXISTS")) throw error;
@@ -431,7 +429,7 @@ async function importRelease(
     try {
       for (const file of spooled) {
         try {
-          await uploadFile(db, deps.blobs, {
+          await jobUploadFile({ db, blobs: deps.blobs }, SYSTEM, {
             project,
             version,
             filename: file.filename,
@@ -458,10 +456,12 @@ async function importRelease(
     } catch (error) {
       // Nothing of this release is kept: the release this run created, or the files it added.
       if (created)
-        await deleteRelease(db, created).catch((e) => deps.logger.error("undoing an import failed", e));
+        await jobDeleteRelease({ db }, SYSTEM, created).catch((e) =>
+          deps.logger.error("undoing an import failed", e),
+        );
       else if (target)
         for (const filename of uploaded)
-          await deleteFile(db, target, filename).catch((e) =>
+          await jobDeleteFile({ db }, SYSTEM, { release: target, filename }).catch((e) =>
             deps.logger.error("undoing an import failed", e),
           );
       throw error;

@@ -2,6 +2,12 @@
 // edit its title and notes, yank or unyank it, promote it (decision 035).
 import { Calendar, Download, ExternalLink, FileArchive, HardDrive } from "lucide-react";
 import { Link, redirect } from "react-router";
+import {
+  deleteReleaseFile,
+  unyankRelease,
+  updateRelease,
+  yankRelease,
+} from "../../../server/releases/use-cases.ts";
 import { YankedBadge } from "../../components/dashboard/badges.tsx";
 import { Breadcrumbs } from "../../components/dashboard/breadcrumbs.tsx";
 import { DownloadsTable } from "../../components/dashboard/downloads-table.tsx";
@@ -31,8 +37,6 @@ import { Button } from "../../components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
 import { Markdown } from "../../components/ui/markdown.tsx";
 import {
-  auditProjectAction,
-  deleteFile,
   domainFailure,
   invalid,
   isDomainError,
@@ -46,9 +50,7 @@ import {
   releaseOr404,
   sessionActor,
   sessionAudit,
-  setYanked,
   succeeded,
-  updateRelease,
 } from "../../lib/dashboard.server.ts";
 import { releaseDownloads } from "../../lib/downloads.server.ts";
 import { formatCompactCount, formatFileSize } from "../../lib/format.ts";
@@ -108,49 +110,35 @@ export async function action({ request, context, url, params }: Route.ActionArgs
   const { database } = services(context);
   const db = database.db;
   const formData = await request.formData();
-  const { project, refusal } = await projectForAction(
-    db,
-    sessionActor(user),
-    projectRef(params, user),
-    "publish",
-    formData,
-  );
+  const ref = projectRef(params, user);
+  const { project, refusal } = await projectForAction(db, sessionActor(user), ref, "publish", formData);
   if (refusal) return refusal;
   const release = await releaseOr404(db, project.id, params.releaseVersion);
-  const audit = (entry: Parameters<typeof auditProjectAction>[3]) =>
-    auditProjectAction(db, sessionAudit(user, clientAddress(context)), project, entry);
+  const caller = sessionAudit(user, clientAddress(context));
+  const target = { project: ref, version: release.version };
 
   switch (formData.get("intent") ?? "") {
     case "update": {
       const submission = parseForm(formData, releaseDetailsForm);
       if (submission.status !== "success") return invalid(submission);
-      const updated = await updateRelease(db, release, submission.value);
-      const changed = (["title", "notes"] as const).filter((field) => release[field] !== updated[field]);
-      if (changed.length)
-        await audit({ action: "release.updated", target: release.version, details: { changed } });
+      await updateRelease({ db }, caller, { ...target, changes: submission.value });
       return succeeded(submission, "Release saved");
     }
     case "yank": {
       const submission = parseForm(formData, yankForm);
       if (submission.status !== "success") return invalid(submission);
-      await setYanked(db, release, submission.value);
-      await audit({
-        action: "release.yanked",
-        target: release.version,
-        details: { reason: submission.value.reason },
-      });
+      await yankRelease({ db }, caller, { ...target, reason: submission.value.reason });
       return succeeded(submission, `Release ${release.version} yanked`);
     }
     case "unyank": {
-      await setYanked(db, release, null);
-      if (Number(release.yanked) === 1) await audit({ action: "release.unyanked", target: release.version });
+      await unyankRelease({ db }, caller, target);
       return succeeded(parseForm(formData, buttonForm), `Release ${release.version} is no longer yanked`);
     }
     case "delete-file": {
       const submission = parseForm(formData, deleteFileForm);
       const filename = submission.status === "success" ? submission.value.filename : "";
       try {
-        await deleteFile(db, release, filename);
+        await deleteReleaseFile({ db }, caller, { ...target, filename });
       } catch (error) {
         if (isDomainError(error, "NOT_FOUND")) {
           return refused(submission, 404, {
@@ -160,7 +148,6 @@ export async function action({ request, context, url, params }: Route.ActionArgs
         }
         return domainFailure(submission, error);
       }
-      await audit({ action: "file.deleted", target: filename, details: { version: release.version } });
       return succeeded(submission, `Deleted ${filename}`);
     }
     case "promote":

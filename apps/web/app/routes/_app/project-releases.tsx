@@ -3,6 +3,7 @@
 import { Tag } from "lucide-react";
 import { useEffect, useState } from "react";
 import { Link, redirect, type ShouldRevalidateFunction, useSearchParams } from "react-router";
+import { createRelease } from "../../../server/releases/use-cases.ts";
 import { YankedBadge } from "../../components/dashboard/badges.tsx";
 import { Breadcrumbs } from "../../components/dashboard/breadcrumbs.tsx";
 import { FormattedDate } from "../../components/dashboard/formatted-date.tsx";
@@ -13,8 +14,6 @@ import { EmptyState } from "../../components/empty-state.tsx";
 import { PageHeader } from "../../components/page-header.tsx";
 import { Card } from "../../components/ui/card.tsx";
 import {
-  auditProjectAction,
-  createRelease,
   domainFailure,
   invalid,
   listReleaseSummaries,
@@ -58,13 +57,8 @@ export async function action({ request, context, url, params }: Route.ActionArgs
   const user = await requireOnboardedUser(request, context, url);
   const db = services(context).database.db;
   const formData = await request.formData();
-  const { project, refusal } = await projectForAction(
-    db,
-    sessionActor(user),
-    projectRef(params, user),
-    "publish",
-    formData,
-  );
+  const ref = projectRef(params, user);
+  const { project, refusal } = await projectForAction(db, sessionActor(user), ref, "publish", formData);
   if (refusal) return refusal;
   if ((formData.get("intent") ?? "create") !== "create") {
     return refused(parseForm(formData, buttonForm), 400, { formError: "Unknown action" });
@@ -73,14 +67,13 @@ export async function action({ request, context, url, params }: Route.ActionArgs
   if (submission.status !== "success") return invalid(submission);
   const { version } = submission.value;
   try {
-    await createRelease(db, project.id, submission.value);
+    await createRelease({ db }, sessionAudit(user, clientAddress(context)), {
+      project: ref,
+      release: submission.value,
+    });
   } catch (error) {
     return domainFailure(submission, error, { VERSION_EXISTS: "version", INVALID_VERSION: "version" });
   }
-  await auditProjectAction(db, sessionAudit(user, clientAddress(context)), project, {
-    action: "release.created",
-    target: version,
-  });
   throw redirect(`${releasePathOf(await projectPlace(db, project), version)}?created=1`);
 }
 

@@ -4,15 +4,15 @@
 // handlers read them as streams.
 import { createRoute, z } from "@hono/zod-openapi";
 import { type ApiErrorCode, apiErrorCodes, releaseFile } from "@packyard/contract";
-import { type AuditSource, auditProjectAction } from "../../audit/request.ts";
+import type { Context } from "hono";
 import { DomainError } from "../../domain/errors.ts";
-import { deleteFile, uploadFile } from "../../domain/files.ts";
-import type { ProjectRow } from "../../domain/projects.ts";
-import { describeProjectRelease, type ReleaseFileRow, requireRelease } from "../../domain/releases.ts";
+import { describeProjectRelease, requireRelease } from "../../domain/releases.ts";
 import { flushDownloadCounts } from "../../domain/usage.ts";
 import { parseAptTarget } from "../../publishing/apt/ingest.ts";
 import { parseYumGroup } from "../../publishing/yum/ingest.ts";
+import { deleteReleaseFile, uploadReleaseFile, uploadReleaseFiles } from "../../releases/use-cases.ts";
 import type { Services } from "../../services.ts";
+import { requireActor } from "../actor.ts";
 import { receiveMultipart } from "../multipart-upload.ts";
 import { isSocketBody, uploadBody } from "../upload-body.ts";
 import {
@@ -125,27 +125,13 @@ const deleteFileRoute = createRoute({
 });
 
 export function fileRoutes(services: Services) {
-  const { database, blobs, config, logger } = services;
+  const { database, blobs, config, logger, keys } = services;
   const db = database.db;
   const api = createApiApp(services);
-
-  /** The audit entries of stored uploads: the release first when the upload created it. */
-  const auditUploads = async (
-    source: AuditSource,
-    project: ProjectRow,
-    version: string,
-    files: { filename: string; size: number | string | bigint; sha256: string }[],
-    releaseCreated = false,
-  ) => {
-    if (releaseCreated)
-      await auditProjectAction(db, source, project, { action: "release.created", target: version });
-    for (const file of files)
-      await auditProjectAction(db, source, project, {
-        action: "file.uploaded",
-        target: file.filename,
-        details: { version, size: Number(file.size), sha256: file.sha256 },
-      });
-  };
+  const deps = { db, blobs, keys, config, logger };
+  /** The caller of a use case: who asks (401 when nobody), and from where. */
+  const callerOf = async (c: Context) =>
+    auditSource(services, c, await requireActor(services, c.req.raw.headers));
 
   serve(api, listFilesRoute, async (c) => {
     const { slug, version } = c.req.valid("param");
@@ -161,25 +147,22 @@ export function fileRoutes(services: Services) {
   // release when the version has none yet.
   serve(api, uploadFileRoute, async (c) => {
     const { slug, version, filename } = c.req.valid("param");
-    const { actor, project } = await callerAndProject(services, c, slug, "publish");
+    // Authorized before the body is looked at (the use case authorizes again).
+    const { actor } = await callerAndProject(services, c, slug, "publish");
     const body = uploadBody(c.req.raw, c.env);
     if (!body) throw new DomainError("VALIDATION_FAILED", "The request has no body");
     const length = c.req.header("content-length");
-    const { release, file, releaseCreated } = await uploadFile(db, blobs, {
-      project,
+    const { project, release, file } = await uploadReleaseFile(deps, auditSource(services, c, actor), {
+      project: slug,
       version,
       filename,
       body,
       declaredSize: length === undefined ? undefined : Number(length),
-      maxBytes: config.maxUploadBytes,
       createRelease: true,
       apt: parseAptTarget(c.req.query("distribution"), c.req.query("component")),
       yumGroup: parseYumGroup(c.req.query("group")),
-      rpmSigningKey: () => services.keys.newest(project),
-      limits: config,
       releaseChunks: isSocketBody(body),
     });
-    await auditUploads(auditSource(services, c, actor), project, release.version, [file], releaseCreated);
     const dto = await describeProjectRelease(db, config.baseUrl, project, release);
     return c.json({ file: dto.files.find((f) => f.filename === file.filename)! }, 201);
   });
@@ -188,55 +171,32 @@ export function fileRoutes(services: Services) {
   // stored whole or not at all.
   serve(api, uploadFilesRoute, async (c) => {
     const { slug, version } = c.req.valid("param");
-    const { actor, project } = await callerAndProject(services, c, slug, "publish");
-    const release = await requireRelease(db, project.id, version);
-    const uploaded: string[] = [];
-    const stored: ReleaseFileRow[] = [];
-    try {
-      const options = { maxBytes: config.maxUploadBytes, maxFiles: 100, body: uploadBody(c.req.raw, c.env) };
-      await receiveMultipart(c.req.raw, options, async (part) => {
-        // Form fields before the file parts may choose where packages go.
-        const { file } = await uploadFile(db, blobs, {
-          project,
-          version,
-          filename: part.filename,
-          body: part.body,
-          maxBytes: config.maxUploadBytes,
-          createRelease: false,
-          apt: parseAptTarget(
-            part.fields.distribution ?? c.req.query("distribution"),
-            part.fields.component ?? c.req.query("component"),
-          ),
-          yumGroup: parseYumGroup(part.fields.group ?? c.req.query("group")),
-          rpmSigningKey: () => services.keys.newest(project),
-          limits: config,
-        });
-        uploaded.push(file.filename);
-        stored.push(file);
-      });
-    } catch (error) {
-      for (const filename of uploaded) {
-        await deleteFile(db, release, filename).catch((cause) =>
-          logger.error(`undoing the upload of ${filename} failed`, cause),
-        );
-      }
-      throw error;
-    }
-    await auditUploads(auditSource(services, c, actor), project, release.version, stored);
+    const options = { maxBytes: config.maxUploadBytes, maxFiles: 100, body: uploadBody(c.req.raw, c.env) };
+    const { project, release, files } = await uploadReleaseFiles(deps, await callerOf(c), {
+      project: slug,
+      version,
+      receive: (store) =>
+        receiveMultipart(c.req.raw, options, async (part) => {
+          // Form fields before the file parts may choose where packages go.
+          await store({
+            filename: part.filename,
+            body: part.body,
+            apt: parseAptTarget(
+              part.fields.distribution ?? c.req.query("distribution"),
+              part.fields.component ?? c.req.query("component"),
+            ),
+            yumGroup: parseYumGroup(part.fields.group ?? c.req.query("group")),
+          });
+        }),
+    });
+    const uploaded = files.map((file) => file.filename);
     const dto = await describeProjectRelease(db, config.baseUrl, project, release);
     return c.json({ files: dto.files.filter((f) => uploaded.includes(f.filename)) }, 201);
   });
 
   serve(api, deleteFileRoute, async (c) => {
     const { slug, version, filename } = c.req.valid("param");
-    const { actor, project } = await callerAndProject(services, c, slug, "publish");
-    const release = await requireRelease(db, project.id, version);
-    await deleteFile(db, release, filename);
-    await auditProjectAction(db, auditSource(services, c, actor), project, {
-      action: "file.deleted",
-      target: filename,
-      details: { version: release.version },
-    });
+    await deleteReleaseFile(deps, await callerOf(c), { project: slug, version, filename });
     return c.body(null, 204);
   });
 

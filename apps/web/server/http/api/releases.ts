@@ -7,18 +7,18 @@ import {
   updateReleaseInput,
   yankInput,
 } from "@packyard/contract";
-import { auditProjectAction } from "../../audit/request.ts";
+import type { Context } from "hono";
+import { describeProjectRelease, listReleaseSummaries, requireRelease } from "../../domain/releases.ts";
+import { flushDownloadCounts } from "../../domain/usage.ts";
 import {
   createRelease,
   deleteRelease,
-  describeProjectRelease,
-  listReleaseSummaries,
-  requireRelease,
-  setYanked,
+  unyankRelease,
   updateRelease,
-} from "../../domain/releases.ts";
-import { flushDownloadCounts } from "../../domain/usage.ts";
+  yankRelease,
+} from "../../releases/use-cases.ts";
 import type { Services } from "../../services.ts";
+import { requireActor } from "../actor.ts";
 import {
   auditSource,
   callerAndProject,
@@ -107,21 +107,26 @@ export function releaseRoutes(services: Services) {
   const { database, config } = services;
   const db = database.db;
   const api = createApiApp(services);
+  /** The caller of a use case: who asks (401 when nobody), and from where. */
+  const callerOf = async (c: Context) =>
+    auditSource(services, c, await requireActor(services, c.req.raw.headers));
 
   serve(api, listReleasesRoute, async (c) => {
     const project = await ownProject(services, c, c.req.valid("param").slug, "read");
     return c.json({ releases: await listReleaseSummaries(db, project.id) }, 200);
   });
 
+  // Routes with a body authorize before reading it (a refused caller hears why, whatever it
+  // sent); the use case authorizes again, as it does for every caller.
   serve(api, createReleaseRoute, async (c) => {
-    const { actor, project } = await callerAndProject(services, c, c.req.valid("param").slug, "publish");
+    const { slug } = c.req.valid("param");
+    const { actor } = await callerAndProject(services, c, slug, "publish");
     const input = await readJson(c, createReleaseRoute);
-    const created = await createRelease(db, project.id, input);
-    await auditProjectAction(db, auditSource(services, c, actor), project, {
-      action: "release.created",
-      target: created.version,
+    const { project, release } = await createRelease({ db }, auditSource(services, c, actor), {
+      project: slug,
+      release: input,
     });
-    return c.json({ release: await describeProjectRelease(db, config.baseUrl, project, created) }, 201);
+    return c.json({ release: await describeProjectRelease(db, config.baseUrl, project, release) }, 201);
   });
 
   serve(api, getReleaseRoute, async (c) => {
@@ -135,57 +140,41 @@ export function releaseRoutes(services: Services) {
 
   serve(api, updateReleaseRoute, async (c) => {
     const { slug, version } = c.req.valid("param");
-    const { actor, project } = await callerAndProject(services, c, slug, "publish");
-    const input = await readJson(c, updateReleaseRoute);
-    const before = await requireRelease(db, project.id, version);
-    const updated = await updateRelease(db, before, input);
-    const changed = (["title", "notes"] as const).filter((field) => before[field] !== updated[field]);
-    if (changed.length)
-      await auditProjectAction(db, auditSource(services, c, actor), project, {
-        action: "release.updated",
-        target: updated.version,
-        details: { changed },
-      });
-    return c.json({ release: await describeProjectRelease(db, config.baseUrl, project, updated) }, 200);
+    const { actor } = await callerAndProject(services, c, slug, "publish");
+    const changes = await readJson(c, updateReleaseRoute);
+    const { project, release } = await updateRelease({ db }, auditSource(services, c, actor), {
+      project: slug,
+      version,
+      changes,
+    });
+    return c.json({ release: await describeProjectRelease(db, config.baseUrl, project, release) }, 200);
   });
 
   serve(api, deleteReleaseRoute, async (c) => {
     const { slug, version } = c.req.valid("param");
-    const { actor, project } = await callerAndProject(services, c, slug, "publish");
-    const found = await requireRelease(db, project.id, version);
-    await deleteRelease(db, found);
-    await auditProjectAction(db, auditSource(services, c, actor), project, {
-      action: "release.deleted",
-      target: found.version,
-    });
+    await deleteRelease({ db }, await callerOf(c), { project: slug, version });
     return c.body(null, 204);
   });
 
   serve(api, yankRoute, async (c) => {
     const { slug, version } = c.req.valid("param");
-    const { actor, project } = await callerAndProject(services, c, slug, "publish");
-    const found = await requireRelease(db, project.id, version);
-    const input = await readJson(c, yankRoute);
-    const updated = await setYanked(db, found, input);
-    await auditProjectAction(db, auditSource(services, c, actor), project, {
-      action: "release.yanked",
-      target: found.version,
-      details: { reason: input.reason },
+    const { actor, project: found } = await callerAndProject(services, c, slug, "publish");
+    // A missing release answers 404 before a bad body, as it always has.
+    await requireRelease(db, found.id, version);
+    const { reason } = await readJson(c, yankRoute);
+    const { project, release } = await yankRelease({ db }, auditSource(services, c, actor), {
+      project: slug,
+      version,
+      reason,
     });
-    return c.json({ release: await describeProjectRelease(db, config.baseUrl, project, updated) }, 200);
+    return c.json({ release: await describeProjectRelease(db, config.baseUrl, project, release) }, 200);
   });
 
   serve(api, unyankRoute, async (c) => {
     const { slug, version } = c.req.valid("param");
-    const { actor, project } = await callerAndProject(services, c, slug, "publish");
-    const found = await requireRelease(db, project.id, version);
-    const updated = await setYanked(db, found, null);
-    if (Number(found.yanked) === 1)
-      await auditProjectAction(db, auditSource(services, c, actor), project, {
-        action: "release.unyanked",
-        target: found.version,
-      });
-    return c.json({ release: await describeProjectRelease(db, config.baseUrl, project, updated) }, 200);
+    const caller = await callerOf(c);
+    const { project, release } = await unyankRelease({ db }, caller, { project: slug, version });
+    return c.json({ release: await describeProjectRelease(db, config.baseUrl, project, release) }, 200);
   });
 
   return api;
