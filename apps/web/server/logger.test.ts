@@ -1,114 +1,119 @@
-// The log's destination: lines gathered in memory and written whole, in order, in batches; a
-// warning or an error written at once with what waited before it (decision 041).
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { BATCH_BYTES, BatchedWriter, createLogger, withLogContext } from "./logger.ts";
+// The log on stderr: pino's destination, written in batches, a warning or an error at once with
+// what waited before it, and every line written when the process ends (decision 072). Real
+// processes, whose stderr is a pipe the test reads.
+import { spawn } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { createLogger, withLogContext } from "./logger.ts";
 
-let dir: string;
-let path: string;
-let fd: number;
-const written = () => readFileSync(path, "utf8");
-const lines = () =>
-  written()
+const LOGGER = new URL("./logger.ts", import.meta.url).href;
+
+interface Line {
+  level: string;
+  msg: string;
+  time: string;
+  i?: number;
+  [field: string]: unknown;
+}
+
+/**
+ * Runs `body` as a module in a new Node process (`log`: a logger at info on stderr) and resolves
+ * with what it wrote to stderr, once it has ended, and how it ended.
+ */
+function runLogging(body: string): Promise<{ stderr: string; code: number | null; signal: string | null }> {
+  const source = `const { createLogger } = await import(${JSON.stringify(LOGGER)});\nconst log = createLogger("info");\n${body}`;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--input-type=module", "-e", source], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    child.once("error", reject);
+    child.once("close", (code, signal) => resolve({ stderr, code, signal }));
+  });
+}
+
+/** The JSON lines of `text` (Node's own report of an uncaught exception is not one). */
+function jsonLines(text: string): Line[] {
+  return text
     .split("\n")
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as { level: string; msg: string; i?: number; time: string });
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as Line);
+}
 
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "packyard-log-"));
-  path = join(dir, "log");
-  fd = openSync(path, "w");
-});
-afterEach(() => {
-  closeSync(fd);
-  rmSync(dir, { recursive: true, force: true });
-});
+/**
+ * Logs many batches of lines, the event loop turning between them (so earlier batches are
+ * written while later ones are logged), then `ending` right after the last line.
+ */
+const manyBatches = (ending: string) => `
+let i = 0;
+for (let round = 0; round < 20; round++) {
+  for (let k = 0; k < 60; k++) log.info("line", { i: i++, pad: "x".repeat(100) });
+  await new Promise((resolve) => setImmediate(resolve));
+}
+for (let k = 0; k < 60; k++) log.info("line", { i: i++, pad: "x".repeat(100) });
+${ending}`;
+const LOGGED = 21 * 60;
 
-describe("the batched log destination", () => {
-  it("writes info lines when a batch is full or on flush, whole and in order", () => {
-    const writer = new BatchedWriter(fd);
-    const log = createLogger("info", writer);
-    log.info("request", { i: 0 });
-    expect(written()).toBe("");
-    // Enough lines to fill more than one batch.
-    const n = Math.ceil((3 * BATCH_BYTES) / 80);
-    for (let i = 1; i < n; i++) log.info("request", { i });
-    const before = lines().length;
-    expect(before).toBeGreaterThan(0);
-    expect(before).toBeLessThan(n);
-    writer.flush();
-    const all = lines();
-    expect(all.map((line) => line.i)).toEqual([...Array(n).keys()]);
-    expect(all[0]).toMatchObject({ level: "info", msg: "request" });
-    expect(all[0]!.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+describe("the log on stderr", () => {
+  it.each([
+    ["process.exit(0) (a stop after SIGTERM)", "process.exit(0);", 0],
+    ["an uncaught exception", 'throw new Error("boom");', 1],
+    ["the end of the event loop", "", 0],
+  ])("has every line logged right before %s, whole and in order", async (_, ending, exitCode) => {
+    const { stderr, code } = await runLogging(manyBatches(ending));
+    expect(code).toBe(exitCode);
+    const lines = jsonLines(stderr);
+    expect(lines.map((line) => line.i)).toEqual([...Array(LOGGED).keys()]);
+    expect(lines[0]).toMatchObject({ level: "info", msg: "line", pid: expect.any(Number) });
+    expect(lines[0]!.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    if (exitCode === 1) expect(stderr).toContain("Error: boom");
   });
 
-  it("writes a warning or an error at once, after the lines that waited", () => {
-    const writer = new BatchedWriter(fd);
-    const log = createLogger("info", writer);
-    log.info("first");
-    log.warn("careful");
-    expect(lines().map((line) => [line.level, line.msg])).toEqual([
+  it("writes a warning or an error at once, with the lines that waited before it", async () => {
+    // SIGKILL runs no JavaScript: only what was already written to stderr survives it.
+    const { stderr, signal } = await runLogging(`
+log.info("first");
+log.warn("careful");
+log.info("second");
+log.error("failed", new Error("boom"));
+log.info("waiting for its batch");
+process.kill(process.pid, "SIGKILL");`);
+    expect(signal).toBe("SIGKILL");
+    const lines = jsonLines(stderr);
+    expect(lines.map((line) => [line.level, line.msg])).toEqual([
       ["info", "first"],
       ["warn", "careful"],
+      ["info", "second"],
+      ["error", "failed"],
     ]);
-    log.info("second");
-    log.error("failed", new Error("boom"));
-    expect(lines().map((line) => line.msg)).toEqual(["first", "careful", "second", "failed"]);
+    expect(lines[3]!.err).toMatchObject({ type: "Error", message: "boom" });
+  });
+
+  it("writes nothing below its level", async () => {
+    const { stderr } = await runLogging(`
+const quiet = createLogger("warn");
+quiet.info("not written");
+quiet.debug("not written");
+quiet.warn("written");`);
+    expect(jsonLines(stderr).map((line) => line.msg)).toEqual(["written"]);
   });
 });
 
-describe("the request line", () => {
-  /** What a logger writes, line by line, as the strings written. */
-  function capture(level: "info" | "debug") {
+describe("a line logged in a log context", () => {
+  it("carries the context's fields, and its own fields win", () => {
     const written: string[] = [];
-    const log = createLogger(level, { write: (line: string) => written.push(line) } as never);
-    return { log, written };
-  }
-  const line = {
-    reqId: "2f1b6c1e-8d1a-4a57-9d0e-3f6f2d9b7c10",
-    method: "GET",
-    route: "/dl/:username/:slug/deb/*",
-    path: '/dl/alice/"odd"\\name/\u2028é\u0001',
-    status: 200,
-    durationMs: 0.4,
-    bytes: 3364,
-    client: "203.0.113.7",
-  };
-
-  it("is the line pino writes for the same fields, key for key and in the same order", () => {
-    const made = capture("info");
-    made.log.request?.(line, false);
-    made.log.request?.({ ...line, path: undefined, reqId: 'proxy "id"', aborted: true }, false);
-    const general = capture("info");
-    general.log.info("request", { ...line });
-    general.log.info("request", { ...line, path: undefined, reqId: 'proxy "id"', aborted: true });
-    expect(made.written).toHaveLength(2);
-    const withoutTime = (text: string) => {
-      const { time, ...rest } = JSON.parse(text) as Record<string, unknown>;
-      expect(time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-      return rest;
-    };
-    for (let i = 0; i < 2; i++) {
-      const mine = withoutTime(made.written[i]!);
-      const pinos = withoutTime(general.written[i]!);
-      expect(mine).toEqual(pinos);
-      expect(Object.keys(mine)).toEqual(Object.keys(pinos));
-      expect(made.written[i]!.endsWith("\n")).toBe(true);
-    }
-    expect(withoutTime(made.written[0]!)).toMatchObject({ level: "info", path: line.path, msg: "request" });
-  });
-
-  it("is debug on a quiet route, and carries the fields of a log context", () => {
-    const info = capture("info");
-    info.log.request?.(line, true);
-    expect(info.written).toEqual([]);
-    const debug = capture("debug");
-    debug.log.request?.(line, true);
-    expect(JSON.parse(debug.written[0]!)).toMatchObject({ level: "debug", reqId: line.reqId });
-    withLogContext({ job: "publish" }, () => debug.log.request?.(line, false));
-    expect(JSON.parse(debug.written[1]!)).toMatchObject({ level: "info", job: "publish", reqId: line.reqId });
+    const log = createLogger("debug", { write: (line: string) => written.push(line) });
+    withLogContext({ reqId: "r-1", job: "publish" }, () => log.debug("working", { job: "sign" }));
+    log.info("outside");
+    expect(JSON.parse(written[0]!)).toMatchObject({
+      level: "debug",
+      reqId: "r-1",
+      job: "sign",
+      msg: "working",
+    });
+    expect(JSON.parse(written[1]!)).not.toHaveProperty("reqId");
   });
 });
