@@ -1,11 +1,11 @@
 // The release page's Promote dialog (decision 035): where the release's packages are listed now
 // and which projects it may be copied to, and the action that promotes it through the same
-// function as POST /api/v1/projects/{slug}/releases/{version}/promote.
+// use case as POST /api/v1/projects/{slug}/releases/{version}/promote.
 import type { Kysely } from "kysely";
 import type { Database } from "../../server/db/schema.ts";
 import type { ProjectRow } from "../../server/domain/projects.ts";
 import type { ReleaseRow } from "../../server/domain/releases.ts";
-import { promoteRelease } from "../../server/promotion/promote.ts";
+import { promoteRelease } from "../../server/promotion/use-cases.ts";
 import type { Services } from "../../server/services.ts";
 import { domainFailure, invalid, sessionActor, succeeded } from "./dashboard.server.ts";
 import { parseForm } from "./forms.ts";
@@ -60,11 +60,8 @@ export async function promoteAction(
   try {
     const promotion = await promoteRelease(
       { db: services.database.db, blobs: services.blobs, keys: services.keys, limits: services.config },
-      sessionActor(user),
-      project.slug,
-      release.version,
-      submission.value,
-      { address },
+      { actor: sessionActor(user), address },
+      { project: project.slug, version: release.version, promotion: submission.value },
     );
     const targets = [...new Set(promotion.files.map((f) => f.target).filter((t) => t !== null))];
     return succeeded(

@@ -11,23 +11,21 @@
 //   blob. A .deb is listed under its new release's pool path.
 // Either way the change is recorded in the package change log in one transaction and the
 // target's repositories republish; the promotion is one `release.promoted` entry in the source
-// project's audit log.
+// project's audit log. What can be done before the transaction (reading packages, signing .rpm
+// files again) is prepared here; use-cases.ts applies it in its change.
 import type { PromoteInput, PromotionResult } from "@packyard/contract";
 import type { SigningKey } from "@packyard/formats/openpgp/index.ts";
 import type { Kysely, Transaction } from "kysely";
-import { recordAudit } from "../audit/record.ts";
-import { auditActorOf } from "../audit/request.ts";
 import type { Database } from "../db/schema.ts";
 import { limitsEnabled } from "../domain/account-plan.ts";
 import { type Actor, assertProjectAccess, assertUploadAllowed } from "../domain/authorization.ts";
 import { deleteOrphanBytes, placeBlob } from "../domain/blobs.ts";
-import { emitActivity, emitProjectEvent } from "../domain/changes.ts";
 import { DomainError, isUniqueViolation } from "../domain/errors.ts";
 import { newReleaseId, newRowId, nowIso } from "../domain/ids.ts";
 import { roleFor } from "../domain/orgs.ts";
 import { recordPackageIndexChange } from "../domain/package-index-changes.ts";
-import { findProject, type ProjectRow, requireOwnProject } from "../domain/projects.ts";
-import { findRelease, type ReleaseRow, requireRelease } from "../domain/releases.ts";
+import { findProject, type ProjectRow } from "../domain/projects.ts";
+import { findRelease, type ReleaseRow } from "../domain/releases.ts";
 import { accountHoldings, type LimitsSetting } from "../domain/usage.ts";
 import { type AptTarget, debRecord, parseAptTarget, parseDeb } from "../publishing/apt/ingest.ts";
 import { signStagedRpm, yumRecord } from "../publishing/yum/ingest.ts";
@@ -43,7 +41,7 @@ export interface PromotionDeps {
 }
 
 /** A release file with where its package is listed, if it is one. */
-async function releaseFiles(db: Db, releaseId: string) {
+export async function releaseFiles(db: Db, releaseId: string) {
   return db
     .selectFrom("release_file")
     .leftJoin("deb_package", "deb_package.file_id", "release_file.id")
@@ -66,7 +64,7 @@ async function releaseFiles(db: Db, releaseId: string) {
     .orderBy("release_file.filename")
     .execute();
 }
-type SourceFile = Awaited<ReturnType<typeof releaseFiles>>[number];
+export type SourceFile = Awaited<ReturnType<typeof releaseFiles>>[number];
 
 const isDeb = (f: SourceFile) => f.suite !== null && f.component !== null;
 const isRpm = (f: SourceFile) => f.repo_group !== null;
@@ -79,7 +77,7 @@ function aptTargetFor(file: SourceFile, input: PromoteInput): AptTarget {
  * The target named (another project of the source's owner: the caller's, or the organization's),
  * or the source itself; PROMOTION_TARGET_NOT_FOUND for a slug that owner has no project of.
  */
-async function targetProject(db: Db, actor: Actor, source: ProjectRow, slug: string | undefined) {
+export async function targetProject(db: Db, actor: Actor, source: ProjectRow, slug: string | undefined) {
   if (slug === undefined || slug === source.slug) return source;
   const target = await findProject(db, source.owner_id, slug);
   if (!target)
@@ -88,55 +86,26 @@ async function targetProject(db: Db, actor: Actor, source: ProjectRow, slug: str
   return target;
 }
 
-export async function promoteRelease(
-  deps: PromotionDeps,
-  actor: Actor,
-  sourceSlug: string,
-  version: string,
-  input: PromoteInput,
-  request: { address: string | null },
-): Promise<PromotionResult> {
-  const { db } = deps;
-  const source = await requireOwnProject(db, actor, sourceSlug, "publish");
-  const release = await requireRelease(db, source.id, version);
-  if (Number(release.yanked) === 1)
-    throw new DomainError(
-      "RELEASE_YANKED",
-      `Release ${release.version} is yanked: unyank it before promoting it`,
-    );
-  const target = await targetProject(db, actor, source, input.project);
-  const files = await releaseFiles(db, release.id);
-  const result =
-    target.id === source.id
-      ? await moveWithinProject(deps, source, release, files, input)
-      : await copyToProject(deps, target, release, files, input);
-  await recordAudit(db, {
-    ownerId: source.owner_id,
-    projectId: source.id,
-    actor: auditActorOf(actor),
-    action: "release.promoted",
-    target: release.version,
-    details: {
-      mode: result.mode,
-      to: { project: target.slug, ...input },
-      files: result.files.map((f) => ({ filename: f.filename, target: f.target, resigned: f.resigned })),
-    },
-    address: request.address,
-  });
-  return result;
+type Move =
+  | { file: SourceFile; kind: "deb"; target: AptTarget }
+  | { file: SourceFile; kind: "rpm"; group: string };
+
+/** A promotion within the project, ready to apply: the files whose listing moves, and their new stanzas. */
+export interface PreparedMove {
+  project: ProjectRow;
+  release: ReleaseRow;
+  files: SourceFile[];
+  moves: Move[];
+  records: Map<string, ReturnType<typeof debRecord>>;
 }
 
-async function moveWithinProject(
-  deps: PromotionDeps,
+export async function prepareMove(
+  deps: Pick<PromotionDeps, "blobs">,
   project: ProjectRow,
   release: ReleaseRow,
   files: SourceFile[],
   input: PromoteInput,
-): Promise<PromotionResult> {
-  const { db, blobs } = deps;
-  type Move =
-    | { file: SourceFile; kind: "deb"; target: AptTarget }
-    | { file: SourceFile; kind: "rpm"; group: string };
+): Promise<PreparedMove> {
   const moves: Move[] = [];
   for (const file of files) {
     if (isDeb(file)) {
@@ -157,30 +126,33 @@ async function moveWithinProject(
   const records = new Map<string, ReturnType<typeof debRecord>>();
   for (const move of moves) {
     if (move.kind !== "deb") continue;
-    const parsed = await parseDeb(blobs.read(move.file.sha256));
+    const parsed = await parseDeb(deps.blobs.read(move.file.sha256));
     records.set(move.file.id, debRecord(parsed, debFile(move.file, release.id), move.target));
   }
-  await db.transaction().execute(async (tx) => {
-    for (const move of moves) {
-      if (move.kind === "deb") {
-        const { suite, component, pool_path, stanza } = records.get(move.file.id)!;
-        await tx
-          .updateTable("deb_package")
-          .set({ suite, component, pool_path, stanza })
-          .where("file_id", "=", move.file.id)
-          .execute();
-      } else {
-        await tx
-          .updateTable("yum_package")
-          .set({ repo_group: move.group })
-          .where("file_id", "=", move.file.id)
-          .execute();
-      }
+  return { project, release, files, moves, records };
+}
+
+/** Moves the listings, in the caller's transaction; the project's packages changed. */
+export async function applyMove(tx: Transaction<Database>, prepared: PreparedMove): Promise<PromotionResult> {
+  const { project, release, files, moves, records } = prepared;
+  for (const move of moves) {
+    if (move.kind === "deb") {
+      const { suite, component, pool_path, stanza } = records.get(move.file.id)!;
+      await tx
+        .updateTable("deb_package")
+        .set({ suite, component, pool_path, stanza })
+        .where("file_id", "=", move.file.id)
+        .execute();
+    } else {
+      await tx
+        .updateTable("yum_package")
+        .set({ repo_group: move.group })
+        .where("file_id", "=", move.file.id)
+        .execute();
     }
-    await tx.updateTable("project").set({ updated_at: nowIso() }).where("id", "=", project.id).execute();
-    await recordPackageIndexChange(tx, project.id, release.id);
-  });
-  await emitProjectEvent(db, { type: "packages-changed", projectId: project.id });
+  }
+  await tx.updateTable("project").set({ updated_at: nowIso() }).where("id", "=", project.id).execute();
+  await recordPackageIndexChange(tx, project.id, release.id);
   return {
     project: project.slug,
     version: release.version,
@@ -219,7 +191,7 @@ function debFile(file: SourceFile, releaseId: string) {
 }
 
 /** A stored file as a release file of the copy: the same blob, or the re-signed one. */
-interface CopiedFile {
+export interface CopiedFile {
   source: SourceFile;
   digests: { size: number; sha256: string; sha512: string; md5: string; sha1: string };
   /** The re-signed .rpm, staged; placed by the copy's transaction. */
@@ -231,20 +203,32 @@ interface CopiedFile {
   fileId?: string;
 }
 
-async function copyToProject(
+/** A copy into another project, ready to apply: its files, the re-signed ones staged. */
+export interface PreparedCopy {
+  target: ProjectRow;
+  release: ReleaseRow;
+  releaseId: string;
+  createdAt: string;
+  copied: CopiedFile[];
+  /** Whether any file is a package listed in the target's repositories. */
+  packaged: boolean;
+}
+
+export async function prepareCopy(
   deps: PromotionDeps,
   target: ProjectRow,
   release: ReleaseRow,
   files: SourceFile[],
   input: PromoteInput,
-): Promise<PromotionResult> {
+): Promise<PreparedCopy> {
   const { db, blobs } = deps;
   if (await findRelease(db, target.id, release.version)) {
     throw new DomainError("VERSION_EXISTS", `Release ${release.version} already exists in ${target.slug}`);
   }
   const releaseId = newReleaseId();
   const createdAt = nowIso();
-  const copied: CopiedFile[] = [];
+  const prepared: PreparedCopy = { target, release, releaseId, createdAt, copied: [], packaged: false };
+  const { copied } = prepared;
   try {
     let key: SigningKey | undefined;
     for (const file of files) {
@@ -286,77 +270,78 @@ async function copyToProject(
       const bytes = copied.reduce((sum, c) => sum + c.digests.size, 0);
       assertUploadAllowed(await accountHoldings(db, target.owner_id), target, bytes);
     }
-    const packaged = copied.some((c) => c.deb || c.yum);
-    await db.transaction().execute(async (tx) => {
-      try {
-        await tx
-          .insertInto("release")
-          .values({
-            id: releaseId,
-            project_id: target.id,
-            version: release.version,
-            title: release.title,
-            notes: release.notes,
-            yanked: 0,
-            yanked_reason: null,
-            yanked_at: null,
-            created_at: createdAt,
-            published_at: createdAt,
-          })
-          .execute();
-      } catch (error) {
-        if (isUniqueViolation(error))
-          throw new DomainError(
-            "VERSION_EXISTS",
-            `Release ${release.version} already exists in ${target.slug}`,
-          );
-        throw error;
-      }
-      for (const copy of copied) {
-        if (copy.staged) await placeBlob(tx, copy.staged, createdAt);
-        else await holdBlob(tx, copy.digests.sha256);
-        const fileId = newRowId();
-        copy.fileId = fileId;
-        await tx
-          .insertInto("release_file")
-          .values({
-            id: fileId,
-            release_id: releaseId,
-            filename: copy.source.filename,
-            ...copy.digests,
-            kind: copy.source.kind,
-            content_type: copy.source.content_type,
-            download_count: 0,
-            created_at: createdAt,
-          })
-          .execute();
-        if (copy.deb)
-          await tx
-            .insertInto("deb_package")
-            .values({ file_id: fileId, project_id: target.id, ...copy.deb })
-            .execute();
-        if (copy.yum)
-          await tx
-            .insertInto("yum_package")
-            .values({ file_id: fileId, project_id: target.id, ...copy.yum, signed_by: copy.signedBy ?? null })
-            .execute();
-      }
-      await tx.updateTable("project").set({ updated_at: createdAt }).where("id", "=", target.id).execute();
-      if (packaged) await recordPackageIndexChange(tx, target.id, releaseId);
-    });
-    if (packaged) await emitProjectEvent(db, { type: "packages-changed", projectId: target.id });
   } catch (error) {
-    for (const copy of copied) {
-      if (!copy.staged) continue;
-      await copy.staged.discard();
-      await deleteOrphanBytes(db, blobs, copy.staged.sha256).catch(() => {});
-    }
+    await discardCopy(deps, prepared);
     throw error;
   }
-  // For webhooks (decision 032): to the target project, a copy is a new release with its files.
-  await emitActivity(db, { type: "release.created", projectId: target.id, releaseId });
-  for (const copy of copied)
-    await emitActivity(db, { type: "file.uploaded", projectId: target.id, releaseId, fileId: copy.fileId! });
+  prepared.packaged = copied.some((c) => c.deb || c.yum);
+  return prepared;
+}
+
+/** The files a copy that did not happen signed again: their staged and orphaned bytes removed. */
+export async function discardCopy(deps: Pick<PromotionDeps, "db" | "blobs">, prepared: PreparedCopy) {
+  for (const copy of prepared.copied) {
+    if (!copy.staged) continue;
+    await copy.staged.discard();
+    await deleteOrphanBytes(deps.db, deps.blobs, copy.staged.sha256).catch(() => {});
+  }
+}
+
+/** Records the copy, in the caller's transaction; each copied file's id is set on it. */
+export async function applyCopy(tx: Transaction<Database>, prepared: PreparedCopy): Promise<PromotionResult> {
+  const { target, release, releaseId, createdAt, copied } = prepared;
+  try {
+    await tx
+      .insertInto("release")
+      .values({
+        id: releaseId,
+        project_id: target.id,
+        version: release.version,
+        title: release.title,
+        notes: release.notes,
+        yanked: 0,
+        yanked_reason: null,
+        yanked_at: null,
+        created_at: createdAt,
+        published_at: createdAt,
+      })
+      .execute();
+  } catch (error) {
+    if (isUniqueViolation(error))
+      throw new DomainError("VERSION_EXISTS", `Release ${release.version} already exists in ${target.slug}`);
+    throw error;
+  }
+  for (const copy of copied) {
+    if (copy.staged) await placeBlob(tx, copy.staged, createdAt);
+    else await holdBlob(tx, copy.digests.sha256);
+    const fileId = newRowId();
+    copy.fileId = fileId;
+    await tx
+      .insertInto("release_file")
+      .values({
+        id: fileId,
+        release_id: releaseId,
+        filename: copy.source.filename,
+        ...copy.digests,
+        kind: copy.source.kind,
+        content_type: copy.source.content_type,
+        download_count: 0,
+        created_at: createdAt,
+      })
+      .execute();
+    if (copy.deb)
+      await tx
+        .insertInto("deb_package")
+        .values({ file_id: fileId, project_id: target.id, ...copy.deb })
+        .execute();
+    if (copy.yum)
+      await tx
+        .insertInto("yum_package")
+        .values({ file_id: fileId, project_id: target.id, ...copy.yum, signed_by: copy.signedBy ?? null })
+        .execute();
+  }
+  await tx.updateTable("project").set({ updated_at: createdAt }).where("id", "=", target.id).execute();
+  if (prepared.packaged) await recordPackageIndexChange(tx, target.id, releaseId);
   return {
     project: target.slug,
     version: release.version,

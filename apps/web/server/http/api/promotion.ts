@@ -2,7 +2,7 @@
 // component, YUM group, or project of the same owner, without uploading again (decision 035).
 import { createRoute, z } from "@hono/zod-openapi";
 import { promoteInput, promotionResult } from "@packyard/contract";
-import { promoteRelease } from "../../promotion/promote.ts";
+import { promoteRelease } from "../../promotion/use-cases.ts";
 import type { Services } from "../../services.ts";
 import { requireActor } from "../actor.ts";
 import { clientAddress } from "../request-log.ts";
@@ -52,11 +52,8 @@ export function promotionRoutes(services: Services) {
         keys: services.keys,
         limits: services.config,
       },
-      actor,
-      slug,
-      version,
-      input,
-      { address: clientAddress(c, services.config.trustProxy) },
+      { actor, address: clientAddress(c, services.config.trustProxy) },
+      { project: slug, version, promotion: input },
     );
     return c.json({ promotion }, 200);
   });
