@@ -19,12 +19,12 @@ import { createHash } from "node:crypto";
 import type { SigningKey } from "@packyard/formats/openpgp/index.ts";
 import { type Kysely, PostgresAdapter, sql, type Transaction } from "kysely";
 import type { Database } from "../db/schema.ts";
-import { emitActivity } from "../domain/changes.ts";
 import { newRowId } from "../domain/ids.ts";
 import { type AptReleaseSettings, aptReleaseSettings } from "../domain/repository-settings.ts";
 import type { Clock } from "../domain/usernames.ts";
 import type { Logger } from "../logger.ts";
 import type { PublishMetrics } from "../metrics.ts";
+import { announcePublished } from "../releases/published.ts";
 import { servingCachesOf } from "../serving/serve-cache.ts";
 import type { BlobStore } from "../storage/blob-store.ts";
 import {
@@ -373,8 +373,7 @@ export class RepositoryPublisher {
     for (const { format, name } of pending) await this.#prune(projectId, format, name);
     this.#metrics?.published(ms / 1000);
     this.#logger.debug(`published ${project.username}/${project.slug} in ${Math.round(ms)} ms`);
-    await emitActivity(this.#db, {
-      type: "repository.published",
+    await announcePublished(this.#db, {
       projectId,
       revision,
       previousRevision,
