@@ -1,11 +1,12 @@
 // The retention section of /projects/{slug}/settings (decision 034): its form, read the same way
 // in the browser and the action, and the action's two intents — preview (the dry run of the
-// rules as typed, nothing saved or deleted) and save (through the same functions as
+// rules as typed, nothing saved or deleted) and save (through the same use case as
 // PUT /api/v1/projects/{slug}/retention).
 import type { RetentionPlan } from "@packyard/contract";
 import { data } from "react-router";
-import type { ProjectRow } from "../../server/domain/projects.ts";
-import { previewRetention, updateRetention } from "../../server/retention/run.ts";
+import { type ProjectRow, usernameOf } from "../../server/domain/projects.ts";
+import { previewRetention } from "../../server/retention/run.ts";
+import { changeRetentionSettings } from "../../server/retention/use-cases.ts";
 import type { Services } from "../../server/services.ts";
 import { sessionActor } from "./dashboard.server.ts";
 import { type FormReply, parseForm } from "./forms.ts";
@@ -34,12 +35,11 @@ export async function retentionAction(
     // The values stay in the form: the preview is of what is typed, not saved.
     return data<RetentionReply>({ result: submission.reply(), plan, form: "retention" });
   }
-  const settings = await updateRetention(
+  const settings = await changeRetentionSettings(
     { db, jobs: services.jobs },
-    sessionActor(user),
-    project,
-    rules,
-    address,
+    { actor: sessionActor(user), address },
+    // The project the page already reached, named as the use case finds it.
+    { project: `${await usernameOf(db, project.owner_id)}/${project.slug}`, rules },
   );
   return data<RetentionReply>({
     result: submission.reply(),

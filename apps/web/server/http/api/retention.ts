@@ -10,8 +10,9 @@ import {
 } from "@packyard/contract";
 import { RETENTION_MANAGE_ACCESS } from "../../domain/authorization.ts";
 import { requireOwnProject } from "../../domain/projects.ts";
-import { previewRetention, updateRetention } from "../../retention/run.ts";
+import { previewRetention } from "../../retention/run.ts";
 import { getRetentionSettings } from "../../retention/settings.ts";
+import { changeRetentionSettings } from "../../retention/use-cases.ts";
 import type { Services } from "../../services.ts";
 import { requireActor } from "../actor.ts";
 import { clientAddress } from "../request-log.ts";
@@ -73,10 +74,15 @@ export function retentionRoutes(services: Services) {
 
   serve(api, putRetentionRoute, async (c) => {
     const actor = await requireActor(services, c.req.raw.headers);
-    const project = await requireOwnProject(db, actor, c.req.valid("param").slug, RETENTION_MANAGE_ACCESS);
+    const { slug } = c.req.valid("param");
+    // Refused before the body is read, as ever (the use case checks again).
+    await requireOwnProject(db, actor, slug, RETENTION_MANAGE_ACCESS);
     const input = await readJson(c, putRetentionRoute);
-    const address = clientAddress(c, services.config.trustProxy);
-    const settings = await updateRetention({ db, jobs: services.jobs }, actor, project, input, address);
+    const caller = { actor, address: clientAddress(c, services.config.trustProxy) };
+    const settings = await changeRetentionSettings({ db, jobs: services.jobs }, caller, {
+      project: slug,
+      rules: input,
+    });
     return c.json({ retention: settings }, 200);
   });
 
