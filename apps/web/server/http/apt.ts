@@ -1,8 +1,8 @@
 // What apt fetches from a project's repository: /dl/{u}/{p}/deb/dists/… (current indexes and
 // by-hash files of every still-served generation), /dl/{u}/{p}/deb/pool/… (the packages), and
 // /dl/{u}/{p}/setup.deb.sh. The project's public keys are served by signing-keys.ts.
-import { createGunzip, gunzipSync } from "node:zlib";
-import { type Context, Hono } from "hono";
+import { gunzipSync } from "node:zlib";
+import { Hono } from "hono";
 import { notFound } from "../domain/errors.ts";
 import { renderDebSetupScript } from "../publishing/apt/setup-script.ts";
 import type { IndexFileRef } from "../publishing/publisher.ts";
@@ -13,12 +13,12 @@ import {
   cachedPoolFile,
   cachedUsernameOf,
   indexBytes,
+  NotInMemory,
 } from "../serving/lookups.ts";
 import { servingCachesOf } from "../serving/serve-cache.ts";
 import { cacheControl } from "./cache-control.ts";
-import { ownerBytesMeter } from "./downloads.ts";
-import { bytesResponse, type DeliveryMeter, pullStream, streamBlob } from "./stream-blob.ts";
-import { usernameAwareErrors, visibleProject } from "./visible-project.ts";
+import { type Answer, type Body, type DlDeps, type DlRequest, dlHandler, dlProject } from "./dl-answer.ts";
+import { usernameAwareErrors } from "./visible-project.ts";
 
 /** A path under /dl/{u}/{p}/deb/ into dists/: its suite, the file, and for by-hash files the digest. */
 export interface DistsPath {
@@ -46,24 +46,110 @@ export function contentTypeOf(path: string): string {
 }
 
 export function createAptRoutes(services: Services) {
-  const { database, repos, blobs } = services;
-  const db = database.db;
   const routes = new Hono();
   routes.onError(usernameAwareErrors(services, "/dl"));
+  routes.on(["GET", "HEAD"], "/:username/:slug/setup.deb.sh", dlHandler(services, "debSetup"));
+  routes.on(["GET", "HEAD"], "/:username/:slug/deb/*", dlHandler(services, "deb"));
+  return routes;
+}
 
-  const projectFor = async (c: Context) => {
-    const project = await visibleProject(services, c);
-    // Private repositories are personal: never cached by shared caches.
-    const shared = project.visibility === "public";
-    return { project, shared };
+const DEB_ROUTE = "/dl/:username/:slug/deb/*";
+
+export async function resolveDebSetupScript(deps: DlDeps, req: DlRequest): Promise<Answer> {
+  const { services, memoryOnly } = deps;
+  const project = await dlProject(deps, req);
+  const script = renderDebSetupScript({
+    baseUrl: services.config.baseUrl,
+    // The owner's name as written now, whatever the case of the one asked for.
+    owner: await cachedUsernameOf(services.database.db, project.owner_id, memoryOnly),
+    slug: project.slug,
+    private: project.visibility === "private",
+  });
+  return {
+    route: "/dl/:username/:slug/setup.deb.sh",
+    status: 200,
+    headers: {
+      "content-type": "text/x-shellscript; charset=utf-8",
+      "cache-control": cacheControl({ kind: "script", shared: project.visibility === "public" }),
+    },
+    body: { kind: "bytes", bytes: Buffer.from(script) },
   };
+}
 
+/** A file of the APT repository: a package in pool/, an index in dists/ (current or by hash). */
+export async function resolveAptFile(deps: DlDeps, req: DlRequest): Promise<Answer> {
+  const { services, memoryOnly } = deps;
+  const { repos, blobs } = services;
+  const db = services.database.db;
+  const project = await dlProject(deps, req);
+  // Private repositories are personal: never cached by shared caches.
+  const shared = project.visibility === "public";
+  const rest = req.params.rest!;
+  if (rest.split("/").some((part) => part === ".." || part === "")) throw notFound();
+  // Packages and indexes alike count in the owner's downloaded bytes.
+  const count = { ownerId: project.owner_id };
+
+  if (rest.startsWith("pool/")) {
+    const file = await cachedPoolFile(db, project.id, rest, memoryOnly);
+    if (!file) throw notFound("Package not found");
+    const size = Number(file.size);
+    return {
+      route: DEB_ROUTE,
+      status: 200,
+      headers: {
+        "content-length": String(size),
+        "content-type": "application/vnd.debian.binary-package",
+        etag: `"${file.sha256}"`,
+        "cache-control": cacheControl({ kind: "immutable", shared }),
+      },
+      body: { kind: "blob", store: blobs, sha256: file.sha256, size, start: 0, end: size - 1 },
+      count: {
+        ...count,
+        file: { id: file.id, projectId: project.id, version: file.version, filename: file.filename },
+        distribution: file.suite,
+        lastByte: true,
+      },
+    };
+  }
+
+  const dists = parseDistsPath(rest);
+  if (!dists) throw notFound();
+  const { suite, path, byHash } = dists;
   // An uncompressed Packages file is not stored: it is the decompressed .gz of its generation.
   // Index files are small and named by their sha256: answered from memory (serving/lookups.ts).
+  const indexFile = async (file: IndexFileRef, headers: Record<string, string>): Promise<Answer> => {
+    const answer = (body: Body, length: number): Answer => ({
+      route: DEB_ROUTE,
+      status: 200,
+      headers: { ...headers, "content-length": String(length) },
+      body,
+      count,
+      reusable: req.anonymous && body.kind === "bytes",
+    });
+    const bytes = await bytesOf(file);
+    if (bytes) return answer({ kind: "bytes", bytes, sha256: file.sha256 }, bytes.byteLength);
+    if (await repos.store.exists(file.sha256))
+      return answer(
+        {
+          kind: "blob",
+          store: repos.store,
+          sha256: file.sha256,
+          size: file.size,
+          start: 0,
+          end: file.size - 1,
+        },
+        file.size,
+      );
+    const gz = await repos.fileInGeneration(file.generationId, `${file.path}.gz`);
+    if (!gz) throw notFound("Index file not found");
+    return answer({ kind: "gunzip", store: repos.store, sha256: gz.sha256, size: file.size }, file.size);
+  };
   const bytesOf = async (file: IndexFileRef): Promise<Buffer | undefined> => {
     const { content } = servingCachesOf(db);
     const cached = content.get(file.sha256);
-    if (cached || file.size > content.maxEntryBytes) return cached;
+    if (cached) return cached;
+    if (memoryOnly) throw new NotInMemory();
+    if (file.size > content.maxEntryBytes) return undefined;
     if (await repos.store.exists(file.sha256)) return indexBytes(db, repos.store, file.sha256, file.size);
     const gz = await repos.fileInGeneration(file.generationId, `${file.path}.gz`);
     const compressed = gz && (await indexBytes(db, repos.store, gz.sha256, gz.size));
@@ -72,108 +158,27 @@ export function createAptRoutes(services: Services) {
     content.set(file.sha256, bytes);
     return bytes;
   };
-  const serveIndexFile = async (
-    file: IndexFileRef,
-    headers: Record<string, string>,
-    method: string,
-    meter: DeliveryMeter | undefined,
-  ) => {
-    const bytes = await bytesOf(file);
-    if (bytes) return bytesResponse(bytes, headers, method, meter);
-    if (await repos.store.exists(file.sha256))
-      return streamBlob(repos.store, file.sha256, file.size, headers, method, { meter });
-    const gz = await repos.fileInGeneration(file.generationId, `${file.path}.gz`);
-    if (!gz) throw notFound("Index file not found");
-    const all = { ...headers, "content-length": String(file.size) };
-    if (method === "HEAD") return new Response(null, { status: 200, headers: all });
-    const compressed = await repos.store.open(gz.sha256);
-    const source = compressed.pipe(createGunzip());
-    compressed.once("error", (error) => source.destroy(error));
-    return new Response(
-      pullStream(source, () => compressed.destroy(), meter),
-      { status: 200, headers: all },
+
+  if (byHash) {
+    const { directory, algorithm, hex } = byHash;
+    const file = await cachedFileByHash(
+      db,
+      repos,
+      [project.id, "apt", suite, directory, algorithm, hex],
+      memoryOnly,
     );
-  };
-
-  routes.on(["GET", "HEAD"], "/:username/:slug/setup.deb.sh", async (c) => {
-    const { project } = await projectFor(c);
-    const script = renderDebSetupScript({
-      baseUrl: services.config.baseUrl,
-      // The owner's name as written now, whatever the case of the one asked for.
-      owner: await cachedUsernameOf(db, project.owner_id),
-      slug: project.slug,
-      private: project.visibility === "private",
-    });
-    return new Response(c.req.method === "HEAD" ? null : script, {
-      headers: {
-        "content-type": "text/x-shellscript; charset=utf-8",
-        "cache-control": cacheControl({ kind: "script", shared: project.visibility === "public" }),
-      },
-    });
-  });
-
-  routes.on(["GET", "HEAD"], "/:username/:slug/deb/*", async (c) => {
-    const { project, shared } = await projectFor(c);
-    const prefix = `/dl/${c.req.param("username")}/${c.req.param("slug")}/deb/`;
-    const rest = decodeURIComponent(c.req.path.slice(c.req.path.indexOf(prefix) + prefix.length));
-    if (rest.split("/").some((part) => part === ".." || part === "")) throw notFound();
-    // Packages and indexes alike count in the owner's downloaded bytes.
-    const meter = () => ownerBytesMeter(services, c, project.owner_id);
-
-    if (rest.startsWith("pool/")) {
-      const file = await cachedPoolFile(db, project.id, rest);
-      if (!file) throw notFound("Package not found");
-      return streamBlob(
-        blobs,
-        file.sha256,
-        Number(file.size),
-        {
-          "content-type": "application/vnd.debian.binary-package",
-          etag: `"${file.sha256}"`,
-          "cache-control": cacheControl({ kind: "immutable", shared }),
-        },
-        c.req.method,
-        {
-          meter: ownerBytesMeter(services, c, project.owner_id, {
-            file: { id: file.id, projectId: project.id, version: file.version, filename: file.filename },
-            size: Number(file.size),
-            distribution: file.suite,
-          }),
-        },
-      );
-    }
-
-    const dists = parseDistsPath(rest);
-    if (!dists) throw notFound();
-    const { suite, path, byHash } = dists;
-    if (byHash) {
-      const { directory, algorithm, hex } = byHash;
-      const file = await cachedFileByHash(db, repos, project.id, "apt", suite, directory, algorithm, hex);
-      if (!file) throw notFound("Index file not found");
-      return serveIndexFile(
-        file,
-        {
-          "content-type": contentTypeOf(file.path),
-          "cache-control": cacheControl({ kind: "immutable", shared }),
-        },
-        c.req.method,
-        meter(),
-      );
-    }
-    const file = await cachedCurrentFile(db, repos, project.id, "apt", suite, path);
     if (!file) throw notFound("Index file not found");
-    return serveIndexFile(
-      file,
-      {
-        "content-type": contentTypeOf(path),
-        etag: `"${file.sha256}"`,
-        // The entry files change with every publish: revalidate, briefly.
-        "cache-control": cacheControl({ kind: "entry", shared }),
-      },
-      c.req.method,
-      meter(),
-    );
+    return indexFile(file, {
+      "content-type": contentTypeOf(file.path),
+      "cache-control": cacheControl({ kind: "immutable", shared }),
+    });
+  }
+  const file = await cachedCurrentFile(db, repos, project.id, "apt", suite, path, memoryOnly);
+  if (!file) throw notFound("Index file not found");
+  return indexFile(file, {
+    "content-type": contentTypeOf(path),
+    etag: `"${file.sha256}"`,
+    // The entry files change with every publish: revalidate, briefly.
+    "cache-control": cacheControl({ kind: "entry", shared }),
   });
-
-  return routes;
 }

@@ -6,61 +6,63 @@
 // README images are fetched by every page view through proxies, not by installers.
 import { createHash } from "node:crypto";
 import { formatBadgeCount } from "@packyard/contract/stats.ts";
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
 import { notFound } from "../domain/errors.ts";
 import { resolveLatest } from "../domain/releases.ts";
 import type { Services } from "../services.ts";
 import { BADGE_COLORS, renderBadge } from "../stats/badge.ts";
 import { monthDownloads } from "../stats/queries.ts";
-import { usernameAwareErrors, visibleProject } from "./visible-project.ts";
+import { type Answer, type DlDeps, type DlRequest, dlHandler, dlProject } from "./dl-answer.ts";
+import { usernameAwareErrors } from "./visible-project.ts";
 
 export const BADGE_MAX_AGE_SECONDS = 300;
 
 export function createBadgeRoutes(services: Services) {
-  const db = services.database.db;
   const routes = new Hono();
   routes.onError(usernameAwareErrors(services, "/dl"));
-
-  routes.on(["GET", "HEAD"], "/:username/:slug/badge/:name", async (c) => {
-    const name = c.req.param("name");
-    if (name !== "version.svg" && name !== "downloads.svg") throw notFound("No such badge");
-    const project = await visibleProject(services, c);
-    let svg: string;
-    if (name === "version.svg") {
-      const latest = await resolveLatest(db, project.id);
-      svg = renderBadge(
-        latest
-          ? { label: "version", value: latest.version, color: BADGE_COLORS.info }
-          : { label: "version", value: "none", color: BADGE_COLORS.none },
-      );
-    } else {
-      const downloads = await monthDownloads(db, project.id, services.clock());
-      svg = renderBadge({
-        label: "downloads",
-        value: `${formatBadgeCount(downloads)}/month`,
-        color: BADGE_COLORS.ok,
-      });
-    }
-    return svgResponse(c, svg, project.visibility === "public");
-  });
-
+  routes.on(["GET", "HEAD"], "/:username/:slug/badge/:name", dlHandler(services, "badge"));
   return routes;
 }
 
-function svgResponse(c: Context, svg: string, shared: boolean): Response {
+export async function resolveBadge(deps: DlDeps, req: DlRequest): Promise<Answer> {
+  const { services } = deps;
+  const db = services.database.db;
+  const name = req.params.name;
+  if (name !== "version.svg" && name !== "downloads.svg") throw notFound("No such badge");
+  const project = await dlProject(deps, req);
+  let svg: string;
+  if (name === "version.svg") {
+    const latest = await resolveLatest(db, project.id);
+    svg = renderBadge(
+      latest
+        ? { label: "version", value: latest.version, color: BADGE_COLORS.info }
+        : { label: "version", value: "none", color: BADGE_COLORS.none },
+    );
+  } else {
+    const downloads = await monthDownloads(db, project.id, services.clock());
+    svg = renderBadge({
+      label: "downloads",
+      value: `${formatBadgeCount(downloads)}/month`,
+      color: BADGE_COLORS.ok,
+    });
+  }
   const etag = `"${createHash("sha256").update(svg).digest("hex").slice(0, 32)}"`;
   const headers = {
     "content-type": "image/svg+xml; charset=utf-8",
-    "cache-control": `${shared ? "public" : "private"}, max-age=${BADGE_MAX_AGE_SECONDS}`,
+    "cache-control": `${project.visibility === "public" ? "public" : "private"}, max-age=${BADGE_MAX_AGE_SECONDS}`,
     etag,
     // Nothing in it runs: an SVG opened on its own still may not load or execute anything.
     "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'",
   };
-  const ifNoneMatch = c.req.header("if-none-match");
+  const route = "/dl/:username/:slug/badge/:name";
+  const ifNoneMatch = req.header("if-none-match");
   if (ifNoneMatch?.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag || tag.trim() === "*"))
-    return new Response(null, { status: 304, headers });
-  return new Response(c.req.method === "HEAD" ? null : svg, {
+    return { route, status: 304, headers };
+  const bytes = Buffer.from(svg);
+  return {
+    route,
     status: 200,
-    headers: { ...headers, "content-length": String(Buffer.byteLength(svg)) },
-  });
+    headers: { ...headers, "content-length": String(bytes.byteLength) },
+    body: { kind: "bytes", bytes },
+  };
 }

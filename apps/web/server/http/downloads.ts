@@ -7,18 +7,14 @@
 // a 302 to a short-lived presigned URL of the bucket, counted when issued by the same rule
 // (see presignedRedirect); HEAD, 304, 416 and every other conditional request stay here.
 import { normalizeFilename } from "@packyard/contract";
-import { classifyClient } from "@packyard/contract/stats.ts";
-import { type Context, Hono } from "hono";
-import type { Served, ServedFile } from "../domain/downloads.ts";
+import { Hono } from "hono";
 import { notFound } from "../domain/errors.ts";
-import { countServed } from "../domain/usage.ts";
 import type { Services } from "../services.ts";
-import { cachedRelease } from "../serving/lookups.ts";
-import { apiErrorResponse } from "./api-errors.ts";
+import { cachedRelease, NotInMemory } from "../serving/lookups.ts";
 import { cacheControl as cacheControlOf } from "./cache-control.ts";
 import { renderSha256Sums, sha256SumsEtag, signSha256Sums } from "./checksums.ts";
-import { type DeliveryMeter, deliveryMeter, streamBlob } from "./stream-blob.ts";
-import { usernameAwareErrors, visibleProject } from "./visible-project.ts";
+import { type Answer, type Count, type DlDeps, type DlRequest, dlHandler, dlProject } from "./dl-answer.ts";
+import { usernameAwareErrors } from "./visible-project.ts";
 
 /** Parses a single `bytes=` range against a size; undefined for none or several, null if unsatisfiable. */
 export function parseRange(
@@ -41,7 +37,7 @@ export function parseRange(
   return { start, end };
 }
 
-/** The headers of a release file's answer (here and in fast-dl.ts). */
+/** The headers of a release file's answer. */
 export function releaseFileHeaders(
   file: { content_type: string; sha256: string; created_at: string; filename: string },
   cacheControl: string,
@@ -63,145 +59,113 @@ export function accountingOf(services: Services) {
   return { db: database.db, mailer, config, logger, clock };
 }
 
-/**
- * Who asked, for the statistics: the kind of client from its User-Agent, and the distribution it
- * names (dnf does) or else `distribution`, what the URL says (the APT suite, the YUM group).
- */
-export function clientOf(c: Context, distribution?: string): Pick<Served, "client" | "distribution"> {
-  const asked = classifyClient(c.req.header("user-agent"));
-  const named = asked.distribution ?? distribution;
-  return named ? { client: asked.client, distribution: named } : { client: asked.client };
-}
-
-/**
- * Meters a GET's body into the owner's bytes of the month (APT and YUM files, indexes included)
- * and, for a release file's bytes (an APT or YUM package), into the project's statistics, one
- * download when it reached the client whole; undefined for a HEAD, which sends none.
- */
-export function ownerBytesMeter(
-  services: Services,
-  c: Context,
-  ownerId: string,
-  file?: { file: ServedFile; size: number; distribution?: string },
-): DeliveryMeter | undefined {
-  if (c.req.method !== "GET") return undefined;
-  const accounting = accountingOf(services);
-  const asked = file ? clientOf(c, file.distribution) : {};
-  return deliveryMeter(
-    c,
-    (sent, complete) => {
-      countServed(
-        accounting,
-        file
-          ? { ownerId, bytes: sent, file: file.file, download: complete, ...asked }
-          : { ownerId, bytes: sent },
-      );
-    },
-    file?.size,
-  );
-}
-
 export function createDownloads(services: Services) {
-  const { database, blobs } = services;
-  const db = database.db;
-  const accounting = accountingOf(services);
   const dl = new Hono();
   dl.onError(usernameAwareErrors(services, "/dl"));
+  dl.on(["GET", "HEAD"], "/:username/:slug/releases/:version/:filename", dlHandler(services, "release"));
+  return dl;
+}
 
-  dl.on(["GET", "HEAD"], "/:username/:slug/releases/:version/:filename", async (c) => {
-    const project = await visibleProject(services, c);
-    const requested = c.req.param("version");
-    const { release, files } = await cachedRelease(db, project.id, requested);
-    const filename = normalizeFilename(c.req.param("filename"));
-    const isLatest = requested === "latest";
-    // Public files of a fixed version never change; "latest" moves, private files are personal.
-    const cacheControl = cacheControlOf({
-      kind: isLatest ? "latest" : "immutable",
-      shared: project.visibility !== "private",
-    });
+const RELEASE_ROUTE = "/dl/:username/:slug/releases/:version/:filename";
 
-    if (filename === "SHA256SUMS" || filename === "SHA256SUMS.asc") {
-      // It lists the release's files, which change when one is added or deleted: unlike the
-      // files themselves it is revalidated (its ETag is the hash of the list). The signature
-      // follows the list and the project's signing keys (a rotation changes it too).
-      const text = renderSha256Sums(files);
-      const revalidated = cacheControlOf({ kind: "entry", shared: project.visibility !== "private" });
-      if (filename === "SHA256SUMS.asc") {
-        const signed = await signSha256Sums(services.keys, project, text, files);
-        const headers = {
-          "content-type": "application/pgp-signature",
-          "content-length": String(Buffer.byteLength(signed.armored)),
-          "cache-control": revalidated,
-          etag: `W/${signed.etag}`,
-        };
-        if (matchesEtag(c.req.header("if-none-match"), signed.etag)) return c.body(null, 304, headers);
-        return new Response(c.req.method === "HEAD" ? null : signed.armored, { status: 200, headers });
-      }
-      const headers = {
-        "content-type": "text/plain; charset=utf-8",
-        "content-length": String(Buffer.byteLength(text)),
-        "cache-control": revalidated,
-        etag: sha256SumsEtag(text),
-      };
-      if (matchesEtag(c.req.header("if-none-match"), headers.etag)) return c.body(null, 304, headers);
-      return new Response(c.req.method === "HEAD" ? null : text, { status: 200, headers });
-    }
-
-    const file = files.find((f) => f.filename === filename);
-    if (!file) throw notFound("File not found");
-    const size = Number(file.size);
-    const etag = `"${file.sha256}"`;
-    const headers = releaseFileHeaders(file, cacheControl);
-
-    if (matchesEtag(c.req.header("if-none-match"), etag)) return c.body(null, 304, headers);
-
-    // If-Range with another validator means "the file changed": send it whole.
-    const ifRange = c.req.header("if-range");
-    const range = ifRange && ifRange !== etag ? undefined : parseRange(c.req.header("range"), size);
-    if (range === null) {
-      const res = apiErrorResponse("RANGE_NOT_SATISFIABLE", `The file is ${size} bytes long`);
-      res.headers.set("content-range", `bytes */${size}`);
-      return res;
-    }
-    const status = range ? 206 : 200;
-    const start = range?.start ?? 0;
-    const end = range?.end ?? size - 1;
-    headers["content-length"] = String(size === 0 ? 0 : end - start + 1);
-    if (range) headers["content-range"] = `bytes ${start}-${end}/${size}`;
-    if (c.req.method === "HEAD") return c.body(null, status, headers);
-    const lastByte = end === size - 1;
-    const served = {
-      ownerId: project.owner_id,
-      file: { id: file.id, projectId: project.id, version: release.version, filename: file.filename },
-      ...clientOf(c),
-    };
-    const redirect = await presignedRedirect(services, c, file.sha256, size, headers);
-    if (redirect) {
-      // Counted when issued, by the rule of a streamed GET that delivers what was asked: the
-      // range's bytes (the whole file without one), a download when it ends at the last byte.
-      countServed(accounting, { ...served, bytes: end - start + 1, download: lastByte });
-      return redirect;
-    }
-    if (size === 0) {
-      countServed(accounting, { ...served, bytes: 0, download: true });
-      return c.body(null, status, headers);
-    }
-    // The bytes count as sent; a download when the file's last byte reached the client.
-    const meter = deliveryMeter(
-      c,
-      (sent, complete) => {
-        countServed(accounting, { ...served, bytes: sent, download: complete && lastByte });
-      },
-      end - start + 1,
-    );
-    return streamBlob(blobs, file.sha256, end - start + 1, headers, c.req.method, {
-      status,
-      range: { start, end },
-      meter,
-    });
+/** A release file, or the release's SHA256SUMS and its signature. */
+export async function resolveReleaseFile(deps: DlDeps, req: DlRequest): Promise<Answer> {
+  const { services, memoryOnly } = deps;
+  const db = services.database.db;
+  const project = await dlProject(deps, req);
+  const requested = req.params.version!;
+  const { release, files } = await cachedRelease(db, project.id, requested, memoryOnly);
+  const filename = normalizeFilename(req.params.filename!);
+  const isLatest = requested === "latest";
+  // Public files of a fixed version never change; "latest" moves, private files are personal.
+  const cacheControl = cacheControlOf({
+    kind: isLatest ? "latest" : "immutable",
+    shared: project.visibility !== "private",
+  });
+  const answer = (status: number, headers: Record<string, string>, body?: Answer["body"]): Answer => ({
+    route: RELEASE_ROUTE,
+    status,
+    headers,
+    ...(body ? { body } : {}),
   });
 
-  return dl;
+  if (filename === "SHA256SUMS" || filename === "SHA256SUMS.asc") {
+    // Signed on request, by the keys in the database: never from memory alone.
+    if (memoryOnly) throw new NotInMemory();
+    // It lists the release's files, which change when one is added or deleted: unlike the
+    // files themselves it is revalidated (its ETag is the hash of the list). The signature
+    // follows the list and the project's signing keys (a rotation changes it too).
+    const text = renderSha256Sums(files);
+    const revalidated = cacheControlOf({ kind: "entry", shared: project.visibility !== "private" });
+    if (filename === "SHA256SUMS.asc") {
+      const signed = await signSha256Sums(services.keys, project, text, files);
+      const headers = {
+        "content-type": "application/pgp-signature",
+        "content-length": String(Buffer.byteLength(signed.armored)),
+        "cache-control": revalidated,
+        etag: `W/${signed.etag}`,
+      };
+      if (matchesEtag(req.header("if-none-match"), signed.etag)) return answer(304, headers);
+      return answer(200, headers, { kind: "bytes", bytes: Buffer.from(signed.armored) });
+    }
+    const headers = {
+      "content-type": "text/plain; charset=utf-8",
+      "content-length": String(Buffer.byteLength(text)),
+      "cache-control": revalidated,
+      etag: sha256SumsEtag(text),
+    };
+    if (matchesEtag(req.header("if-none-match"), headers.etag)) return answer(304, headers);
+    return answer(200, headers, { kind: "bytes", bytes: Buffer.from(text) });
+  }
+
+  const file = files.find((f) => f.filename === filename);
+  if (!file) throw notFound("File not found");
+  const size = Number(file.size);
+  const etag = `"${file.sha256}"`;
+  const headers = releaseFileHeaders(file, cacheControl);
+
+  if (matchesEtag(req.header("if-none-match"), etag)) return answer(304, headers);
+
+  // If-Range with another validator means "the file changed": send it whole.
+  const ifRange = req.header("if-range");
+  const range = ifRange && ifRange !== etag ? undefined : parseRange(req.header("range"), size);
+  if (range === null) {
+    return {
+      route: RELEASE_ROUTE,
+      status: 416,
+      headers: { "content-range": `bytes */${size}` },
+      error: { code: "RANGE_NOT_SATISFIABLE", message: `The file is ${size} bytes long` },
+    };
+  }
+  const status = range ? 206 : 200;
+  const start = range?.start ?? 0;
+  const end = range?.end ?? size - 1;
+  headers["content-length"] = String(size === 0 ? 0 : end - start + 1);
+  if (range) headers["content-range"] = `bytes ${start}-${end}/${size}`;
+  if (req.method === "HEAD") return answer(status, headers);
+  const lastByte = end === size - 1;
+  const count: Count = {
+    ownerId: project.owner_id,
+    file: { id: file.id, projectId: project.id, version: release.version, filename: file.filename },
+    lastByte,
+  };
+  const redirect = await presignedRedirect(services, req, file.sha256, size, headers);
+  // Counted when issued, by the rule of a streamed GET that delivers what was asked: the
+  // range's bytes (the whole file without one), a download when it ends at the last byte.
+  if (redirect) return { ...redirect, count: { ...count, issued: end - start + 1 } };
+  if (size === 0) return { ...answer(status, headers), count: { ...count, issued: 0, lastByte: true } };
+  // The bytes count as sent; a download when the file's last byte reached the client.
+  return {
+    ...answer(status, headers, {
+      kind: "blob",
+      store: services.blobs,
+      sha256: file.sha256,
+      size,
+      start,
+      end,
+    }),
+    count,
+  };
 }
 
 /** Request headers whose answer depends on validators only this server knows (below). */
@@ -232,26 +196,27 @@ const conditionalHeaders = [
  */
 async function presignedRedirect(
   services: Services,
-  c: Context,
+  req: DlRequest,
   sha256: string,
   size: number,
   headers: Record<string, string>,
-): Promise<Response | undefined> {
+): Promise<Answer | undefined> {
   const presigned = services.config.s3?.presignedDownloads;
   const { blobs } = services;
-  if (!presigned || !blobs.presignGet || c.req.method !== "GET" || size === 0) return undefined;
-  if (conditionalHeaders.some((name) => c.req.header(name) !== undefined)) return undefined;
-  const range = c.req.header("range");
+  if (!presigned || !blobs.presignGet || req.method !== "GET" || size === 0) return undefined;
+  if (conditionalHeaders.some((name) => req.header(name) !== undefined)) return undefined;
+  const range = req.header("range");
   if (range !== undefined && !parseRange(range, size)) return undefined;
   const location = await blobs.presignGet(sha256, {
     expiresSeconds: presigned.expiresSeconds,
     contentType: headers["content-type"],
     contentDisposition: headers["content-disposition"],
   });
-  return new Response(null, {
+  return {
+    route: RELEASE_ROUTE,
     status: 302,
     headers: { location, "cache-control": "private, no-store", "x-checksum-sha256": sha256 },
-  });
+  };
 }
 
 /** Whether an If-None-Match header names this ETag (weak or strong), or is "*". */

@@ -8,37 +8,45 @@ import { Hono } from "hono";
 import { rpmVerifyingKeys } from "../publishing/yum/resign-rpms.ts";
 import type { Services } from "../services.ts";
 import { cacheControl } from "./cache-control.ts";
-import { usernameAwareErrors, visibleProject } from "./visible-project.ts";
+import { type Answer, type DlDeps, type DlRequest, dlHandler, dlProject } from "./dl-answer.ts";
+import { usernameAwareErrors } from "./visible-project.ts";
 
 export function createSigningKeyRoutes(services: Services) {
-  const { keys } = services;
   const routes = new Hono();
   routes.onError(usernameAwareErrors(services, "/dl"));
-
-  routes.on(["GET", "HEAD"], "/:username/:slug/gpg.key", async (c) => {
-    const project = await visibleProject(services, c);
-    const rows = await rpmVerifyingKeys({ db: services.database.db, keys }, project);
-    const text = await buildArmoredKeyring(rows.map((r) => r.public_key));
-    return new Response(c.req.method === "HEAD" ? null : text, {
-      headers: {
-        "content-type": "application/pgp-keys",
-        "cache-control": cacheControl({ kind: "script", shared: project.visibility === "public" }),
-      },
-    });
-  });
-
-  routes.on(["GET", "HEAD"], "/:username/:slug/keyring.gpg", async (c) => {
-    const project = await visibleProject(services, c);
-    const { rows } = await keys.active(project);
-    const bytes = await buildBinaryKeyring(rows.map((r) => r.public_key));
-    return new Response(c.req.method === "HEAD" ? null : Buffer.from(bytes), {
-      headers: {
-        "content-type": "application/pgp-keys",
-        "content-length": String(bytes.byteLength),
-        "cache-control": cacheControl({ kind: "script", shared: project.visibility === "public" }),
-      },
-    });
-  });
-
+  routes.on(["GET", "HEAD"], "/:username/:slug/gpg.key", dlHandler(services, "gpgKey"));
+  routes.on(["GET", "HEAD"], "/:username/:slug/keyring.gpg", dlHandler(services, "keyring"));
   return routes;
+}
+
+export async function resolveArmoredKeys(deps: DlDeps, req: DlRequest): Promise<Answer> {
+  const { services } = deps;
+  const project = await dlProject(deps, req);
+  const rows = await rpmVerifyingKeys({ db: services.database.db, keys: services.keys }, project);
+  const text = await buildArmoredKeyring(rows.map((r) => r.public_key));
+  return {
+    route: "/dl/:username/:slug/gpg.key",
+    status: 200,
+    headers: {
+      "content-type": "application/pgp-keys",
+      "cache-control": cacheControl({ kind: "script", shared: project.visibility === "public" }),
+    },
+    body: { kind: "bytes", bytes: Buffer.from(text) },
+  };
+}
+
+export async function resolveBinaryKeyring(deps: DlDeps, req: DlRequest): Promise<Answer> {
+  const project = await dlProject(deps, req);
+  const { rows } = await deps.services.keys.active(project);
+  const bytes = await buildBinaryKeyring(rows.map((r) => r.public_key));
+  return {
+    route: "/dl/:username/:slug/keyring.gpg",
+    status: 200,
+    headers: {
+      "content-type": "application/pgp-keys",
+      "content-length": String(bytes.byteLength),
+      "cache-control": cacheControl({ kind: "script", shared: project.visibility === "public" }),
+    },
+    body: { kind: "bytes", bytes },
+  };
 }

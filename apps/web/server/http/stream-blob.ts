@@ -1,11 +1,11 @@
 // Stored bytes as a response body, read at the client's pace: each chunk is read from storage
 // only when the connection has taken the previous one (a pull stream with no read-ahead), so a
 // client that stalls holds one chunk of server memory, not the file. The blob is opened before
-// the response starts, so a missing one is an error answer, never a 200 that ends early.
+// the response starts (dl-answer.ts), so a missing one is an error answer, never a 200 that
+// ends early.
 import type { ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
 import type { Context } from "hono";
-import type { BlobStore } from "../storage/blob-store.ts";
 
 /** A web stream over a Node stream that reads only when the consumer asks. */
 export function pullStream(
@@ -64,15 +64,7 @@ export function deliveryMeter(
   /** The body's length: a connection closed after all of it left this process is complete too. */
   length?: number,
 ): DeliveryMeter {
-  return connectionMeter((c.env as { outgoing?: ServerResponse } | undefined)?.outgoing, report, length);
-}
-
-/** deliveryMeter on a Node response (undefined: in memory). */
-export function connectionMeter(
-  outgoing: ServerResponse | undefined,
-  report: (sent: number, complete: boolean) => void,
-  length?: number,
-): DeliveryMeter {
+  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
   let sent = 0;
   let ended = false;
   let reported = false;
@@ -102,42 +94,4 @@ export function connectionMeter(
       if (!outgoing) done(false);
     },
   };
-}
-
-export interface StreamBlobOptions {
-  status?: number;
-  /** Inclusive byte range, as in HTTP. */
-  range?: { start: number; end: number };
-  /** Counts the bytes the body hands to the client (see deliveryMeter). */
-  meter?: DeliveryMeter;
-}
-
-export async function streamBlob(
-  store: BlobStore,
-  sha256: string,
-  size: number,
-  headers: Record<string, string>,
-  method: string,
-  options: StreamBlobOptions = {},
-): Promise<Response> {
-  const status = options.status ?? 200;
-  const all = { "content-length": String(size), ...headers };
-  if (method === "HEAD") return new Response(null, { status, headers: all });
-  const source = await store.open(sha256, options.range);
-  return new Response(pullStream(source, undefined, options.meter), { status, headers: all });
-}
-
-/** Bytes held in memory as a response body, metered as handed to the connection in one write. */
-export function bytesResponse(
-  bytes: Uint8Array,
-  headers: Record<string, string>,
-  method: string,
-  meter: DeliveryMeter | undefined,
-  status = 200,
-): Response {
-  const all = { ...headers, "content-length": String(bytes.byteLength) };
-  if (method === "HEAD") return new Response(null, { status, headers: all });
-  meter?.chunk(bytes.byteLength);
-  meter?.end();
-  return new Response(bytes as Uint8Array<ArrayBuffer>, { status, headers: all });
 }

@@ -8,28 +8,49 @@ import { notFound } from "../domain/errors.ts";
 import { findVisibleProject, type ProjectRow } from "../domain/projects.ts";
 import { UsernameMovedError } from "../domain/usernames.ts";
 import type { Services } from "../services.ts";
-import { cachedProjectByName } from "../serving/lookups.ts";
+import { cachedProjectByName, NotInMemory } from "../serving/lookups.ts";
 import { resolveActor } from "./actor.ts";
 import { toApiErrorResponse } from "./api-errors.ts";
 
-export async function visibleProject(services: Services, c: Context): Promise<ProjectRow> {
+export function visibleProject(services: Services, c: Context): Promise<ProjectRow> {
+  const headers = c.req.raw.headers;
+  return projectAsked(services, {
+    username: c.req.param("username")!,
+    slug: c.req.param("slug")!,
+    anonymous: !headers.has("authorization") && !headers.has("cookie"),
+    headers: () => headers,
+    dl: c.req.path.startsWith("/dl/"),
+    memoryOnly: false,
+  });
+}
+
+/** What finding the project of a request takes (a /dl request: dl-answer.ts's DlRequest). */
+export interface ProjectQuery {
+  username: string;
+  slug: string;
+  /** Neither an Authorization nor a Cookie header. */
+  anonymous: boolean;
+  headers(): Headers;
+  /** A /dl URL: a private repository the caller may see is served at an old name. */
+  dl: boolean;
+  /** From the serving cache only (lookups.ts's NotInMemory otherwise). */
+  memoryOnly: boolean;
+}
+
+export async function projectAsked(services: Services, q: ProjectQuery): Promise<ProjectRow> {
   // Nobody signed in and no key (apt, dnf, curl on a public repository): the project as cached,
   // when the name is its owner's current one. Anything else takes the full path below.
-  const headers = c.req.raw.headers;
-  if (!headers.has("authorization") && !headers.has("cookie")) {
-    const project = await cachedProjectByName(
-      services.database.db,
-      c.req.param("username")!,
-      c.req.param("slug")!,
-    );
+  if (q.anonymous) {
+    const project = await cachedProjectByName(services.database.db, q.username, q.slug, q.memoryOnly);
     if (project?.visibility === "public") return project;
     if (project) throw notFound("Project not found");
   }
-  const viewer = await resolveActor(services, c.req.raw.headers);
-  return findVisibleProject(services.database.db, c.req.param("username")!, c.req.param("slug")!, viewer, {
+  if (q.memoryOnly) throw new NotInMemory();
+  const viewer = await resolveActor(services, q.headers());
+  return findVisibleProject(services.database.db, q.username, q.slug, viewer, {
     // apt looks up its auth.conf.d credentials again for a redirect's target, and they name the
     // old path: a private repository the caller may see is served at the old name (decision 014).
-    privateAtOldName: c.req.path.startsWith("/dl/"),
+    privateAtOldName: q.dl,
   });
 }
 

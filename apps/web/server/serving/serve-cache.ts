@@ -55,12 +55,17 @@ export class ServeCache {
     return value;
   }
 
+  /** Changes with every invalidation: a value made from lookups since then is still fresh. */
+  get epoch(): number {
+    return this.#epoch;
+  }
+
   /**
-   * Keeps a value made, in this same turn and without waiting, from values peek() returned:
-   * nothing can have changed in between, so it is as fresh as they are.
+   * Keeps a value made from values this cache returned since `epoch` (read before the first of
+   * them): kept only if nothing changed in between, so it is as fresh as they are.
    */
-  remember(key: string, value: unknown): void {
-    if (!this.#enabled) return;
+  remember(key: string, value: unknown, epoch = this.#epoch): void {
+    if (!this.#enabled || epoch !== this.#epoch) return;
     if (this.#entries.size >= MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value as string);
     this.#entries.set(key, value);
   }
