@@ -7,7 +7,7 @@ import { NodeSqliteDialect } from "@better-auth/kysely-adapter/node-sqlite-diale
 import { type Dialect, Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import type { Config } from "../config.ts";
-import { type ChangeListener, listenForChanges } from "../serving/change-listener.ts";
+import { type ChangeListener, followDomainEvents, listenForChanges } from "../serving/change-listener.ts";
 import { newServingCaches, registerServingCaches, type ServingCaches } from "../serving/serve-cache.ts";
 import { watchWrites } from "../serving/write-watch.ts";
 import type { Database } from "./schema.ts";
@@ -41,6 +41,8 @@ export function openDatabase(
     );
     const db = new Kysely<Database>({ dialect });
     registerServingCaches(db, caches);
+    // Changes drop the cache by their domain events, announced to the other processes too.
+    followDomainEvents(db, caches, true);
     // Other processes' changes arrive by LISTEN; until it is active nothing is cached.
     const listener: ChangeListener = listenForChanges(database.url, caches, onIdleError);
     const sweep = sweepContent(caches);
@@ -96,6 +98,7 @@ export function openDatabase(
   );
   const db = new Kysely<Database>({ dialect });
   registerServingCaches(db, caches);
+  followDomainEvents(db, caches, false);
   const sweep = sweepContent(caches);
   let closed = false;
   return {

@@ -1,14 +1,42 @@
-// PostgreSQL: other Packyard processes share the database, and their changes must drop this
-// process's serving cache too. Migration 0025 makes every change to a table /dl answers from
-// send a notification on the `packyard_changes` channel (at commit, never before); this module
-// LISTENs on its own connection and drops the cache on each. While the connection is down
-// (the database restarting, a network cut) the cache is off — every request reads the database
-// — and it is turned on again once LISTEN is back, so a missed notification never serves stale.
+// What drops the serving cache (decision 074): the domain events every change emits once it has
+// committed (use-case.ts, domain/changes.ts) — never the SQL that ran. followDomainEvents drops
+// this process's cache on each; with PostgreSQL it also sends a notification on the
+// `packyard_changes` channel, because other Packyard processes share the database and their
+// caches must drop too. listenForChanges LISTENs on its own connection and drops the cache on
+// each notification (this process's own included). While that connection is down (the
+// database restarting, a network cut) the cache is off — every request reads the database —
+// and it is turned on again once LISTEN is back, so a missed notification never serves stale.
+import { type Kysely, sql } from "kysely";
 import pg from "pg";
+import type { Database } from "../db/schema.ts";
+import { onDomainEvent } from "../domain/changes.ts";
 import type { ServingCaches } from "./serve-cache.ts";
 
 export const CHANGES_CHANNEL = "packyard_changes";
 const RETRY_MS = 1000;
+
+/**
+ * Drops the caches on every domain event of `db`; with `notify` (PostgreSQL), tells the other
+ * processes too. Sent after the commit, by the process that made the change: a process that
+ * dies between its commit and the notification leaves the others' caches stale until their next
+ * change, a window of one query that the NOTIFY of a trigger did not have, but which holds no
+ * list of tables (decision 074). Returns a function that stops following.
+ */
+export function followDomainEvents(
+  db: Kysely<Database>,
+  caches: Pick<ServingCaches, "rows" | "keys">,
+  notify: boolean,
+): () => void {
+  return onDomainEvent(db, async (event) => {
+    caches.rows.invalidate();
+    caches.keys.invalidate();
+    if (notify) {
+      await sql`select pg_notify(${CHANGES_CHANNEL}, ${event.type === "changed" ? event.action : event.type})`.execute(
+        db,
+      );
+    }
+  });
+}
 
 export interface ChangeListener {
   /** Resolves once LISTEN is active (or failed for the first time). */
@@ -47,10 +75,11 @@ export function listenForChanges(
     };
     next.on("error", lost);
     next.on("end", () => lost());
-    // The payload names the table (migrations 0025 and 0028): API keys have their own cache.
-    next.on("notification", (message) =>
-      message.payload === "apikey" ? caches.keys.invalidate() : caches.rows.invalidate(),
-    );
+    // The payload names the event, for reading the traffic: every one drops both caches.
+    next.on("notification", () => {
+      caches.rows.invalidate();
+      caches.keys.invalidate();
+    });
     try {
       await next.connect();
       await next.query(`LISTEN ${CHANGES_CHANNEL}`);
