@@ -1,29 +1,20 @@
 // The integration pages' imports: starting one for the signed-in user's project, and listing a
-// project's imports with their progress. The same rules and rows as the API
+// project's imports with their progress. The same use case as the API
 // (server/http/api/imports.ts): who may import is decided in domain/authorization.ts.
 import type { ImportInfo, ImportSourceInput } from "@packyard/contract";
-import { type Actor, IMPORT_ACCESS } from "../../server/domain/authorization.ts";
-import { requireOwnProject } from "../../server/domain/projects.ts";
-import { queueImport } from "../../server/imports/run.ts";
-import { createImportRow, describeImports, listProjectImports } from "../../server/imports/store.ts";
+import type { Actor } from "../../server/domain/authorization.ts";
+import { describeImports, listProjectImports } from "../../server/imports/store.ts";
+import { startImport as startImportUseCase } from "../../server/imports/use-cases.ts";
 import type { Services } from "../../server/services.ts";
 
 export async function startImport(
   services: Services,
-  actor: Actor,
+  caller: { actor: Actor; address: string | null },
   projectSlug: string,
   source: ImportSourceInput,
 ): Promise<string> {
-  const db = services.database.db;
-  const project = await requireOwnProject(db, actor, projectSlug, IMPORT_ACCESS);
-  const row = await createImportRow(db, {
-    projectId: project.id,
-    startedBy: actor.userId,
-    source,
-    serverSecret: services.config.secret,
-  });
-  await queueImport(services.jobs, row.id);
-  return row.id;
+  const deps = { db: services.database.db, jobs: services.jobs, serverSecret: services.config.secret };
+  return (await startImportUseCase(deps, caller, { project: projectSlug, source })).id;
 }
 
 /** The project's latest imports, newest first. */

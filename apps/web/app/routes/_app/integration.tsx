@@ -19,7 +19,7 @@ import { projectImports, startImport } from "../../lib/imports.server.ts";
 import { integrationGuides, type StepCommands } from "../../lib/integrations.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import { CI_FILE, ciConfig, PLACEHOLDER_PROJECT, parseProjectArgument } from "../../lib/publish-commands.ts";
-import { requireOnboardedUser, services } from "../../lib/session.server.ts";
+import { clientAddress, requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/integration";
 
 function guideOr404(slug: string | undefined) {
@@ -56,7 +56,8 @@ export async function action({ params, request, context, url }: Route.ActionArgs
   if (submission.status !== "success") return data({ result: reply() }, { status: 400 });
   const { project, source } = submission.value;
   try {
-    await startImport(services(context), sessionActor(user), project, source);
+    const caller = { actor: sessionActor(user), address: clientAddress(context) };
+    await startImport(services(context), caller, project, source);
   } catch (error) {
     if (isDomainError(error, "NOT_FOUND") || isDomainError(error, "INVALID_SLUG"))
       return data(

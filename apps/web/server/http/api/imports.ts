@@ -4,17 +4,17 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { importInfo, startImportInput } from "@packyard/contract";
 import { IMPORT_ACCESS } from "../../domain/authorization.ts";
-import { queueImport } from "../../imports/run.ts";
 import {
-  createImportRow,
   describeImport,
   describeImports,
   listProjectImports,
   requireProjectImport,
 } from "../../imports/store.ts";
+import { startImport } from "../../imports/use-cases.ts";
 import type { Services } from "../../services.ts";
-import { requireActor } from "../actor.ts";
+import { clientAddress } from "../request-log.ts";
 import {
+  callerAndProject,
   createApiApp,
   errors,
   json,
@@ -68,16 +68,15 @@ export function importRoutes(services: Services) {
   const api = createApiApp(services);
 
   serve(api, startImportRoute, async (c) => {
-    const project = await ownProject(services, c, c.req.valid("param").slug, IMPORT_ACCESS);
-    const actor = await requireActor(services, c.req.raw.headers);
+    const { slug } = c.req.valid("param");
+    // Refused before the body is read, as ever (the use case checks again).
+    const { actor } = await callerAndProject(services, c, slug, IMPORT_ACCESS);
     const { source } = await readJson(c, startImportRoute);
-    const row = await createImportRow(db, {
-      projectId: project.id,
-      startedBy: actor.userId,
+    const caller = { actor, address: clientAddress(c, services.config.trustProxy) };
+    const row = await startImport({ db, jobs, serverSecret: config.secret }, caller, {
+      project: slug,
       source,
-      serverSecret: config.secret,
     });
-    await queueImport(jobs, row.id);
     return c.json({ import: await describeImport(db, row) }, 202);
   });
 
