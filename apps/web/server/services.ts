@@ -3,7 +3,7 @@
 // context.
 
 import { join } from "node:path";
-import { recordAudit } from "./audit/record.ts";
+import { recordSignIn } from "./accounts/use-cases.ts";
 import { type Auth, authOptions, createAuth } from "./auth/auth.ts";
 import { revokeApiKeysAfterReset } from "./auth/password-reset-keys.ts";
 import type { Config } from "./config.ts";
@@ -109,16 +109,7 @@ export async function createServices(
       async onSignIn(signIn) {
         // A sign-in is never refused for its log entry; a failure to write one is logged.
         try {
-          await recordAudit(database.db, {
-            ownerId: signIn.userId,
-            actor: { kind: "user", userId: signIn.userId },
-            action: "session.signed_in",
-            details: {
-              method: signIn.method,
-              ...(signIn.userAgent ? { userAgent: signIn.userAgent.slice(0, 200) } : {}),
-            },
-            address: signIn.address,
-          });
+          await recordSignIn({ db: database.db }, signIn);
         } catch (error) {
           logger.error(`recording the sign-in of ${signIn.userId} failed`, error);
         }
@@ -224,7 +215,7 @@ export async function createServices(
         await errors.flush();
         // The index files' spares (decision 049): temporary copies, of no use to another process.
         await repos.close();
-        // The last use of the API keys used lately (decision 050).
+        // The API key checks stop listening for key changes (decision 073).
         await closeKeyChecks(services);
         await database.close();
         stores.close();

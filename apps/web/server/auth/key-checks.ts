@@ -39,6 +39,8 @@ export interface KeyChecksOptions {
   db: Kysely<Database>;
   rateLimit?: { windowMs: number; max: number };
   now?: () => number;
+  /** PostgreSQL: the count's commit does not wait for the WAL to reach the disk. */
+  postgres?: boolean;
 }
 
 export class KeyChecks {
@@ -46,6 +48,7 @@ export class KeyChecks {
   readonly #db: Kysely<Database>;
   readonly #limit: { windowMs: number; max: number };
   readonly #now: () => number;
+  readonly #postgres: boolean;
   /** Per hash of a key: what the plugin answered for it. */
   readonly #kept = new Map<string, CheckedKey>();
   readonly #unsubscribe: () => void;
@@ -55,6 +58,7 @@ export class KeyChecks {
     this.#db = options.db;
     this.#limit = options.rateLimit ?? KEY_RATE_LIMIT;
     this.#now = options.now ?? Date.now;
+    this.#postgres = options.postgres ?? false;
     // Not needed for correctness (each request confirms the row), but a key's change frees it.
     this.#unsubscribe = onDomainEvent(this.#db, (event) => {
       if (event.type === "changed" && event.action.startsWith("api_key.")) this.#kept.clear();
@@ -113,6 +117,11 @@ export class KeyChecks {
     // ISO text: compared as text on SQLite (better-auth stores dates so), as timestamptz on PostgreSQL.
     const ended = new Date(now - this.#limit.windowMs).toISOString();
     const at = new Date(now).toISOString();
+    // A use is not worth a WAL flush: a crash may lose the last counts and uses, never a key's
+    // change. The setting holds for this statement's own transaction, in effect at its commit.
+    const noFlush = this.#postgres
+      ? sql`and set_config('synchronous_commit', 'off', true) is not null`
+      : sql``;
     const { rows } = await sql<Record<string, unknown>>`
       update "apikey" set
         "requestCount" = case when "lastRefillAt" > ${ended} then coalesce("requestCount", 0) + 1 else 1 end,
@@ -120,6 +129,7 @@ export class KeyChecks {
         "lastRequest" = ${at}
       where "key" = ${hash}
         and ("lastRefillAt" is null or "lastRefillAt" <= ${ended} or coalesce("requestCount", 0) < ${this.#limit.max})
+        ${noFlush}
       returning "id", "enabled", "expiresAt", "permissions", "referenceId", "lastRefillAt"
     `.execute(this.#db);
     return keyRow(rows);

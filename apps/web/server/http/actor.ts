@@ -11,7 +11,8 @@ const keyChecks = new WeakMap<Services, KeyChecks>();
 export function keyChecksOf(services: Services): KeyChecks {
   let checks = keyChecks.get(services);
   if (!checks) {
-    checks = new KeyChecks({ auth: services.auth, db: services.database.db });
+    const { db, kind } = services.database;
+    checks = new KeyChecks({ auth: services.auth, db, postgres: kind === "postgres" });
     keyChecks.set(services, checks);
   }
   return checks;
