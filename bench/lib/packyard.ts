@@ -6,6 +6,7 @@
 import { type ChildProcess, fork, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { START_NODE_FLAGS } from "../../apps/web/test/server-process.ts";
 import { summarizeCpuProfile } from "./cpuprofile.ts";
 import { chunkSums } from "./measure.ts";
 import type { SeedState } from "./packyard-child.ts";
@@ -89,7 +90,7 @@ export class PackyardServer {
     const stateFile = join(scratch, "packyard-state.json");
     const state = JSON.parse(readFileSync(stateFile, "utf8")) as SeedState;
     const child = fork(childScript, ["serve", dataDir, stateFile], {
-      execArgv: options.execArgv ?? [],
+      execArgv: [...START_NODE_FLAGS, ...(options.execArgv ?? [])],
       env: childEnv(options.env),
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });

@@ -13,7 +13,7 @@ import { linkSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
-import { freePort, PROCESS_TEST_SECRET } from "../../apps/web/test/server-process.ts";
+import { freePort, PROCESS_TEST_SECRET, START_NODE_FLAGS } from "../../apps/web/test/server-process.ts";
 import { machineBusyMs, processCpuMs, rssKb, summarize } from "../lib/proc.ts";
 import { uploadFiles } from "./files.ts";
 
@@ -44,8 +44,9 @@ function firstLine(child: ChildProcess): Promise<string> {
   });
 }
 
-// Packyard as in production: its own process (server/main.ts, embedded defaults: SQLite and
-// blobs under its data directory, request log at info), the files uploaded through its API.
+// Packyard as in production: its own process (server/main.ts with npm start's V8 flags, embedded
+// defaults: SQLite and blobs under its data directory, request log at info), the files uploaded
+// through its API.
 log("starting Packyard and uploading the files");
 const dataDir = join(work, "data");
 const port = await freePort();
@@ -54,7 +55,11 @@ const url = `http://127.0.0.1:${port}`;
 async function startPackyard(profile: boolean): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
-    [...(profile ? ["--cpu-prof", `--cpu-prof-dir=${join(root, "bench/serve")}`] : []), "server/main.ts"],
+    [
+      ...START_NODE_FLAGS,
+      ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${join(root, "bench/serve")}`] : []),
+      "server/main.ts",
+    ],
     {
       cwd: join(root, "apps/web"),
       env: {

@@ -26,6 +26,7 @@ import { createServer } from "node:net";
 import { cpus } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { START_NODE_FLAGS } from "../../apps/web/test/server-process.ts";
 import { writeBenchDebs } from "../apt/lib/debs.ts";
 import { seedPackyard } from "../lib/packyard.ts";
 import { machineBusyMs, processCpuMs, rssKb, type Summary, summarize, waitForQuiet } from "../lib/proc.ts";
@@ -155,7 +156,7 @@ function startPackyard(
   env: Record<string, string> = {},
 ) {
   const errors = join(dataDir, "..", "packyard-stderr.log");
-  const child = spawn(process.execPath, [mainTs], {
+  const child = spawn(process.execPath, [...START_NODE_FLAGS, mainTs], {
     cwd: join(repo, "apps/web"),
     env: {
       PATH: process.env.PATH ?? "/usr/bin:/bin",

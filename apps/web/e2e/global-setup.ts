@@ -15,6 +15,7 @@ import { CHROMIUM } from "../playwright.config.ts";
 import { startFakeGithub } from "../test/fake-github.ts";
 import { startFakeStripe } from "../test/fake-stripe.ts";
 import { startOidcProvider } from "../test/oidc-provider.ts";
+import { START_NODE_FLAGS } from "../test/server-process.ts";
 
 async function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
@@ -82,7 +83,7 @@ export default async function globalSetup() {
       },
     ],
   });
-  const child = spawn(process.execPath, ["server/main.ts"], {
+  const child = spawn(process.execPath, [...START_NODE_FLAGS, "server/main.ts"], {
     cwd: appDir,
     env: {
       ...process.env,

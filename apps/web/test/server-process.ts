@@ -34,6 +34,15 @@ function statusField(pid: number, field: string): number {
   return Number(line?.match(/(\d+)/)?.[1] ?? 0) * 1024;
 }
 
+/**
+ * The V8 flags `npm start` (both package.json files) and the systemd unit give the server
+ * (decision 071): the young generation capped, so an idle server does not keep the 64 MB a start
+ * or a load grew it to, and the old generation let grow to twice what is alive before it marks
+ * again (decision 046). Command-line only: NODE_OPTIONS refuses --heap-growing-percent.
+ * start-command.test.ts checks that every start command carries them.
+ */
+export const START_NODE_FLAGS = ["--max-semi-space-size=1", "--heap-growing-percent=100"];
+
 /** The SECRET every server process of the tests runs with (the CLI must use the same). */
 export const PROCESS_TEST_SECRET = "process-test-secret-process-test-secret";
 
@@ -78,7 +87,7 @@ export async function startServerProcess(env: Record<string, string> = {}): Prom
   const port = await freePort();
   const dataDir = env.DATA_DIR ?? makeTempDir("packyard-proc-");
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ["server/main.ts"], {
+  const child = spawn(process.execPath, [...START_NODE_FLAGS, "server/main.ts"], {
     cwd: join(import.meta.dirname, ".."),
     env: {
       ...process.env,
