@@ -1,13 +1,15 @@
 // API keys for the /api-keys page and the CLI token page: created by Packyard's server with
 // better-auth's api-key plugin (scopes live in the key's permissions, which only the server may
-// set), listed and deleted by owner — the same functions /api/v1/keys uses.
+// set), listed and deleted by owner — the same use cases /api/v1/keys uses.
 import type { Kysely } from "kysely";
-import { type AuditSource, apiKeyDetails, auditAccountAction } from "../../server/audit/request.ts";
+import {
+  createApiKey as createKey,
+  deleteApiKeys,
+  deleteApiKey as deleteKey,
+} from "../../server/api-keys/use-cases.ts";
 import type { Database } from "../../server/db/schema.ts";
 import {
   type CreatedKey,
-  createUserApiKey,
-  deleteUserApiKey,
   type KeySummary,
   listScopeProjects,
   listUserApiKeys,
@@ -15,7 +17,9 @@ import {
   UnknownProjectError,
 } from "../../server/domain/api-keys.ts";
 import type { KeyScope } from "../../server/domain/authorization.ts";
+import { DomainError } from "../../server/domain/errors.ts";
 import type { Services } from "../../server/services.ts";
+import type { Caller } from "../../server/use-case.ts";
 import { EXPIRY_OPTIONS, type ExpiryChoice, KEY_NAME_MAX } from "../components/api-keys/options.ts";
 
 export {
@@ -62,49 +66,48 @@ export async function createApiKey(
   input: { name: string; expiresIn: number | null; scope: KeyScope },
   address: string | null,
 ): Promise<CreatedKey> {
-  const db = services.database.db;
-  const created = await createUserApiKey(services.auth, db, userId, input);
-  const summary = (await listUserApiKeys(db, userId)).find((k) => k.id === created.id);
-  await auditAccountAction(db, sessionSource(userId, address), {
-    action: "api_key.created",
-    target: input.name,
-    details: summary ? apiKeyDetails(summary) : { keyId: created.id },
-  });
+  const { created } = await createKey(
+    { db: services.database.db, auth: services.auth },
+    sessionCaller(userId, address),
+    {
+      name: input.name,
+      expiresIn: input.expiresIn,
+      access: input.scope.access,
+      projects: input.scope.projects === "*" ? "*" : { ids: input.scope.projects },
+    },
+  );
   return created;
 }
 
+/** Deletes one of the user's keys, recorded; false when they have no such key. */
 export async function deleteApiKey(
   services: Services,
   userId: string,
   keyId: string,
   address: string | null,
 ): Promise<boolean> {
-  const db = services.database.db;
-  const key = (await listUserApiKeys(db, userId)).find((k) => k.id === keyId);
-  if (!key || !(await deleteUserApiKey(db, userId, keyId))) return false;
-  await auditAccountAction(db, sessionSource(userId, address), {
-    action: "api_key.deleted",
-    target: key.name,
-    details: apiKeyDetails(key),
-  });
-  return true;
+  try {
+    await deleteKey({ db: services.database.db }, sessionCaller(userId, address), { keyId });
+    return true;
+  } catch (error) {
+    if (error instanceof DomainError && error.code === "NOT_FOUND") return false;
+    throw error;
+  }
 }
 
 /** Deletes the user's expired keys, each recorded; returns how many went. */
-export async function deleteExpiredApiKeys(
+export function deleteExpiredApiKeys(
   services: Services,
   userId: string,
   address: string | null,
   now = new Date(),
 ): Promise<number> {
-  let deleted = 0;
-  for (const key of await listUserApiKeys(services.database.db, userId, now)) {
-    if (key.expired && (await deleteApiKey(services, userId, key.id, address))) deleted++;
-  }
-  return deleted;
+  return deleteApiKeys({ db: services.database.db, now }, sessionCaller(userId, address), {
+    which: "expired",
+  });
 }
 
-const sessionSource = (userId: string, address: string | null): AuditSource => ({
+const sessionCaller = (userId: string, address: string | null): Caller => ({
   actor: { kind: "session", userId },
   address,
 });

@@ -11,10 +11,10 @@ import { FormAlert } from "../components/dashboard/project-dialogs.tsx";
 import { invitationForm } from "../components/orgs/forms.ts";
 import { RoleBadge } from "../components/orgs/org-header.tsx";
 import { Button } from "../components/ui/button.tsx";
-import { domainFailure, sessionActor, sessionAudit } from "../lib/dashboard.server.ts";
+import { domainFailure, sessionAudit } from "../lib/dashboard.server.ts";
 import { parseForm } from "../lib/forms.ts";
 import { pageMeta } from "../lib/meta.ts";
-import { acceptInvitation, auditOrgAction, viewInvitation } from "../lib/orgs.server.ts";
+import { acceptInvitation, viewInvitation } from "../lib/orgs.server.ts";
 import { orgPath } from "../lib/project-path.ts";
 import { clientAddress, getSessionUser, services } from "../lib/session.server.ts";
 import type { Route } from "./+types/invitation";
@@ -56,18 +56,14 @@ export async function action({ request, context, params, url }: Route.ActionArgs
   const submission = parseForm(formData, invitationForm);
   let joined: Awaited<ReturnType<typeof acceptInvitation>>;
   try {
-    joined = await acceptInvitation(s.database.db, sessionActor(user), params.invitationId, s.clock);
+    joined = await acceptInvitation(
+      { db: s.database.db, clock: s.clock },
+      sessionAudit(user, clientAddress(context)),
+      { invitationId: params.invitationId },
+    );
   } catch (error) {
     return domainFailure(submission, error);
   }
-  await auditOrgAction(
-    s.database.db,
-    sessionAudit(user, clientAddress(context)),
-    joined.id,
-    "organization.invitation_accepted",
-    joined.slug,
-    { invitationId: params.invitationId, role: joined.role },
-  );
   const target = `${orgPath(joined.slug)}?joined=1`;
   throw redirect(user.username ? target : `/onboarding?${new URLSearchParams({ redirect: target })}`);
 }

@@ -1,15 +1,15 @@
 // API keys outlive a password: a reset leaves them working (scripts and CI keep publishing), so
 // whoever resets because the account may be in other hands can revoke them all in the same step.
 // POST /api/auth/reset-password takes `revokeApiKeys: true` (the reset page's checkbox, checked
-// by default); the keys go once the new password is set, through the API-key domain code, one
-// `api_key.deleted` entry each in the account's audit log, as when they are deleted one by one.
+// by default); the keys go once the new password is set, through the API-key use case, one
+// `api_key.deleted` entry each in the account's audit log, as when they are deleted one by one
+// (api-keys/use-cases.ts).
 
 import { defineRequestState } from "@better-auth/core/context";
 import type { createAuthMiddleware } from "better-auth/api";
 import type { Kysely } from "kysely";
-import { apiKeyDetails, auditAccountAction } from "../audit/request.ts";
+import { deleteApiKeys } from "../api-keys/use-cases.ts";
 import type { Database } from "../db/schema.ts";
-import { deleteUserApiKey, listUserApiKeys } from "../domain/api-keys.ts";
 
 type HookContext = Parameters<Parameters<typeof createAuthMiddleware>[0]>[0];
 
@@ -33,24 +33,18 @@ export async function apiKeyRevocationRequested(): Promise<boolean> {
 }
 
 /** Deletes every API key of the user, each recorded in their audit log; returns how many went. */
-export async function revokeApiKeysAfterReset(
+export function revokeApiKeysAfterReset(
   db: Kysely<Database>,
   userId: string,
   address: string | null,
 ): Promise<number> {
-  let revoked = 0;
-  for (const key of await listUserApiKeys(db, userId)) {
-    if (!(await deleteUserApiKey(db, userId, key.id))) continue;
-    revoked++;
-    await auditAccountAction(
-      db,
-      { actor: { kind: "session", userId }, address },
-      {
-        action: "api_key.deleted",
-        target: key.name,
-        details: { ...apiKeyDetails(key), reason: "password_reset" },
-      },
-    );
-  }
-  return revoked;
+  // The person who just reset the password is the one acting, as with a session.
+  return deleteApiKeys(
+    { db },
+    { actor: { kind: "session", userId }, address },
+    {
+      which: "all",
+      reason: "password_reset",
+    },
+  );
 }

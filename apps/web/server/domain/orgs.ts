@@ -22,6 +22,7 @@ import { sql } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { organizationInvitationMail } from "../mail/templates.ts";
+import { inTransaction } from "../use-case.ts";
 import {
   type Actor,
   assertAccountAccess,
@@ -140,7 +141,7 @@ export async function createOrganization(
   const iso = now.toISOString();
   const pg = isPostgres(db);
   try {
-    await db.transaction().execute(async (tx) => {
+    await inTransaction(db, async (tx) => {
       await tx
         .insertInto("user")
         .values({
@@ -239,9 +240,9 @@ export async function updateOrganization(
   input: { name: string },
   clock: Clock = systemClock,
 ): Promise<Organization> {
-  const { org } = await requireOrganization(db, actor, slug, "admin");
   const now = clock();
-  await db.transaction().execute(async (tx) => {
+  return inTransaction(db, async (tx) => {
+    const { org } = await requireOrganization(tx, actor, slug, "admin");
     await tx
       .updateTable("organization")
       .set({ name: input.name, updated_at: now.toISOString() })
@@ -252,8 +253,8 @@ export async function updateOrganization(
       .set({ name: input.name, updatedAt: isPostgres(db) ? now : now.toISOString() })
       .where("id", "=", org.id)
       .execute();
+    return describeOrganization(tx, actor, slug);
   });
-  return describeOrganization(db, actor, slug);
 }
 
 /**
@@ -262,19 +263,19 @@ export async function updateOrganization(
  * deleted account's, so nobody else publishes at the URLs its machines still use.
  */
 export async function deleteOrganization(db: Db, actor: Actor, slug: string, clock: Clock = systemClock) {
-  const { org } = await requireOrganization(db, actor, slug, "own");
-  const projects = await db
-    .selectFrom("project")
-    .select((eb) => eb.fn.countAll<number | string>().as("n"))
-    .where("owner_id", "=", org.id)
-    .executeTakeFirstOrThrow();
-  if (Number(projects.n) > 0)
-    throw new DomainError(
-      "ORG_NOT_EMPTY",
-      `${org.slug} still owns ${projects.n} project${Number(projects.n) === 1 ? "" : "s"}: transfer or delete ${Number(projects.n) === 1 ? "it" : "them"} first`,
-    );
-  await db.transaction().execute(async (tx) => {
-    await holdNamesOfDeletedUser(tx as unknown as Db, org.id, clock);
+  await inTransaction(db, async (tx) => {
+    const { org } = await requireOrganization(tx, actor, slug, "own");
+    const projects = await tx
+      .selectFrom("project")
+      .select((eb) => eb.fn.countAll<number | string>().as("n"))
+      .where("owner_id", "=", org.id)
+      .executeTakeFirstOrThrow();
+    if (Number(projects.n) > 0)
+      throw new DomainError(
+        "ORG_NOT_EMPTY",
+        `${org.slug} still owns ${projects.n} project${Number(projects.n) === 1 ? "" : "s"}: transfer or delete ${Number(projects.n) === 1 ? "it" : "them"} first`,
+      );
+    await holdNamesOfDeletedUser(tx, org.id, clock);
     await tx.deleteFrom("apikey").where("referenceId", "=", org.id).execute();
     await tx.deleteFrom("organization").where("id", "=", org.id).execute();
     await tx.deleteFrom("user").where("id", "=", org.id).execute();
@@ -364,7 +365,7 @@ export async function updateMemberRole(
   role: OrgRole,
 ): Promise<OrgMember> {
   const { org, role: actorRole } = await requireOrganization(db, actor, slug, "admin");
-  return db.transaction().execute(async (tx) => {
+  return inTransaction(db, async (tx) => {
     await lockOrganizations(tx, [org.id]);
     const member = await memberByUsername(tx, org.id, username);
     assertRoleChangeAllowed(actorRole, member.role, role);
@@ -387,7 +388,7 @@ export async function updateMemberRole(
  */
 export async function removeMember(db: Db, actor: Actor, slug: string, username: string): Promise<void> {
   const { org, role: actorRole } = await requireOrganization(db, actor, slug, "view");
-  await db.transaction().execute(async (tx) => {
+  await inTransaction(db, async (tx) => {
     await lockOrganizations(tx, [org.id]);
     const member = await memberByUsername(tx, org.id, username);
     if (member.userId !== actor.userId) {
@@ -447,19 +448,19 @@ export async function createInvitation(
   baseUrl: string,
   clock: Clock = systemClock,
 ): Promise<OrgInvitation> {
-  const { org, role: actorRole } = await requireOrganization(db, actor, slug, "admin");
-  assertRoleChangeAllowed(actorRole, null, input.role);
-  const member = await db
-    .selectFrom("org_member")
-    .innerJoin("user", "user.id", "org_member.user_id")
-    .select("user.id")
-    .where("org_member.org_id", "=", org.id)
-    .where(sql<string>`lower(email)`, "=", input.email.toLowerCase())
-    .executeTakeFirst();
-  if (member) throw new DomainError("ALREADY_MEMBER", `${input.email} is already a member of ${org.slug}`);
-  const now = clock();
-  const id = randomId(32);
-  await db.transaction().execute(async (tx) => {
+  return inTransaction(db, async (tx) => {
+    const { org, role: actorRole } = await requireOrganization(tx, actor, slug, "admin");
+    assertRoleChangeAllowed(actorRole, null, input.role);
+    const member = await tx
+      .selectFrom("org_member")
+      .innerJoin("user", "user.id", "org_member.user_id")
+      .select("user.id")
+      .where("org_member.org_id", "=", org.id)
+      .where(sql<string>`lower(email)`, "=", input.email.toLowerCase())
+      .executeTakeFirst();
+    if (member) throw new DomainError("ALREADY_MEMBER", `${input.email} is already a member of ${org.slug}`);
+    const now = clock();
+    const id = randomId(32);
     await tx
       .updateTable("org_invitation")
       .set({ revoked_at: now.toISOString() })
@@ -483,9 +484,9 @@ export async function createInvitation(
         revoked_at: null,
       })
       .execute();
+    const row = await invitations(tx).where("org_invitation.id", "=", id).executeTakeFirstOrThrow();
+    return toInvitation(baseUrl, row as InvitationRow);
   });
-  const row = await invitations(db).where("org_invitation.id", "=", id).executeTakeFirstOrThrow();
-  return toInvitation(baseUrl, row as InvitationRow);
 }
 
 /**
@@ -502,7 +503,13 @@ export async function inviteMember(
   clock: Clock = systemClock,
 ): Promise<OrgInvitation> {
   const invitation = await createInvitation(db, actor, slug, input, baseUrl, clock);
-  const org = await findOrganization(db, slug);
+  await mailInvitation(db, mailer, invitation);
+  return invitation;
+}
+
+/** Mails an invitation's link to the invitee (once it is stored: the link must work). */
+export async function mailInvitation(db: Tx, mailer: Mailer, invitation: OrgInvitation): Promise<void> {
+  const org = await findOrganization(db, invitation.organization);
   await mailer.send(
     organizationInvitationMail(invitation.email, {
       organization: invitation.organization,
@@ -513,7 +520,6 @@ export async function inviteMember(
       validDays: INVITATION_VALID_DAYS,
     }),
   );
-  return invitation;
 }
 
 /** The organization's open invitations (admins and owners). */
@@ -604,7 +610,7 @@ export async function acceptInvitation(
   if (actor.kind !== "session")
     throw new DomainError("FORBIDDEN", "Accept an invitation signed in, from the link in its mail");
   const now = clock();
-  await db.transaction().execute(async (tx) => {
+  return inTransaction(db, async (tx) => {
     const row = await tx.selectFrom("org_invitation").selectAll().where("id", "=", id).executeTakeFirst();
     if (!row) throw notFound("Invitation not found");
     if (row.accepted_at) throw new DomainError("ALREADY_MEMBER", "This invitation was already accepted");
@@ -634,12 +640,9 @@ export async function acceptInvitation(
       .set({ accepted_at: now.toISOString(), accepted_by: actor.userId })
       .where("id", "=", id)
       .execute();
+    const org = (await listOrganizations(tx, actor.userId)).find((o) => o.id === row.org_id);
+    return org!;
   });
-  const orgId = (
-    await db.selectFrom("org_invitation").select("org_id").where("id", "=", id).executeTakeFirstOrThrow()
-  ).org_id;
-  const org = (await listOrganizations(db, actor.userId)).find((o) => o.id === orgId);
-  return org!;
 }
 
 /**
@@ -680,7 +683,7 @@ export async function accountDeletionBlocker(db: Tx, userId: string): Promise<st
  * only later, outside this transaction).
  */
 export async function leaveOrganizationsOfDeletedAccount(db: Db, userId: string): Promise<void> {
-  await db.transaction().execute(async (tx) => {
+  await inTransaction(db, async (tx) => {
     const memberships = await tx
       .selectFrom("org_member")
       .select("org_id")

@@ -4,7 +4,6 @@
 // invitations; anyone may leave. The rules are the domain's (server/domain/orgs.ts): an
 // organization keeps at least one owner, and its refusals show in the form's alert.
 import { useForm } from "@conform-to/react";
-import type { AuditAction } from "@packyard/contract";
 import { type OrgRole, orgRoleDescriptions, orgRoles } from "@packyard/contract/orgs.ts";
 import { useEffect, useRef } from "react";
 import { data, Form, redirect, useNavigation } from "react-router";
@@ -30,7 +29,7 @@ import {
 import { type FormReply, parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import {
-  auditOrgAction,
+  changeMemberRole,
   inviteMember,
   listInvitations,
   listMembers,
@@ -38,7 +37,6 @@ import {
   orgOr404,
   removeMember,
   revokeInvitation,
-  updateMemberRole,
 } from "../../lib/orgs.server.ts";
 import { clientAddress, requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/org-members";
@@ -86,10 +84,8 @@ export async function action({ request, context, url, params }: Route.ActionArgs
   const slug = params.orgSlug;
   const formData = await request.formData();
   const intent = String(formData.get("intent") ?? "");
-  const { org } = await orgOr404(db, actor, slug);
-  const audit = (action: AuditAction, target: string, details: Record<string, unknown>) =>
-    auditOrgAction(db, sessionAudit(user, clientAddress(context)), org.id, action, target, details);
-  const members = () => listMembers(db, actor, slug);
+  await orgOr404(db, actor, slug);
+  const caller = sessionAudit(user, clientAddress(context));
 
   switch (intent) {
     case "role": {
@@ -97,13 +93,7 @@ export async function action({ request, context, url, params }: Route.ActionArgs
       if (submission.status !== "success") return answer("members", invalid(submission));
       try {
         const { username, role } = submission.value;
-        const before = (await members()).find((m) => m.username.toLowerCase() === username.toLowerCase());
-        const member = await updateMemberRole(db, actor, slug, username, role);
-        if (before?.role !== member.role)
-          await audit("organization.member_role_changed", member.username, {
-            from: before?.role ?? null,
-            to: member.role,
-          });
+        const member = await changeMemberRole({ db }, caller, { organization: slug, username, role });
         return answer("members", succeeded(submission, `${member.username} is now ${member.role}`));
       } catch (error) {
         return answer("members", domainFailure(submission, error));
@@ -115,16 +105,11 @@ export async function action({ request, context, url, params }: Route.ActionArgs
       if (submission.status !== "success") return answer("members", invalid(submission));
       const leaving = intent === "leave";
       const username = leaving ? user.username : submission.value.username;
-      const member = (await members()).find((m) => m.username.toLowerCase() === username.toLowerCase());
       try {
-        await removeMember(db, actor, slug, username);
+        await removeMember({ db }, caller, { organization: slug, username });
       } catch (error) {
         return answer("members", domainFailure(submission, error));
       }
-      await audit("organization.member_removed", member?.username ?? username, {
-        role: member?.role ?? null,
-        left: member?.userId === user.id,
-      });
       if (leaving) throw redirect(`/dashboard?left=${encodeURIComponent(slug)}`);
       return answer("members", succeeded(submission, `${submission.value.username} was removed`));
     }
@@ -132,18 +117,9 @@ export async function action({ request, context, url, params }: Route.ActionArgs
       const submission = parseForm(formData, inviteForm);
       if (submission.status !== "success") return answer("invite", invalid(submission));
       try {
-        const invitation = await inviteMember(
-          db,
-          mailer,
-          actor,
-          slug,
-          submission.value,
-          config.baseUrl,
-          clock,
-        );
-        await audit("organization.invitation_created", invitation.email, {
-          invitationId: invitation.id,
-          role: invitation.role,
+        const invitation = await inviteMember({ db, mailer, baseUrl: config.baseUrl, clock }, caller, {
+          ...submission.value,
+          organization: slug,
         });
         return answer(
           "invite",
@@ -160,18 +136,11 @@ export async function action({ request, context, url, params }: Route.ActionArgs
       const submission = parseForm(formData, invitationForm);
       if (submission.status !== "success") return answer("invitations", invalid(submission));
       const { invitationId } = submission.value;
-      let open: Awaited<ReturnType<typeof listInvitations>> = [];
       try {
-        open = await listInvitations(db, actor, slug, config.baseUrl, clock);
-        await revokeInvitation(db, actor, slug, invitationId, clock);
+        await revokeInvitation({ db, clock }, caller, { organization: slug, invitationId });
       } catch (error) {
         return answer("invitations", domainFailure(submission, error));
       }
-      const revoked = open.find((i) => i.id === invitationId);
-      await audit("organization.invitation_revoked", revoked?.email ?? invitationId, {
-        invitationId,
-        role: revoked?.role ?? null,
-      });
       return answer("invitations", succeeded(submission, "Invitation revoked"));
     }
     default:

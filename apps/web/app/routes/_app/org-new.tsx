@@ -11,10 +11,10 @@ import { PageHeader } from "../../components/page-header.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { Card, CardContent } from "../../components/ui/card.tsx";
 import { FormField } from "../../components/ui/form-field.tsx";
-import { domainFailure, invalid, sessionActor, sessionAudit } from "../../lib/dashboard.server.ts";
+import { domainFailure, invalid, sessionAudit } from "../../lib/dashboard.server.ts";
 import { parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
-import { auditOrgAction, createOrganization } from "../../lib/orgs.server.ts";
+import { createOrganization } from "../../lib/orgs.server.ts";
 import { orgPath } from "../../lib/project-path.ts";
 import { clientAddress, requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/org-new";
@@ -31,21 +31,17 @@ export async function action({ request, context, url }: Route.ActionArgs) {
   const user = await requireOnboardedUser(request, context, url);
   const submission = parseForm(await request.formData(), newOrgForm);
   if (submission.status !== "success") return invalid(submission);
-  const db = services(context).database.db;
+  const { database, clock } = services(context);
   let created: Awaited<ReturnType<typeof createOrganization>>;
   try {
-    created = await createOrganization(db, sessionActor(user), submission.value, services(context).clock);
+    created = await createOrganization(
+      { db: database.db, clock },
+      sessionAudit(user, clientAddress(context)),
+      submission.value,
+    );
   } catch (error) {
     return domainFailure(submission, error, { NAME_TAKEN: "slug" });
   }
-  await auditOrgAction(
-    db,
-    sessionAudit(user, clientAddress(context)),
-    created.id,
-    "organization.created",
-    created.slug,
-    { name: created.name },
-  );
   throw redirect(`${orgPath(created.slug)}?created=1`);
 }
 

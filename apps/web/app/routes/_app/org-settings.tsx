@@ -32,15 +32,15 @@ import {
 import { type FormReply, parseForm, succeededReply } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import {
-  auditOrgAction,
   createOrgKey,
+  deleteExpiredOrgKeys,
   deleteOrganization,
   deleteOrgKey,
   listOrgKeys,
   orgAbilities,
   orgKeyProjects,
   orgOr404,
-  updateOrganization,
+  renameOrganization,
 } from "../../lib/orgs.server.ts";
 import { clientAddress, requireOnboardedUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/org-settings";
@@ -95,13 +95,11 @@ export async function action({ request, context, url, params }: Route.ActionArgs
     const submission = parseForm(formData, renameOrgForm);
     if (submission.status !== "success") return tag("rename", invalid(submission));
     try {
-      const { org } = await orgOr404(db, actor, params.orgSlug);
-      const updated = await updateOrganization(db, actor, params.orgSlug, submission.value, clock);
-      if (updated.name !== org.name)
-        await auditOrgAction(db, source, org.id, "organization.renamed", org.slug, {
-          from: org.name,
-          to: updated.name,
-        });
+      await orgOr404(db, actor, params.orgSlug);
+      await renameOrganization({ db, clock }, source, {
+        organization: params.orgSlug,
+        name: submission.value.name,
+      });
     } catch (error) {
       return tag("rename", domainFailure(submission, error));
     }
@@ -122,7 +120,7 @@ export async function action({ request, context, url, params }: Route.ActionArgs
         return data<CreateAnswer>({ intent, result: submission.reply() }, { status: 400 });
       const input = submission.value;
       try {
-        const created = await createOrgKey(services(context), source, org.id, {
+        const created = await createOrgKey(services(context), source, org.slug, {
           name: input.name,
           expiresIn: expiresInSeconds(input.expiry),
           scope: { projects: input.scope === "all" ? "*" : input.projectIds, access: input.access },
@@ -139,7 +137,7 @@ export async function action({ request, context, url, params }: Route.ActionArgs
     }
     if (intent === "delete") {
       const keyId = String(formData.get("keyId") ?? "");
-      const deleted = keyId ? await deleteOrgKey(services(context), source, org.id, keyId) : false;
+      const deleted = keyId ? await deleteOrgKey(services(context), source, org.slug, keyId) : false;
       return deleted
         ? data<KeyListAnswer>({ intent, ok: true })
         : data<KeyListAnswer>(
@@ -147,9 +145,7 @@ export async function action({ request, context, url, params }: Route.ActionArgs
             { status: 404 },
           );
     }
-    let deleted = 0;
-    for (const key of await listOrgKeys(db, org.id))
-      if (key.expired && (await deleteOrgKey(services(context), source, org.id, key.id))) deleted++;
+    const deleted = await deleteExpiredOrgKeys(services(context), source, org.slug);
     return data<KeyListAnswer>({ intent, ok: true, deleted });
   }
 
@@ -158,12 +154,10 @@ export async function action({ request, context, url, params }: Route.ActionArgs
     const submission = parseForm(formData, deleteOrgForm(org.slug));
     if (submission.status !== "success") return tag("delete", invalid(submission));
     try {
-      await deleteOrganization(db, actor, org.slug, clock);
+      await deleteOrganization({ db, clock }, source, { organization: org.slug });
     } catch (error) {
       return tag("delete", domainFailure(submission, error));
     }
-    // The organization's log goes with it: the deletion is in the deleting member's own.
-    await auditOrgAction(db, source, user.id, "organization.deleted", org.slug, { organizationId: org.id });
     throw redirect(`/dashboard?orgDeleted=${encodeURIComponent(org.slug)}`);
   }
   return tag("rename", refused(parseForm(formData, renameOrgForm), 400, { formError: "Unknown action" }));

@@ -3,19 +3,12 @@
 // /api/v1/orgs/{slug}/keys: it would mint further never-expiring keys that outlive it.
 import { createRoute, z } from "@hono/zod-openapi";
 import { apiKeyInfo, createApiKeyInput, createdApiKey } from "@packyard/contract";
-import { apiKeyDetails, auditAccountAction } from "../../audit/request.ts";
-import {
-  createUserApiKey,
-  deleteUserApiKey,
-  describeApiKey,
-  listUserApiKeys,
-  scopeProjectIds,
-} from "../../domain/api-keys.ts";
-import { assertAccountAccess, isPerson } from "../../domain/authorization.ts";
-import { DomainError, notFound } from "../../domain/errors.ts";
+import { assertKeyManager, createApiKey, deleteApiKey } from "../../api-keys/use-cases.ts";
+import { describeApiKey, listUserApiKeys } from "../../domain/api-keys.ts";
 import type { Services } from "../../services.ts";
 import { requireActor } from "../actor.ts";
-import { auditSource, createApiApp, empty, errors, json, jsonBody, readJson, serve } from "./route.ts";
+import { clientAddress } from "../request-log.ts";
+import { createApiApp, empty, errors, json, jsonBody, readJson, serve } from "./route.ts";
 
 const listKeysRoute = createRoute({
   method: "get",
@@ -51,11 +44,13 @@ export function keyRoutes(services: Services) {
   const api = createApiApp(services);
   const keyManager = async (c: { req: { raw: Request } }) => {
     const actor = await requireActor(services, c.req.raw.headers);
-    // The same answer as the organization's keys route gives an organization's key.
-    if (!isPerson(actor)) throw notFound("An organization's key cannot manage API keys");
-    assertAccountAccess(actor, "publish");
+    assertKeyManager(actor);
     return actor;
   };
+  const callerOf = async (c: Parameters<typeof clientAddress>[0]) => ({
+    actor: await keyManager(c),
+    address: clientAddress(c, services.config.trustProxy),
+  });
 
   serve(api, listKeysRoute, async (c) => {
     const { userId } = await keyManager(c);
@@ -64,35 +59,20 @@ export function keyRoutes(services: Services) {
   });
 
   serve(api, createKeyRoute, async (c) => {
-    const actor = await keyManager(c);
-    const { userId } = actor;
+    const caller = await callerOf(c);
     const input = await readJson(c, createKeyRoute);
-    const projectIds = input.projects === "*" ? "*" : await scopeProjectIds(db, userId, input.projects);
-    const created = await createUserApiKey(services.auth, db, userId, {
+    const { created, summary, ownerId } = await createApiKey({ db, auth: services.auth }, caller, {
       name: input.name,
       expiresIn: input.expiresInDays === null ? null : input.expiresInDays * 24 * 60 * 60,
-      scope: { projects: projectIds, access: input.access },
+      access: input.access,
+      projects: input.projects === "*" ? "*" : { refs: input.projects },
     });
-    const summary = (await listUserApiKeys(db, userId)).find((k) => k.id === created.id)!;
-    await auditAccountAction(db, auditSource(services, c, actor), {
-      action: "api_key.created",
-      target: input.name,
-      details: apiKeyDetails(summary),
-    });
-    return c.json({ key: { ...(await describeApiKey(db, userId, summary)), key: created.key } }, 201);
+    return c.json({ key: { ...(await describeApiKey(db, ownerId, summary)), key: created.key } }, 201);
   });
 
   serve(api, deleteKeyRoute, async (c) => {
-    const actor = await keyManager(c);
-    const { id } = c.req.valid("param");
-    const key = (await listUserApiKeys(db, actor.userId)).find((k) => k.id === id);
-    if (!key || !(await deleteUserApiKey(db, actor.userId, id)))
-      throw new DomainError("NOT_FOUND", "API key not found");
-    await auditAccountAction(db, auditSource(services, c, actor), {
-      action: "api_key.deleted",
-      target: key.name,
-      details: apiKeyDetails(key),
-    });
+    const caller = await callerOf(c);
+    await deleteApiKey({ db }, caller, { keyId: c.req.valid("param").id });
     return c.body(null, 204);
   });
 

@@ -1,7 +1,8 @@
 // /api/v1/orgs and /api/v1/invitations: organizations (decision 040), their members, invitations,
 // API keys and audit log. What a role allows is decided in domain/authorization.ts and the rules
-// of membership in domain/orgs.ts; these routes parse, call one of them, record what was done in
-// the organization's audit log (naming the member who acted) and answer.
+// of membership in domain/orgs.ts; these routes parse, call a use case (orgs/use-cases.ts,
+// api-keys/use-cases.ts: they record what was done in the organization's audit log, naming the
+// member who acted) and answer.
 import { createRoute, z } from "@hono/zod-openapi";
 import {
   apiKeyInfo,
@@ -17,34 +18,29 @@ import {
   updateMemberSchema,
   updateOrgSchema,
 } from "@packyard/contract";
+import { createApiKey, deleteApiKey } from "../../api-keys/use-cases.ts";
 import { listAuditEntries } from "../../audit/query.ts";
-import { type AuditAction, recordAudit } from "../../audit/record.ts";
-import { apiKeyDetails, auditActorOf } from "../../audit/request.ts";
-import {
-  createUserApiKey,
-  deleteUserApiKey,
-  describeApiKey,
-  listUserApiKeys,
-  scopeProjectIds,
-} from "../../domain/api-keys.ts";
+import { describeApiKey, listUserApiKeys } from "../../domain/api-keys.ts";
 import { type Actor, assertAccountAccess, isPerson } from "../../domain/authorization.ts";
-import { notFound } from "../../domain/errors.ts";
 import {
-  acceptInvitation,
-  createOrganization,
-  deleteOrganization,
   describeOrganization,
-  inviteMember,
   listInvitations,
   listMembers,
   listOrganizations,
-  removeMember,
   requireOrganization,
-  revokeInvitation,
-  updateMemberRole,
-  updateOrganization,
 } from "../../domain/orgs.ts";
+import {
+  acceptInvitation,
+  changeMemberRole,
+  createOrganization,
+  deleteOrganization,
+  inviteMember,
+  removeMember,
+  renameOrganization,
+  revokeInvitation,
+} from "../../orgs/use-cases.ts";
 import type { Services } from "../../services.ts";
+import type { Caller } from "../../use-case.ts";
 import { requireActor } from "../actor.ts";
 import { clientAddress } from "../request-log.ts";
 import { createApiApp, empty, errors, json, jsonBody, readJson, serve } from "./route.ts";
@@ -232,27 +228,15 @@ const orgAuditRoute = createRoute({
 
 export function orgRoutes(services: Services) {
   const db = services.database.db;
-  const { baseUrl } = services.config;
+  const { baseUrl, trustProxy } = services.config;
+  const { clock, mailer } = services;
   const api = createApiApp(services);
   const actorOf = (c: { req: { raw: Request } }) => requireActor(services, c.req.raw.headers);
-
-  /** An entry in the organization's log (ownerId), naming the member (or key) who acted. */
-  const audit = (
-    c: Parameters<typeof clientAddress>[0],
-    actor: Actor,
-    ownerId: string,
-    action: AuditAction,
-    target: string | null,
-    details?: Record<string, unknown>,
-  ) =>
-    recordAudit(db, {
-      ownerId,
-      actor: auditActorOf(actor),
-      address: clientAddress(c, services.config.trustProxy),
-      action,
-      target,
-      details,
-    });
+  /** The caller of a use case: the member (or key) who acts, and from where. */
+  const callerOf = (c: Parameters<typeof clientAddress>[0], actor: Actor): Caller => ({
+    actor,
+    address: clientAddress(c, trustProxy),
+  });
 
   serve(api, listOrgsRoute, async (c) => {
     const actor = await actorOf(c);
@@ -265,8 +249,7 @@ export function orgRoutes(services: Services) {
   serve(api, createOrgRoute, async (c) => {
     const actor = await actorOf(c);
     const input = await readJson(c, createOrgRoute);
-    const created = await createOrganization(db, actor, input, services.clock);
-    await audit(c, actor, created.id, "organization.created", created.slug, { name: created.name });
+    const created = await createOrganization({ db, clock }, callerOf(c, actor), input);
     return c.json({ organization: created }, 201);
   });
 
@@ -278,21 +261,17 @@ export function orgRoutes(services: Services) {
   serve(api, updateOrgRoute, async (c) => {
     const actor = await actorOf(c);
     const { slug } = c.req.valid("param");
-    const { org } = await requireOrganization(db, actor, slug, "admin");
     const input = await readJson(c, updateOrgRoute);
-    const updated = await updateOrganization(db, actor, slug, input, services.clock);
-    if (updated.name !== org.name)
-      await audit(c, actor, org.id, "organization.renamed", org.slug, { from: org.name, to: updated.name });
+    const updated = await renameOrganization({ db, clock }, callerOf(c, actor), {
+      organization: slug,
+      name: input.name,
+    });
     return c.json({ organization: updated }, 200);
   });
 
   serve(api, deleteOrgRoute, async (c) => {
     const actor = await actorOf(c);
-    const { slug } = c.req.valid("param");
-    const { org } = await requireOrganization(db, actor, slug, "own");
-    await deleteOrganization(db, actor, slug, services.clock);
-    // The organization's log goes with it: the deletion is in the deleting member's own.
-    await audit(c, actor, actor.userId, "organization.deleted", org.slug, { organizationId: org.id });
+    await deleteOrganization({ db, clock }, callerOf(c, actor), { organization: c.req.valid("param").slug });
     return c.body(null, 204);
   });
 
@@ -304,44 +283,29 @@ export function orgRoutes(services: Services) {
   serve(api, updateMemberRoute, async (c) => {
     const actor = await actorOf(c);
     const { slug, username } = c.req.valid("param");
-    const { org } = await requireOrganization(db, actor, slug, "admin");
     const input = await readJson(c, updateMemberRoute);
-    const before = (await listMembers(db, actor, slug)).find(
-      (m) => m.username.toLowerCase() === username.toLowerCase(),
-    );
-    const member = await updateMemberRole(db, actor, slug, username, input.role);
-    if (before?.role !== member.role)
-      await audit(c, actor, org.id, "organization.member_role_changed", member.username, {
-        from: before?.role ?? null,
-        to: member.role,
-      });
+    const member = await changeMemberRole({ db }, callerOf(c, actor), {
+      organization: slug,
+      username,
+      role: input.role,
+    });
     return c.json({ member }, 200);
   });
 
   serve(api, removeMemberRoute, async (c) => {
     const actor = await actorOf(c);
     const { slug, username } = c.req.valid("param");
-    const { org } = await requireOrganization(db, actor, slug, "view");
-    const member = (await listMembers(db, actor, slug)).find(
-      (m) => m.username.toLowerCase() === username.toLowerCase(),
-    );
-    await removeMember(db, actor, slug, username);
-    await audit(c, actor, org.id, "organization.member_removed", member?.username ?? username, {
-      role: member?.role ?? null,
-      left: member?.userId === actor.userId,
-    });
+    await removeMember({ db }, callerOf(c, actor), { organization: slug, username });
     return c.body(null, 204);
   });
 
   serve(api, createInvitationRoute, async (c) => {
     const actor = await actorOf(c);
     const { slug } = c.req.valid("param");
-    const { org } = await requireOrganization(db, actor, slug, "admin");
     const input = await readJson(c, createInvitationRoute);
-    const invitation = await inviteMember(db, services.mailer, actor, slug, input, baseUrl, services.clock);
-    await audit(c, actor, org.id, "organization.invitation_created", invitation.email, {
-      invitationId: invitation.id,
-      role: invitation.role,
+    const invitation = await inviteMember({ db, mailer, baseUrl, clock }, callerOf(c, actor), {
+      ...input,
+      organization: slug,
     });
     return c.json({ invitation }, 201);
   });
@@ -349,35 +313,20 @@ export function orgRoutes(services: Services) {
   serve(api, listInvitationsRoute, async (c) => {
     const actor = await actorOf(c);
     const { slug } = c.req.valid("param");
-    return c.json({ invitations: await listInvitations(db, actor, slug, baseUrl, services.clock) }, 200);
+    return c.json({ invitations: await listInvitations(db, actor, slug, baseUrl, clock) }, 200);
   });
 
   serve(api, revokeInvitationRoute, async (c) => {
     const actor = await actorOf(c);
     const { slug, id } = c.req.valid("param");
-    const { org } = await requireOrganization(db, actor, slug, "admin");
-    const invitation = await db
-      .selectFrom("org_invitation")
-      .select(["email", "role"])
-      .where("id", "=", id)
-      .where("org_id", "=", org.id)
-      .executeTakeFirst();
-    await revokeInvitation(db, actor, slug, id);
-    await audit(c, actor, org.id, "organization.invitation_revoked", invitation?.email ?? id, {
-      invitationId: id,
-      role: invitation?.role ?? null,
-    });
+    await revokeInvitation({ db, clock }, callerOf(c, actor), { organization: slug, invitationId: id });
     return c.body(null, 204);
   });
 
   serve(api, acceptInvitationRoute, async (c) => {
     const actor = await actorOf(c);
     const { id } = c.req.valid("param");
-    const joined = await acceptInvitation(db, actor, id, services.clock);
-    await audit(c, actor, joined.id, "organization.invitation_accepted", joined.slug, {
-      invitationId: id,
-      role: joined.role,
-    });
+    const joined = await acceptInvitation({ db, clock }, callerOf(c, actor), { invitationId: id });
     return c.json({ organization: joined }, 200);
   });
 
@@ -390,28 +339,28 @@ export function orgRoutes(services: Services) {
 
   serve(api, createOrgKeyRoute, async (c) => {
     const actor = await actorOf(c);
-    const { org } = await requireOrganization(db, actor, c.req.valid("param").slug, "admin");
+    const { slug } = c.req.valid("param");
     const input = await readJson(c, createOrgKeyRoute);
-    // Only the organization's own projects: a scope naming another owner's is not found.
-    const projectIds = input.projects === "*" ? "*" : await scopeProjectIds(db, org.id, input.projects);
-    // The key's owner (better-auth's referenceId) is the organization, not its creator.
-    const created = await createUserApiKey(services.auth, db, org.id, {
-      name: input.name,
-      expiresIn: input.expiresInDays === null ? null : input.expiresInDays * 24 * 60 * 60,
-      scope: { projects: projectIds, access: input.access },
-    });
-    const summary = (await listUserApiKeys(db, org.id)).find((k) => k.id === created.id)!;
-    await audit(c, actor, org.id, "api_key.created", input.name, apiKeyDetails(summary));
-    return c.json({ key: { ...(await describeApiKey(db, org.id, summary)), key: created.key } }, 201);
+    // The key's owner (better-auth's referenceId) is the organization, not its creator; its scope
+    // names only the organization's own projects (another owner's is not found).
+    const { created, summary, ownerId } = await createApiKey(
+      { db, auth: services.auth },
+      callerOf(c, actor),
+      {
+        organization: slug,
+        name: input.name,
+        expiresIn: input.expiresInDays === null ? null : input.expiresInDays * 24 * 60 * 60,
+        access: input.access,
+        projects: input.projects === "*" ? "*" : { refs: input.projects },
+      },
+    );
+    return c.json({ key: { ...(await describeApiKey(db, ownerId, summary)), key: created.key } }, 201);
   });
 
   serve(api, deleteOrgKeyRoute, async (c) => {
     const actor = await actorOf(c);
     const { slug, id } = c.req.valid("param");
-    const { org } = await requireOrganization(db, actor, slug, "admin");
-    const key = (await listUserApiKeys(db, org.id)).find((k) => k.id === id);
-    if (!key || !(await deleteUserApiKey(db, org.id, id))) throw notFound("API key not found");
-    await audit(c, actor, org.id, "api_key.deleted", key.name, apiKeyDetails(key));
+    await deleteApiKey({ db }, callerOf(c, actor), { organization: slug, keyId: id });
     return c.body(null, 204);
   });
 
