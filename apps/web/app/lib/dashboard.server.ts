@@ -331,15 +331,9 @@ export async function dashboardOverview(db: Db, ownerId: string, limit = 8): Pro
 
 // The domain functions the pages call, in one place.
 export { auditProjectAction } from "../../server/audit/request.ts";
-export { deleteFile } from "../../server/domain/files.ts";
 // A project's changes are use cases (server/projects/use-cases.ts), called by the actions.
 export { listProjects } from "../../server/domain/projects.ts";
-export {
-  createRelease,
-  listReleaseSummaries,
-  resolveLatest,
-  setYanked,
-  updateRelease,
-} from "../../server/domain/releases.ts";
+// Releases and files change through server/releases/use-cases.ts.
+export { listReleaseSummaries, resolveLatest } from "../../server/domain/releases.ts";
 
 export type { Project, Release, ReleaseSummary };
