@@ -2,6 +2,7 @@
 // dashboard's tests do not see — a refused caller leaves nothing behind, a change refused inside
 // its transaction rolls back with no entry, each change writes exactly one entry (a transfer:
 // one per owner) naming its caller, and each event is heard once, after the commit.
+import { createProjectInput, updateRepositorySettingsInput } from "@packyard/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, databaseKind, onboardedUser, postJson, type TestApp } from "../../test/harness.ts";
 import { type DomainEvent, onDomainEvent } from "../domain/changes.ts";
@@ -28,6 +29,10 @@ const as = (who: { userId: string }): Caller => ({
   address: ADDRESS,
 });
 const projectDeps = () => ({ db: db(), limits });
+/** The inputs as the API parses them (the contract's schemas). */
+const newProject = (input: { slug: string; name: string; owner?: string }) =>
+  createProjectInput.parse({ visibility: "public", keyAlgorithm: "ed25519", ...input });
+const settingsChange = (input: Record<string, unknown>) => updateRepositorySettingsInput.parse(input);
 const keyDeps = () => ({ db: db(), keys: app.services.keys, repos: app.services.repos });
 
 beforeAll(async () => {
@@ -76,12 +81,14 @@ const projectRow = (id: string) =>
 describe(`project use cases (${databaseKind})`, () => {
   it("creates a project with one project.created entry by its caller, announced once after the commit", async () => {
     const { result: created, events } = await heard(() =>
-      createProject(projectDeps(), as(ada), {
-        slug: "uc-made",
-        name: "Made",
-        visibility: "public",
-        keyAlgorithm: "ed25519",
-      }),
+      createProject(
+        projectDeps(),
+        as(ada),
+        newProject({
+          slug: "uc-made",
+          name: "Made",
+        }),
+      ),
     );
     const made = await entries({ action: "project.created", target: "uc-made" });
     expect(made).toHaveLength(1);
@@ -101,12 +108,14 @@ describe(`project use cases (${databaseKind})`, () => {
   });
 
   it("a caller who may not manage the project changes nothing, writes no entry and announces nothing", async () => {
-    const project = await createProject(projectDeps(), as(ada), {
-      slug: "uc-guarded",
-      name: "Guarded",
-      visibility: "public",
-      keyAlgorithm: "ed25519",
-    });
+    const project = await createProject(
+      projectDeps(),
+      as(ada),
+      newProject({
+        slug: "uc-guarded",
+        name: "Guarded",
+      }),
+    );
     const before = await projectRow(project.id);
     const entriesBefore = (await entries({ projectId: project.id })).length;
     const ref = "ucada/uc-guarded";
@@ -116,7 +125,7 @@ describe(`project use cases (${databaseKind})`, () => {
       await codeOf(() =>
         updateProjectRepositorySettings({ db: db() }, as(bob), {
           project: ref,
-          settings: { aptOrigin: "Bob" },
+          settings: settingsChange({ aptOrigin: "Bob" }),
         }),
       ),
       await codeOf(() => rotateSigningKey(keyDeps(), as(bob), { project: ref, overlapDays: 1 })),
@@ -137,12 +146,14 @@ describe(`project use cases (${databaseKind})`, () => {
   });
 
   it("records an edit as one entry (visibility_changed with whatever else changed), and an edit that changes nothing as none", async () => {
-    const project = await createProject(projectDeps(), as(ada), {
-      slug: "uc-edited",
-      name: "Edited",
-      visibility: "public",
-      keyAlgorithm: "ed25519",
-    });
+    const project = await createProject(
+      projectDeps(),
+      as(ada),
+      newProject({
+        slug: "uc-edited",
+        name: "Edited",
+      }),
+    );
     const ref = "ucada/uc-edited";
     await updateProject(projectDeps(), as(ada), {
       project: ref,
@@ -165,19 +176,23 @@ describe(`project use cases (${databaseKind})`, () => {
     expect((await postJson(app, "/api/v1/orgs", { slug: "uc-org", name: "UC Org" }, ada.cookie)).status).toBe(
       201,
     );
-    await createProject(projectDeps(), as(ada), {
-      slug: "uc-twin",
-      name: "Twin",
-      visibility: "public",
-      owner: "uc-org",
-      keyAlgorithm: "ed25519",
-    });
-    const mine = await createProject(projectDeps(), as(ada), {
-      slug: "uc-twin",
-      name: "Twin",
-      visibility: "public",
-      keyAlgorithm: "ed25519",
-    });
+    await createProject(
+      projectDeps(),
+      as(ada),
+      newProject({
+        slug: "uc-twin",
+        name: "Twin",
+        owner: "uc-org",
+      }),
+    );
+    const mine = await createProject(
+      projectDeps(),
+      as(ada),
+      newProject({
+        slug: "uc-twin",
+        name: "Twin",
+      }),
+    );
     const before = await projectRow(mine.id);
     const { result: code, events } = await heard(() =>
       codeOf(() => transferProject(projectDeps(), as(ada), { project: "ucada/uc-twin", owner: "uc-org" })),
@@ -187,12 +202,14 @@ describe(`project use cases (${databaseKind})`, () => {
     expect(await entries({ action: "project.transferred" })).toEqual([]);
     expect(events).toEqual([]);
     // The same database takes the next change: nothing of the failed one is left open.
-    const other = await createProject(projectDeps(), as(ada), {
-      slug: "uc-moving",
-      name: "Moving",
-      visibility: "public",
-      keyAlgorithm: "ed25519",
-    });
+    const other = await createProject(
+      projectDeps(),
+      as(ada),
+      newProject({
+        slug: "uc-moving",
+        name: "Moving",
+      }),
+    );
     const moved = await transferProject(projectDeps(), as(ada), {
       project: "ucada/uc-moving",
       owner: "uc-org",
@@ -212,17 +229,19 @@ describe(`project use cases (${databaseKind})`, () => {
   });
 
   it("repository settings: one entry naming what changed; a Release change announces the packages changed once", async () => {
-    const project = await createProject(projectDeps(), as(ada), {
-      slug: "uc-settings",
-      name: "Settings",
-      visibility: "public",
-      keyAlgorithm: "ed25519",
-    });
+    const project = await createProject(
+      projectDeps(),
+      as(ada),
+      newProject({
+        slug: "uc-settings",
+        name: "Settings",
+      }),
+    );
     const ref = "ucada/uc-settings";
     const expiry = await heard(() =>
       updateProjectRepositorySettings({ db: db() }, as(ada), {
         project: ref,
-        settings: { keyExpiryDays: 400 },
+        settings: settingsChange({ keyExpiryDays: 400 }),
       }),
     );
     expect(expiry.result.keyExpiryDays).toBe(400);
@@ -230,14 +249,18 @@ describe(`project use cases (${databaseKind})`, () => {
     const origin = await heard(() =>
       updateProjectRepositorySettings({ db: db() }, as(ada), {
         project: ref,
-        settings: { aptOrigin: "Ada's" },
+        settings: settingsChange({ aptOrigin: "Ada's" }),
       }),
     );
-    expect(origin.events.map((e) => e.type)).toEqual(["changed", "packages-changed"]);
+    // Then the publish it queued announces itself; that one is the publisher's.
+    expect(origin.events.map((e) => e.type).filter((type) => type !== "repository.published")).toEqual([
+      "changed",
+      "packages-changed",
+    ]);
     const unchanged = await heard(() =>
       updateProjectRepositorySettings({ db: db() }, as(ada), {
         project: ref,
-        settings: { aptOrigin: "Ada's" },
+        settings: settingsChange({ aptOrigin: "Ada's" }),
       }),
     );
     expect(unchanged.events).toEqual([]);
@@ -249,12 +272,14 @@ describe(`project use cases (${databaseKind})`, () => {
   });
 
   it("records the key lifecycle job's rotation as the system's and announces key.rotated once, after the commit", async () => {
-    const project = await createProject(projectDeps(), as(ada), {
-      slug: "uc-rotated",
-      name: "Rotated",
-      visibility: "public",
-      keyAlgorithm: "ed25519",
-    });
+    const project = await createProject(
+      projectDeps(),
+      as(ada),
+      newProject({
+        slug: "uc-rotated",
+        name: "Rotated",
+      }),
+    );
     const [first] = await app.services.keys.all(project.id);
     const row = (await projectRow(project.id))!;
     const resigned: string[] = [];
