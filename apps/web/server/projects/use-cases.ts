@@ -34,7 +34,7 @@ import type { SigningKeyRow, SigningKeyService } from "../publishing/signing-key
 import { queueRpmResign } from "../publishing/yum/resign-rpms.ts";
 import { type Caller, change, type Db, type Tx } from "../use-case.ts";
 
-/** The person or key asking: projects are changed by them, never by a job (but key rotation). */
+/** The person or key asking: a job changes no project (the lifecycle job rotates keys, below). */
 function actorOf(caller: Caller): Actor {
   if (caller.actor.kind === "system") throw new Error("A project is changed by a person or a key, not a job");
   return caller.actor;
