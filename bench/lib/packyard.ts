@@ -249,7 +249,7 @@ export class PackyardServer {
 
   /**
    * Waits for the server's start-up housekeeping (the leftover collection in its first quiet
-   * moment, then a full garbage collection; maintenance.ts) before the samples of a running
+   * moment; maintenance.ts) before the samples of a running
    * server, which would otherwise meet it at a moment the machine's timing decides. Returns the
    * ms waited. Not for the first build in a fresh process, which is measured as it comes.
    */
