@@ -154,9 +154,10 @@ export function dlRequestOf(c: Context, route: DlRoute): DlRequest {
 /** A Hono handler answering `route` with resolveDownload: the Hono writer of an Answer. */
 export function dlHandler(services: Services, route: DlRoute) {
   const accounting = accountingOf(services);
+  const deps = dlDeps(services, false);
   return async (c: Context): Promise<Response> => {
     const req = dlRequestOf(c, route);
-    const answer = await resolveDownload(dlDeps(services, false), req);
+    const answer = await resolveDownload(deps, req);
     if (answer.error) {
       const res = apiErrorResponse(answer.error.code, answer.error.message);
       for (const [name, value] of Object.entries(answer.headers)) res.headers.set(name, value);

@@ -24,6 +24,19 @@ describe("ServeCache", () => {
     expect(cache.peek("a")).toBeUndefined();
   });
 
+  it("does not remember a value made from lookups that a change overlapped", async () => {
+    const cache = new ServeCache();
+    await cache.get("row", async () => "old row");
+    // An answer made from the row across a wait, during which a change dropped the cache.
+    const epoch = cache.epoch;
+    const row = await cache.get("row", async () => "unused");
+    cache.invalidate();
+    cache.remember("answer", `made from ${row}`, epoch);
+    expect(cache.peek("answer")).toBeUndefined();
+    cache.remember("answer", "made from the new row", cache.epoch);
+    expect(cache.peek("answer")).toBe("made from the new row");
+  });
+
   it("keeps nothing while disabled, and errors are never kept", async () => {
     const cache = new ServeCache();
     cache.setEnabled(false);
