@@ -3,7 +3,7 @@
 // context.
 
 import { join } from "node:path";
-import { recordAudit } from "./audit/record.ts";
+import { recordSignIn } from "./accounts/use-cases.ts";
 import { type Auth, authOptions, createAuth } from "./auth/auth.ts";
 import { revokeApiKeysAfterReset } from "./auth/password-reset-keys.ts";
 import type { Config } from "./config.ts";
@@ -109,16 +109,7 @@ export async function createServices(
       async onSignIn(signIn) {
         // A sign-in is never refused for its log entry; a failure to write one is logged.
         try {
-          await recordAudit(database.db, {
-            ownerId: signIn.userId,
-            actor: { kind: "user", userId: signIn.userId },
-            action: "session.signed_in",
-            details: {
-              method: signIn.method,
-              ...(signIn.userAgent ? { userAgent: signIn.userAgent.slice(0, 200) } : {}),
-            },
-            address: signIn.address,
-          });
+          await recordSignIn({ db: database.db }, signIn);
         } catch (error) {
           logger.error(`recording the sign-in of ${signIn.userId} failed`, error);
         }

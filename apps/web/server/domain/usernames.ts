@@ -11,6 +11,7 @@ import { USERNAME_HOLD_DAYS } from "@packyard/contract/profile.ts";
 import type { Kysely } from "kysely";
 import { sql } from "kysely";
 import type { Database } from "../db/schema.ts";
+import { inTransaction } from "../use-case.ts";
 import { DomainError, isUniqueViolation } from "./errors.ts";
 
 type Db = Kysely<Database>;
@@ -181,7 +182,7 @@ export async function setUsername(
   // Friendly first: the common refusal without writing anything.
   await assertUsernameAvailable(db, userId, input.username, () => now);
   try {
-    return await db.transaction().execute(async (tx) => {
+    return await inTransaction(db, async (tx) => {
       const user = await tx
         .selectFrom("user")
         .select("username")

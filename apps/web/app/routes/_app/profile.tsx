@@ -8,7 +8,8 @@ import { useEffect, useRef, useState } from "react";
 import { Form, useNavigation, useOutletContext, useRevalidator } from "react-router";
 import { toast } from "sonner";
 import { z } from "zod";
-import { heldUsernames, setUsername, UsernameTakenError } from "../../../server/domain/usernames.ts";
+import { changeProfile } from "../../../server/accounts/use-cases.ts";
+import { heldUsernames, UsernameTakenError } from "../../../server/domain/usernames.ts";
 import { FormattedDate } from "../../components/dashboard/formatted-date.tsx";
 import { PageHeader } from "../../components/page-header.tsx";
 import { Alert } from "../../components/ui/alert.tsx";
@@ -17,10 +18,10 @@ import { Button } from "../../components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
 import { FormField } from "../../components/ui/form-field.tsx";
 import { authClient } from "../../lib/auth-client.ts";
-import { invalid, refused, succeeded } from "../../lib/dashboard.server.ts";
+import { invalid, refused, sessionActor, succeeded } from "../../lib/dashboard.server.ts";
 import { type FormReply, parseForm, succeededReply, text } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
-import { requireOnboardedUser, type SessionUser, services } from "../../lib/session.server.ts";
+import { clientAddress, requireOnboardedUser, type SessionUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/profile";
 
 export const meta: Route.MetaFunction = ({ matches, location }) =>
@@ -48,9 +49,10 @@ export async function action({ request, context, url }: Route.ActionArgs) {
   const submission = parseForm(await request.formData(), profileForm);
   if (submission.status !== "success") return invalid(submission);
   try {
-    const { previous, username } = await setUsername(
-      services(context).database.db,
-      user.id,
+    const caller = { actor: sessionActor(user), address: clientAddress(context) };
+    const { previous, username } = await changeProfile(
+      { db: services(context).database.db },
+      caller,
       submission.value,
     );
     const renamed = previous !== null && previous.toLowerCase() !== username.toLowerCase();
