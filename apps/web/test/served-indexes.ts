@@ -442,7 +442,22 @@ function verify(raw: Map<string, Raw>, path: string, fingerprint: string): boole
   const files: Record<string, Uint8Array> = { [name]: raw.get(path)!.body };
   if (signed) files[signed] = raw.get(`${dir}${signed}`)!.body;
   const result = gpgvVerify(keyring, files, signed ? [name, signed] : [name]);
-  return (
-    result.status === 0 && result.badSignatures === 0 && result.goodSigners.every((s) => s === fingerprint)
-  );
+  const good =
+    result.status === 0 &&
+    result.badSignatures === 0 &&
+    result.goodSigners.length > 0 &&
+    result.goodSigners.every((s) => s === fingerprint);
+  // InRelease signs Release's text: apt reads either, so they must say the same.
+  if (name === "InRelease")
+    return good && clearSigned(text(files[name]!)) === text(raw.get(`${dir}Release`)!.body);
+  return good;
+}
+
+/** The text of a clear-signed message (RFC 4880 §7), with the line ending the signature took back. */
+function clearSigned(message: string): string | undefined {
+  const match =
+    /^-----BEGIN PGP SIGNED MESSAGE-----\n(?:[^\n]+\n)*\n([\s\S]*?)\n-----BEGIN PGP SIGNATURE-----\n/.exec(
+      message,
+    );
+  return match ? `${match[1]!.replace(/^- /gm, "")}\n` : undefined;
 }
