@@ -23,6 +23,9 @@ export interface Caller {
   address: string | null;
 }
 
+/** A person's caller: a session or a key (a job cannot do what only a person may). */
+export type PersonCaller = Caller & { actor: Actor };
+
 /** A job's caller. */
 export const SYSTEM: Caller = { actor: { kind: "system" }, address: null };
 
@@ -80,6 +83,16 @@ export async function change<T>(
     });
   for (const event of events) await emitDomainEvent(db, event);
   return result;
+}
+
+/**
+ * Announces a change a job committed in a transaction of its own and records no entry for (the
+ * publisher's switch to a new revision, retried when files were swept meanwhile): its event,
+ * after that commit, to the same listeners change() reaches.
+ */
+export async function announce(db: Db, event: DomainEvent): Promise<void> {
+  if (db.isTransaction) throw new Error("Announce a change after its transaction has committed");
+  await emitDomainEvent(db, event);
 }
 
 /**

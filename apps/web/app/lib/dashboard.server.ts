@@ -13,7 +13,6 @@ import {
 import type { Kysely } from "kysely";
 import { data, redirect } from "react-router";
 import { z } from "zod";
-import type { AuditSource } from "../../server/audit/request.ts";
 import type { Database } from "../../server/db/schema.ts";
 import {
   type Access,
@@ -36,6 +35,7 @@ import {
   requireRelease,
 } from "../../server/domain/releases.ts";
 import { accountUsage } from "../../server/domain/usage.ts";
+import type { PersonCaller } from "../../server/use-case.ts";
 import { type FormReply, parseForm } from "./forms.ts";
 import { type ProjectPlace, projectPath } from "./project-path.ts";
 
@@ -45,8 +45,8 @@ export function sessionActor(user: { id: string }): Actor {
   return { kind: "session", userId: user.id };
 }
 
-/** The signed-in user and the client's address (session.server.ts's clientAddress), for the audit log. */
-export function sessionAudit(user: { id: string }, address: string): AuditSource {
+/** The signed-in user and the client's address (session.server.ts's clientAddress): a use case's caller. */
+export function sessionCaller(user: { id: string }, address: string): PersonCaller {
   return { actor: sessionActor(user), address };
 }
 
@@ -330,7 +330,6 @@ export async function dashboardOverview(db: Db, ownerId: string, limit = 8): Pro
 }
 
 // The domain functions the pages call, in one place.
-export { auditProjectAction } from "../../server/audit/request.ts";
 // A project's changes are use cases (server/projects/use-cases.ts), called by the actions.
 export { listProjects } from "../../server/domain/projects.ts";
 // Releases and files change through server/releases/use-cases.ts.

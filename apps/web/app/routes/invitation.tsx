@@ -11,7 +11,7 @@ import { FormAlert } from "../components/dashboard/project-dialogs.tsx";
 import { invitationForm } from "../components/orgs/forms.ts";
 import { RoleBadge } from "../components/orgs/org-header.tsx";
 import { Button } from "../components/ui/button.tsx";
-import { domainFailure, sessionAudit } from "../lib/dashboard.server.ts";
+import { domainFailure, sessionCaller } from "../lib/dashboard.server.ts";
 import { parseForm } from "../lib/forms.ts";
 import { pageMeta } from "../lib/meta.ts";
 import { acceptInvitation, viewInvitation } from "../lib/orgs.server.ts";
@@ -58,7 +58,7 @@ export async function action({ request, context, params, url }: Route.ActionArgs
   try {
     joined = await acceptInvitation(
       { db: s.database.db, clock: s.clock },
-      sessionAudit(user, clientAddress(context)),
+      sessionCaller(user, clientAddress(context)),
       { invitationId: params.invitationId },
     );
   } catch (error) {

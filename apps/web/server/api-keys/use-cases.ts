@@ -4,7 +4,6 @@
 // its `api_key.*` entry in one transaction (use-case.ts). The entry lands in the keys' owner's
 // log: the person's own, or the organization's, naming the member who acted.
 
-import { apiKeyDetails } from "../audit/request.ts";
 import type { Auth } from "../auth/auth.ts";
 import {
   type CreatedKey,
@@ -141,4 +140,15 @@ export async function deleteApiKeys(
     }
     return deleted;
   });
+}
+
+/** What an API key entry keeps of the key: enough to recognise it after it is gone. */
+function apiKeyDetails(key: Pick<KeySummary, "id" | "start" | "scope" | "expiresAt">) {
+  return {
+    keyId: key.id,
+    start: key.start,
+    access: key.scope.access,
+    projects: key.scope.projects,
+    expiresAt: key.expiresAt,
+  };
 }

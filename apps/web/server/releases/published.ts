@@ -3,11 +3,11 @@
 // entry, so it is not a change() of its own: the publisher switches to the new revision in its
 // own transaction, retried when files were swept meanwhile, and only the switch that committed
 // is announced, once, after it.
-import { type ActivityEvent, emitDomainEvent } from "../domain/changes.ts";
-import type { Db } from "../use-case.ts";
+import type { ActivityEvent } from "../domain/changes.ts";
+import { announce, type Db } from "../use-case.ts";
 
 export type RepositoryPublished = Extract<ActivityEvent, { type: "repository.published" }>;
 
 export async function announcePublished(db: Db, event: Omit<RepositoryPublished, "type">): Promise<void> {
-  await emitDomainEvent(db, { type: "repository.published", ...event });
+  await announce(db, { type: "repository.published", ...event });
 }

@@ -12,10 +12,10 @@ import * as releases from "../domain/releases.ts";
 import type { LimitsSetting } from "../domain/usage.ts";
 import type { Logger } from "../logger.ts";
 import type { BlobStore } from "../storage/blob-store.ts";
-import { type Caller, change, type Db, type Record } from "../use-case.ts";
+import { type Caller, change, type Db, type PersonCaller, type Record } from "../use-case.ts";
 
 /** A person's caller: releases are changed by a session or a key (jobs have their own entries). */
-export type PersonCaller = Caller & { actor: Actor };
+export type { PersonCaller };
 
 export interface ReleaseUseCaseDeps {
   db: Db;

@@ -23,7 +23,7 @@ import {
   invalid,
   refused,
   sessionActor,
-  sessionAudit,
+  sessionCaller,
   succeeded,
 } from "../../lib/dashboard.server.ts";
 import { type FormReply, parseForm } from "../../lib/forms.ts";
@@ -85,7 +85,7 @@ export async function action({ request, context, url, params }: Route.ActionArgs
   const formData = await request.formData();
   const intent = String(formData.get("intent") ?? "");
   await orgOr404(db, actor, slug);
-  const caller = sessionAudit(user, clientAddress(context));
+  const caller = sessionCaller(user, clientAddress(context));
 
   switch (intent) {
     case "role": {

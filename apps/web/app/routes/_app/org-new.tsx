@@ -11,7 +11,7 @@ import { PageHeader } from "../../components/page-header.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { Card, CardContent } from "../../components/ui/card.tsx";
 import { FormField } from "../../components/ui/form-field.tsx";
-import { domainFailure, invalid, sessionAudit } from "../../lib/dashboard.server.ts";
+import { domainFailure, invalid, sessionCaller } from "../../lib/dashboard.server.ts";
 import { parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import { createOrganization } from "../../lib/orgs.server.ts";
@@ -36,7 +36,7 @@ export async function action({ request, context, url }: Route.ActionArgs) {
   try {
     created = await createOrganization(
       { db: database.db, clock },
-      sessionAudit(user, clientAddress(context)),
+      sessionCaller(user, clientAddress(context)),
       submission.value,
     );
   } catch (error) {

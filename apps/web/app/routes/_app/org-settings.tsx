@@ -26,7 +26,7 @@ import {
   invalid,
   refused,
   sessionActor,
-  sessionAudit,
+  sessionCaller,
   succeeded,
 } from "../../lib/dashboard.server.ts";
 import { type FormReply, parseForm, succeededReply } from "../../lib/forms.ts";
@@ -85,7 +85,7 @@ export async function action({ request, context, url, params }: Route.ActionArgs
   const { database, clock } = services(context);
   const db = database.db;
   const actor = sessionActor(user);
-  const source = sessionAudit(user, clientAddress(context));
+  const source = sessionCaller(user, clientAddress(context));
   const formData = await request.formData();
   const intent = String(formData.get("intent") ?? "");
   const tag = (section: Reply["section"], reply: ReturnType<typeof succeeded>) =>

@@ -49,7 +49,7 @@ import {
   releaseDto,
   releaseOr404,
   sessionActor,
-  sessionAudit,
+  sessionCaller,
   succeeded,
 } from "../../lib/dashboard.server.ts";
 import { releaseDownloads } from "../../lib/downloads.server.ts";
@@ -114,7 +114,7 @@ export async function action({ request, context, url, params }: Route.ActionArgs
   const { project, refusal } = await projectForAction(db, sessionActor(user), ref, "publish", formData);
   if (refusal) return refusal;
   const release = await releaseOr404(db, project.id, params.releaseVersion);
-  const caller = sessionAudit(user, clientAddress(context));
+  const caller = sessionCaller(user, clientAddress(context));
   const target = { project: ref, version: release.version };
 
   switch (formData.get("intent") ?? "") {

@@ -24,7 +24,7 @@ import {
   projectRef,
   refused,
   sessionActor,
-  sessionAudit,
+  sessionCaller,
 } from "../../lib/dashboard.server.ts";
 import { formatCompactCount } from "../../lib/format.ts";
 import { parseForm } from "../../lib/forms.ts";
@@ -67,7 +67,7 @@ export async function action({ request, context, url, params }: Route.ActionArgs
   if (submission.status !== "success") return invalid(submission);
   const { version } = submission.value;
   try {
-    await createRelease({ db }, sessionAudit(user, clientAddress(context)), {
+    await createRelease({ db }, sessionCaller(user, clientAddress(context)), {
       project: ref,
       release: submission.value,
     });

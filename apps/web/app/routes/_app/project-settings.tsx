@@ -41,7 +41,7 @@ import {
   projectPlace,
   projectRef,
   sessionActor,
-  sessionAudit,
+  sessionCaller,
   succeeded,
 } from "../../lib/dashboard.server.ts";
 import { type FormReply, parseForm, succeededReply, text } from "../../lib/forms.ts";
@@ -130,7 +130,7 @@ export async function action({ request, context, url, params }: Route.ActionArgs
   const intent = formData.get("intent");
   const ref = projectRef(params, user);
   const actor = sessionActor(user);
-  const caller = sessionAudit(user, clientAddress(context));
+  const caller = sessionCaller(user, clientAddress(context));
   const { project, refusal } = await projectForAction(database.db, actor, ref, "manage", formData);
   if (refusal) return refusal;
   if (intent === "retention-save" || intent === "retention-preview") {

@@ -42,7 +42,7 @@ import {
   projectRef,
   refused,
   sessionActor,
-  sessionAudit,
+  sessionCaller,
   succeeded,
 } from "../../lib/dashboard.server.ts";
 import { formatCompactCount, formatCount } from "../../lib/format.ts";
@@ -97,7 +97,7 @@ export async function action({ request, context, url, params }: Route.ActionArgs
   const { database, config } = services(context);
   const db = database.db;
   const actor = sessionActor(user);
-  const caller = sessionAudit(user, clientAddress(context));
+  const caller = sessionCaller(user, clientAddress(context));
   const ref = projectRef(params, user);
   const slug = params.projectSlug;
   const formData = await request.formData();

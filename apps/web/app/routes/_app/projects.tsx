@@ -15,7 +15,7 @@ import {
   listProjects,
   refused,
   sessionActor,
-  sessionAudit,
+  sessionCaller,
 } from "../../lib/dashboard.server.ts";
 import { parseForm } from "../../lib/forms.ts";
 import { pageMeta } from "../../lib/meta.ts";
@@ -51,7 +51,7 @@ export async function action({ request, context, url }: Route.ActionArgs) {
     // Under the user, or under an organization the user administers (the org page's dialog).
     created = await createProject(
       { db: database.db, limits: config },
-      sessionAudit(user, clientAddress(context)),
+      sessionCaller(user, clientAddress(context)),
       submission.value,
     );
   } catch (error) {

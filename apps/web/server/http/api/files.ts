@@ -16,7 +16,6 @@ import { requireActor } from "../actor.ts";
 import { receiveMultipart } from "../multipart-upload.ts";
 import { isSocketBody, uploadBody } from "../upload-body.ts";
 import {
-  auditSource,
   callerAndProject,
   createApiApp,
   empty,
@@ -26,6 +25,7 @@ import {
   ownProject,
   projectAccessErrors,
   releasePath,
+  requestCaller,
   serve,
 } from "./route.ts";
 
@@ -131,7 +131,7 @@ export function fileRoutes(services: Services) {
   const deps = { db, blobs, keys, config, logger };
   /** The caller of a use case: who asks (401 when nobody), and from where. */
   const callerOf = async (c: Context) =>
-    auditSource(services, c, await requireActor(services, c.req.raw.headers));
+    requestCaller(services, c, await requireActor(services, c.req.raw.headers));
 
   serve(api, listFilesRoute, async (c) => {
     const { slug, version } = c.req.valid("param");
@@ -152,7 +152,7 @@ export function fileRoutes(services: Services) {
     const body = uploadBody(c.req.raw, c.env);
     if (!body) throw new DomainError("VALIDATION_FAILED", "The request has no body");
     const length = c.req.header("content-length");
-    const { project, release, file } = await uploadReleaseFile(deps, auditSource(services, c, actor), {
+    const { project, release, file } = await uploadReleaseFile(deps, requestCaller(services, c, actor), {
       project: slug,
       version,
       filename,

@@ -8,7 +8,6 @@ import { createProject, deleteProject, transferProject, updateProject } from "..
 import type { Services } from "../../services.ts";
 import { requireActor } from "../actor.ts";
 import {
-  auditSource,
   callerAndProject,
   createApiApp,
   empty,
@@ -19,6 +18,7 @@ import {
   projectAccessErrors,
   projectPath,
   readJson,
+  requestCaller,
   serve,
 } from "./route.ts";
 
@@ -110,7 +110,7 @@ export function projectRoutes(services: Services) {
   serve(api, createProjectRoute, async (c) => {
     const actor = await requireActor(services, c.req.raw.headers);
     const input = await readJson(c, createProjectRoute);
-    const created = await createProject(deps, auditSource(services, c, actor), input);
+    const created = await createProject(deps, requestCaller(services, c, actor), input);
     return c.json({ project: created }, 201);
   });
 
@@ -125,13 +125,13 @@ export function projectRoutes(services: Services) {
     // Who may not manage the project learns that before anything about the body.
     const { actor } = await callerAndProject(services, c, project, "manage");
     const changes = await readJson(c, updateProjectRoute);
-    const updated = await updateProject(deps, auditSource(services, c, actor), { project, changes });
+    const updated = await updateProject(deps, requestCaller(services, c, actor), { project, changes });
     return c.json({ project: updated }, 200);
   });
 
   serve(api, deleteProjectRoute, async (c) => {
     const actor = await requireActor(services, c.req.raw.headers);
-    await deleteProject(deps, auditSource(services, c, actor), { project: c.req.valid("param").slug });
+    await deleteProject(deps, requestCaller(services, c, actor), { project: c.req.valid("param").slug });
     return c.body(null, 204);
   });
 
@@ -139,7 +139,7 @@ export function projectRoutes(services: Services) {
     const project = c.req.valid("param").slug;
     const { actor } = await callerAndProject(services, c, project, "manage");
     const { owner } = await readJson(c, transferProjectRoute);
-    const moved = await transferProject(deps, auditSource(services, c, actor), { project, owner });
+    const moved = await transferProject(deps, requestCaller(services, c, actor), { project, owner });
     return c.json({ project: moved }, 200);
   });
 

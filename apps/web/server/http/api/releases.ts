@@ -20,7 +20,6 @@ import {
 import type { Services } from "../../services.ts";
 import { requireActor } from "../actor.ts";
 import {
-  auditSource,
   callerAndProject,
   createApiApp,
   empty,
@@ -32,6 +31,7 @@ import {
   projectPath,
   readJson,
   releasePath,
+  requestCaller,
   serve,
 } from "./route.ts";
 
@@ -109,7 +109,7 @@ export function releaseRoutes(services: Services) {
   const api = createApiApp(services);
   /** The caller of a use case: who asks (401 when nobody), and from where. */
   const callerOf = async (c: Context) =>
-    auditSource(services, c, await requireActor(services, c.req.raw.headers));
+    requestCaller(services, c, await requireActor(services, c.req.raw.headers));
 
   serve(api, listReleasesRoute, async (c) => {
     const project = await ownProject(services, c, c.req.valid("param").slug, "read");
@@ -122,7 +122,7 @@ export function releaseRoutes(services: Services) {
     const { slug } = c.req.valid("param");
     const { actor } = await callerAndProject(services, c, slug, "publish");
     const input = await readJson(c, createReleaseRoute);
-    const { project, release } = await createRelease({ db }, auditSource(services, c, actor), {
+    const { project, release } = await createRelease({ db }, requestCaller(services, c, actor), {
       project: slug,
       release: input,
     });
@@ -142,7 +142,7 @@ export function releaseRoutes(services: Services) {
     const { slug, version } = c.req.valid("param");
     const { actor } = await callerAndProject(services, c, slug, "publish");
     const changes = await readJson(c, updateReleaseRoute);
-    const { project, release } = await updateRelease({ db }, auditSource(services, c, actor), {
+    const { project, release } = await updateRelease({ db }, requestCaller(services, c, actor), {
       project: slug,
       version,
       changes,
@@ -162,7 +162,7 @@ export function releaseRoutes(services: Services) {
     // A missing release answers 404 before a bad body, as it always has.
     await requireRelease(db, found.id, version);
     const { reason } = await readJson(c, yankRoute);
-    const { project, release } = await yankRelease({ db }, auditSource(services, c, actor), {
+    const { project, release } = await yankRelease({ db }, requestCaller(services, c, actor), {
       project: slug,
       version,
       reason,

@@ -9,7 +9,6 @@ import { updateProjectRepositorySettings } from "../../projects/use-cases.ts";
 import type { Services } from "../../services.ts";
 import { requireActor } from "../actor.ts";
 import {
-  auditSource,
   callerAndProject,
   createApiApp,
   errors,
@@ -18,6 +17,7 @@ import {
   projectAccessErrors,
   projectPath,
   readJson,
+  requestCaller,
   serve,
 } from "./route.ts";
 
@@ -58,7 +58,7 @@ export function repositorySettingsRoutes(services: Services) {
     const ref = c.req.valid("param").slug;
     const { actor } = await callerAndProject(services, c, ref, REPOSITORY_SETTINGS_ACCESS);
     const input = await readJson(c, updateRepositorySettingsRoute);
-    const settings = await updateProjectRepositorySettings({ db }, auditSource(services, c, actor), {
+    const settings = await updateProjectRepositorySettings({ db }, requestCaller(services, c, actor), {
       project: ref,
       settings: input,
     });

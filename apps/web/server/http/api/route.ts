@@ -11,11 +11,11 @@ import { type Hook, OpenAPIHono, type RouteConfig, type RouteHandler, z } from "
 import { type ApiErrorCode, apiErrorStatus } from "@packyard/contract";
 import type { Context, Env } from "hono";
 import type { ZodType } from "zod";
-import type { AuditSource } from "../../audit/request.ts";
 import type { Access, Actor } from "../../domain/authorization.ts";
 import { DomainError } from "../../domain/errors.ts";
 import { type ProjectRow, requireOwnProject } from "../../domain/projects.ts";
 import type { Services } from "../../services.ts";
+import type { PersonCaller } from "../../use-case.ts";
 import { requireActor } from "../actor.ts";
 import { toApiErrorResponse, validationFailedResponse } from "../api-errors.ts";
 import { clientAddress } from "../request-log.ts";
@@ -95,8 +95,8 @@ export async function callerAndProject(
   return { actor, project: await requireOwnProject(services.database.db, actor, slug, needed) };
 }
 
-/** The caller and the client's address, as the audit log records them. */
-export function auditSource(services: Services, c: Context, actor: Actor): AuditSource {
+/** The caller and the client's address: a use case's caller. */
+export function requestCaller(services: Services, c: Context, actor: Actor): PersonCaller {
   return { actor, address: clientAddress(c, services.config.trustProxy) };
 }
 

@@ -6,7 +6,6 @@ import { SIGNING_KEY_ROTATE_ACCESS } from "../../domain/authorization.ts";
 import { rotateSigningKey, rpmResignQueue } from "../../projects/use-cases.ts";
 import type { Services } from "../../services.ts";
 import {
-  auditSource,
   callerAndProject,
   createApiApp,
   errors,
@@ -16,6 +15,7 @@ import {
   projectAccessErrors,
   projectPath,
   readJson,
+  requestCaller,
   serve,
 } from "./route.ts";
 
@@ -78,7 +78,7 @@ export function signingKeyRoutes(services: Services) {
         repos: services.repos,
         resignRpms: rpmResignQueue(services.jobs),
       },
-      auditSource(services, c, actor),
+      requestCaller(services, c, actor),
       { project: ref, algorithm: input.algorithm, overlapDays: input.overlapDays },
     );
     const { rows } = await services.keys.active(project);
