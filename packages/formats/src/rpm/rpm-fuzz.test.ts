@@ -120,7 +120,6 @@ describe("fuzzing the reader", () => {
       `fuzz: ${ITERATIONS} inputs in ${elapsed.toFixed(0)} ms, at most +${(peakGrowth / MiB).toFixed(1)} MiB while reading one`,
       Object.fromEntries(outcomes),
     );
-    expect(elapsed).toBeLessThan(5 * ITERATIONS);
     // The samples are at most a few hundred KiB; no mutation may make a read allocate more than
     // a small multiple of that.
     expect(peakGrowth).toBeLessThan(32 * MiB);
