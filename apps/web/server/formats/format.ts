@@ -1,0 +1,88 @@
+// A package format (decision 075): what a format adds to the generic release files. An upload
+// it recognises is read (and, for an .rpm, signed) once, stored as the format's package row
+// beside its release file, and listed by the format's builder in the project's repositories.
+// Shared code asks the registry (registry.ts) instead of naming .deb or .rpm. The publisher,
+// generations, index store, signing keys and the /dl cache stay shared: a format only adds files
+// to a generation.
+import type { FileKind, ImportSourceInput } from "@packyard/contract";
+import type { SigningKey } from "@packyard/formats/openpgp/index.ts";
+import type { Kysely } from "kysely";
+import type { Database } from "../db/schema.ts";
+import type { ImportSource } from "../imports/source.ts";
+import type { JobDefinition } from "../jobs/queue.ts";
+import type { Logger } from "../logger.ts";
+import type { MemoryBudget } from "../publishing/memory-budget.ts";
+import type { FormatBuilder, RepositoryFormat, RepositoryPublisher } from "../publishing/publisher.ts";
+import type { SigningKeyService } from "../publishing/signing-keys.ts";
+import type { BlobStore, StagedBlob, StageOptions } from "../storage/blob-store.ts";
+import type { Tx } from "../use-case.ts";
+
+/** What ingest is given: the staged upload (or a stored file's bytes) and how to sign it. */
+export interface IngestContext {
+  blobs: BlobStore;
+  staged: StagedBlob;
+  /** The upload limit: a format that stages a new file (a signed .rpm) keeps to it. */
+  maxBytes: number;
+  /** The project's newest signing key, for a format that signs what it stores. */
+  signingKey?: () => Promise<SigningKey>;
+}
+
+/** What ingest read: the bytes to store (the upload itself, or a new staged blob) and the package. */
+export interface Ingested<Parsed> {
+  stored: StagedBlob;
+  parsed: Parsed;
+}
+
+/** The release file a package row belongs to, as recorded in the upload's transaction. */
+export interface StoredFile {
+  id: string;
+  projectId: string;
+  releaseId: string;
+  filename: string;
+  createdAt: string;
+  size: number;
+  sha256: string;
+  sha1: string;
+  md5: string;
+}
+
+/** What a format's background jobs may use (services.ts). */
+export interface FormatJobDeps {
+  db: Kysely<Database>;
+  blobs: BlobStore;
+  keys: SigningKeyService;
+  repos: RepositoryPublisher;
+  logger: Logger;
+}
+
+export interface PackageFormat<Target = unknown, Parsed = unknown> {
+  /** Repository format id: repo_generation.format, the index store's and caches' namespace. */
+  readonly id: RepositoryFormat;
+  /** The upload's file kind (release_file.kind) and the Content-Type it is served with. */
+  readonly fileKind: FileKind;
+  readonly contentType: string;
+  recognises(filename: string): boolean;
+  /** /dl/{user}/{project}/{routePrefix}/… and setup.{routePrefix}.sh. */
+  readonly routePrefix: string;
+  /** setup.{routePrefix}.sh: what `curl … | sudo bash` runs to add the repository. */
+  setupScript(options: { baseUrl: string; owner: string; slug: string; private: boolean }): string;
+  /** Where an upload goes: its query or form fields (name → OpenAPI description). */
+  readonly targetFields: Readonly<Record<string, string>>;
+  /** The fields' values → a checked target (its defaults when absent); throws a DomainError. */
+  parseTarget(field: (name: string) => string | undefined): Target;
+  /** The digests the upload computes while it is received (StageOptions of the staged blob). */
+  readonly uploadDigests: Pick<StageOptions, "digests" | "keepDigests">;
+  /** Reads (and signs) the staged upload outside any transaction; a bad package throws a 400. */
+  ingest(context: IngestContext): Promise<Ingested<Parsed>>;
+  /** Writes the package row in the upload's transaction, after its release file's row. */
+  store(tx: Tx, file: StoredFile, parsed: Parsed, target: Target): Promise<void>;
+  /** The publisher's builder for this format's repositories. */
+  builder(budget: MemoryBudget): FormatBuilder;
+  /** Background jobs the format runs (the .rpm re-signing after a rotation). */
+  jobs?(deps: FormatJobDeps): JobDefinition<never>[];
+  /** Imports from an existing repository of this format (imports/sources.ts). */
+  readonly importSource?: {
+    kind: ImportSourceInput["kind"];
+    create(input: ImportSourceInput, deps: { fetch: typeof fetch }): ImportSource;
+  };
+}

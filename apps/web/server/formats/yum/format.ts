@@ -1,0 +1,51 @@
+// YUM (.rpm): an adapter over publishing/yum/ (decision 075). An .rpm goes to a group (default
+// the repository root), is signed with the project's newest key and read once for its repodata
+// fragments; the signed file is what is stored and served under /dl/{user}/{project}/rpm/.
+import { createYumRepositorySource } from "../../imports/yum-repository.ts";
+import { parseYumGroup, type SignedRpm, signStagedRpm, yumRecord } from "../../publishing/yum/ingest.ts";
+import { resignRpmsJob } from "../../publishing/yum/resign-rpms.ts";
+import { renderRpmSetupScript } from "../../publishing/yum/setup-script.ts";
+import { createYumBuilder } from "../../publishing/yum/yum-builder.ts";
+import type { PackageFormat } from "../format.ts";
+
+/** A signed .rpm and the fingerprint of the key that signed it (yum_package.signed_by). */
+export interface IngestedRpm {
+  rpm: SignedRpm;
+  signer: string;
+}
+
+export const yumFormat: PackageFormat<string, IngestedRpm> = {
+  id: "yum",
+  fileKind: "rpm",
+  contentType: "application/x-rpm",
+  recognises: (filename) => /\.rpm$/i.test(filename),
+  routePrefix: "rpm",
+  setupScript: renderRpmSetupScript,
+  targetFields: { group: "YUM group of an .rpm (default: the repository root)" },
+  parseTarget: (field) => parseYumGroup(field("group")),
+  // The original is not stored (its signed copy is staged anew): no digest beyond sha256.
+  uploadDigests: { digests: [] },
+  async ingest({ blobs, staged, maxBytes, signingKey }) {
+    if (!signingKey) throw new Error("an .rpm upload needs the project's signing key");
+    const key = await signingKey();
+    const rpm = await signStagedRpm(blobs, staged, key, maxBytes);
+    return { stored: rpm.staged, parsed: { rpm, signer: key.fingerprint } };
+  },
+  async store(tx, file, { rpm, signer }, group) {
+    const record = yumRecord(rpm, file, group);
+    await tx
+      .insertInto("yum_package")
+      .values({ file_id: file.id, project_id: file.projectId, ...record, signed_by: signer })
+      .execute();
+  },
+  builder: (budget) => createYumBuilder(budget),
+  // After a rotation, the .rpm files are re-signed by the successor (decision 030).
+  jobs: (deps) => [resignRpmsJob(deps)],
+  importSource: {
+    kind: "yum-repository",
+    create(input, deps) {
+      if (input.kind !== "yum-repository") throw new Error(`not a YUM import: ${input.kind}`);
+      return createYumRepositorySource(input, deps);
+    },
+  },
+};
