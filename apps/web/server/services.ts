@@ -14,6 +14,7 @@ import { onProjectEvent } from "./domain/changes.ts";
 import { accountDeletionBlocker } from "./domain/orgs.ts";
 import { flushDownloadCounts } from "./domain/usage.ts";
 import type { Clock } from "./domain/usernames.ts";
+import { formats } from "./formats/registry.ts";
 import { closeKeyChecks } from "./http/actor.ts";
 import { importJob, resumeUnfinishedImports } from "./imports/run.ts";
 import { createJobQueue } from "./jobs/engine.ts";
@@ -24,13 +25,10 @@ import { mailJob, queuedMailer } from "./mail/queued-mailer.ts";
 import { defineMaintenanceJobs } from "./maintenance.ts";
 import { createMetrics, type Metrics } from "./metrics.ts";
 import { createErrorReporter, type ErrorReporter, reportingLogger } from "./observability.ts";
-import { createAptBuilder } from "./publishing/apt/apt-builder.ts";
 import { MemoryBudget } from "./publishing/memory-budget.ts";
 import { PUBLISH_CHECK_DELAY_SECONDS, PUBLISH_JOB, publishJob } from "./publishing/publish-job.ts";
 import { RepositoryPublisher } from "./publishing/publisher.ts";
 import { SigningKeyService } from "./publishing/signing-keys.ts";
-import { resignRpmsJob } from "./publishing/yum/resign-rpms.ts";
-import { createYumBuilder } from "./publishing/yum/yum-builder.ts";
 import { queueRetention, retentionJob } from "./retention/run.ts";
 import { type BlobStore, createLocalBlobStore } from "./storage/blob-store.ts";
 import type { Stores } from "./storage/stores.ts";
@@ -129,7 +127,7 @@ export async function createServices(
     const auth = createAuth(options);
     const clock = overrides.clock ?? (() => new Date());
     const keys = new SigningKeyService(database.db, config.secret, clock);
-    // One budget for what both formats remember between publishes.
+    // One budget for what every format remembers between publishes.
     const indexMemory = new MemoryBudget(config.indexCacheBytes);
     const repos = new RepositoryPublisher(
       {
@@ -138,7 +136,7 @@ export async function createServices(
         keys,
         logger,
         metrics,
-        builders: [createAptBuilder(indexMemory), createYumBuilder(indexMemory)],
+        builders: formats.map((format) => format.builder(indexMemory)),
         clock,
       },
       { graceMs: config.aptGraceSeconds * 1000, keepGenerations: 3 },
@@ -147,8 +145,10 @@ export async function createServices(
     metrics.watchJobs(() => jobs.depth());
     jobs.define(publishJob(repos));
     jobs.define(mailJob(mailTransport));
-    // After a rotation, the .rpm files are re-signed by the successor (decision 030).
-    jobs.define(resignRpmsJob({ db: database.db, blobs, keys, repos, logger }));
+    // The formats' own jobs (YUM: the .rpm files re-signed after a rotation, decision 030).
+    for (const format of formats)
+      for (const job of format.jobs?.({ db: database.db, blobs, keys, repos, logger }) ?? [])
+        jobs.define(job);
     // Imports into projects (imports/run.ts): the job reads its settings from the import row.
     jobs.define(importJob({ db: database.db, blobs, keys, config, logger }));
     // Webhooks: activity becomes deliveries, sent by jobs (decision 032).
