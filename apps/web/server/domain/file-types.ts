@@ -1,9 +1,9 @@
-// What kind of file a filename is, and the Content-Type it is served with.
+// What kind of file a filename is, and the Content-Type it is served with: a package format's
+// (formats/registry.ts), else one of the generic kinds below.
 import type { FileKind } from "@packyard/contract";
+import { formatOfFile } from "../formats/registry.ts";
 
 const rules: [RegExp, FileKind, string][] = [
-  [/\.deb$/i, "deb", "application/vnd.debian.binary-package"],
-  [/\.rpm$/i, "rpm", "application/x-rpm"],
   [/\.zip$/i, "archive", "application/zip"],
   [/\.(tar\.gz|tgz)$/i, "archive", "application/gzip"],
   [/\.tar\.xz$/i, "archive", "application/x-xz"],
@@ -18,6 +18,8 @@ const rules: [RegExp, FileKind, string][] = [
 ];
 
 export function classifyFile(filename: string): { kind: FileKind; contentType: string } {
+  const format = formatOfFile(filename);
+  if (format) return { kind: format.fileKind, contentType: format.contentType };
   for (const [pattern, kind, contentType] of rules) if (pattern.test(filename)) return { kind, contentType };
   // No extension: a plain executable, as release binaries usually are.
   if (!filename.includes(".")) return { kind: "binary", contentType: "application/octet-stream" };

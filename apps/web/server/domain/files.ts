@@ -6,8 +6,8 @@ import { filenameProblem, normalizeFilename, releaseVersion } from "@packyard/co
 import type { SigningKey } from "@packyard/formats/openpgp/index.ts";
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema.ts";
-import { type AptTarget, debRecord, type ParsedDeb, parseDeb } from "../publishing/apt/ingest.ts";
-import { type SignedRpm, signStagedRpm, yumRecord } from "../publishing/yum/ingest.ts";
+import type { Ingested, PackageFormat } from "../formats/format.ts";
+import { formatOfFile, formatOfKind, type UploadTargets } from "../formats/registry.ts";
 import {
   type BlobStore,
   BlobTooLargeError,
@@ -53,7 +53,8 @@ async function fileExists(db: Db, releaseId: string, filename: string) {
 
 /**
  * Files up to this size get all four digests while they are received; larger ones only sha256,
- * the rest right after the upload (decision 036). A .deb always gets all four.
+ * the rest right after the upload (decision 036). A format may ask for more (a .deb always gets
+ * all four) or fewer (PackageFormat.uploadDigests).
  */
 export const EAGER_DIGEST_BYTES = 16 * 1024 * 1024;
 
@@ -67,11 +68,9 @@ export interface UploadInput {
   maxBytes: number;
   /** Create the release when the version has none yet (PUT does; the browser creates it first). */
   createRelease: boolean;
-  /** Where a .deb goes in the project's APT repository (default stable/main). */
-  apt?: AptTarget;
-  /** Which YUM group an .rpm goes to ("" = the repository root). */
-  yumGroup?: string;
-  /** The key .rpm files are signed with before they are stored. */
+  /** Where a package goes, per format (parseUploadTargets); absent: the format's default. */
+  targets?: UploadTargets;
+  /** The key packages are signed with before they are stored (.rpm files). */
   rpmSigningKey?: () => Promise<SigningKey>;
   /** Whether plan limits apply (PLAN_LIMITS): private projects over the plan, storage. */
   limits: LimitsSetting;
@@ -132,17 +131,16 @@ export async function uploadFile(
   await checkUploadLimits(db, input, input.declaredSize);
 
   const { kind, contentType } = classifyFile(filename);
+  const format = formatOfFile(filename);
   let staged: Awaited<ReturnType<BlobStore["stage"]>>;
   try {
     staged = await blobs.stage(input.body, {
       maxBytes: input.maxBytes,
-      // Received at the speed of one hash (decision 036): an .rpm's original is not stored (its
-      // signed copy is staged anew); any other file gets sha512, sha1 and md5 while received
-      // only when small, else just after — but a .deb always gets md5 and sha1, which its
-      // Packages stanza lists beside sha256 (decision 047: not sha512).
-      digests: kind === "rpm" ? [] : undefined,
+      // Received at the speed of one hash (decision 036): a file gets sha512, sha1 and md5 while
+      // received only when small, else just after — unless its format asks otherwise (a .deb
+      // always gets md5 and sha1 for its Packages stanza; an .rpm's unsigned original none).
       extraDigestsUpTo: EAGER_DIGEST_BYTES,
-      keepDigests: kind === "deb" ? ["sha1", "md5"] : undefined,
+      ...format?.uploadDigests,
       releaseChunks: input.releaseChunks,
     });
   } catch (error) {
@@ -151,23 +149,22 @@ export async function uploadFile(
     throw error;
   }
 
-  // What is stored and served: the upload itself, or for an .rpm the signed file.
+  // What is stored and served: the upload itself, or what its format made of it (a signed .rpm).
   let stored: StagedBlob = staged;
   let placing = false;
   try {
     if (input.declaredSize !== staged.size) await checkUploadLimits(db, input, staged.size);
     // Packages are read once, now, from the staged bytes; a bad one is refused before anything
     // is recorded or placed.
-    let parsedDeb: ParsedDeb | undefined;
-    let signedRpm: SignedRpm | undefined;
-    let rpmSigner: string | undefined;
-    if (kind === "deb") parsedDeb = await parseDeb(staged.read());
-    if (kind === "rpm") {
-      if (!input.rpmSigningKey) throw new Error("an .rpm upload needs the project's signing key");
-      const key = await input.rpmSigningKey();
-      rpmSigner = key.fingerprint;
-      signedRpm = await signStagedRpm(blobs, staged, key, input.maxBytes);
-      stored = signedRpm.staged;
+    let ingested: Ingested<unknown> | undefined;
+    if (format) {
+      ingested = await format.ingest({
+        blobs,
+        staged,
+        maxBytes: input.maxBytes,
+        signingKey: input.rpmSigningKey,
+      });
+      stored = ingested.stored;
     }
     // A signed .rpm is a little larger than the upload: the plan is checked for what is stored.
     if (stored !== staged) await checkUploadLimits(db, input, stored.size);
@@ -179,16 +176,6 @@ export async function uploadFile(
         ? { release: existing, created: false }
         : await ensureReleaseCreated(tx, input.project.id, input.version);
       const createdAt = nowIso();
-      const deb = parsedDeb
-        ? debRecord(
-            parsedDeb,
-            { ...stored, filename, releaseId: release.id },
-            input.apt ?? { suite: "stable", component: "main" },
-          )
-        : undefined;
-      const yum = signedRpm
-        ? yumRecord(signedRpm, { filename, releaseId: release.id, createdAt }, input.yumGroup ?? "")
-        : undefined;
       const row: ReleaseFileRow = {
         id: newRowId(),
         release_id: release.id,
@@ -205,23 +192,20 @@ export async function uploadFile(
       };
       await placeBlob(tx, stored, createdAt);
       await tx.insertInto("release_file").values(row).execute();
-      if (deb)
-        await tx
-          .insertInto("deb_package")
-          .values({ file_id: row.id, project_id: input.project.id, ...deb })
-          .execute();
-      if (yum)
-        await tx
-          .insertInto("yum_package")
-          .values({ file_id: row.id, project_id: input.project.id, ...yum, signed_by: rpmSigner ?? null })
-          .execute();
+      if (format && ingested)
+        await format.store(
+          tx,
+          { ...stored, id: row.id, projectId: input.project.id, releaseId: release.id, filename, createdAt },
+          ingested.parsed,
+          targetOf(format, input.targets),
+        );
       await tx
         .updateTable("project")
         .set({ updated_at: createdAt })
         .where("id", "=", input.project.id)
         .execute();
-      if (deb || yum) await recordPackageIndexChange(tx, input.project.id, row.release_id);
-      return { release, file: row, releaseCreated, packaged: Boolean(deb || yum) };
+      if (format) await recordPackageIndexChange(tx, input.project.id, row.release_id);
+      return { release, file: row, releaseCreated, packaged: Boolean(format) };
     });
     // Digests the upload left out are computed now, after the answer (domain/blob-digests.ts).
     const { file } = result;
@@ -237,7 +221,7 @@ export async function uploadFile(
     if (error instanceof StorageFullError) throw new DomainError("INSUFFICIENT_STORAGE", error.message);
     throw error;
   } finally {
-    // The unsigned original of an .rpm is never stored (for any other file: already settled).
+    // An original its format replaced (an unsigned .rpm) is never stored (else: already settled).
     await staged.discard();
   }
 }
@@ -262,7 +246,12 @@ export async function deleteFile(db: Db, release: ReleaseRow, filename: string):
   return file;
 }
 
+/** The upload's target in `format`'s repositories: the one given, else the format's default. */
+function targetOf(format: PackageFormat, targets: UploadTargets | undefined): unknown {
+  return targets && format.id in targets ? targets[format.id] : format.parseTarget(() => undefined);
+}
+
 /** Whether a file is in the project's repositories (its deletion changes them). */
 export function isPackaged(file: Pick<ReleaseFileRow, "kind">): boolean {
-  return file.kind === "deb" || file.kind === "rpm";
+  return formatOfKind(file.kind) !== undefined;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { classifyFile } from "../domain/file-types.ts";
-import { formatOfFile, formatOfKind, formatOfRoute, formats } from "./registry.ts";
+import { formatOfFile, formatOfKind, formatOfRoute, formats, parseUploadTargets } from "./registry.ts";
 
 /** Filenames of packages as they are uploaded (test/served-indexes.ts uploads these). */
 const fixtures: Record<string, string[]> = {
@@ -57,5 +57,16 @@ describe("the format registry", () => {
     expect(formatOfRoute("rpm")?.parseTarget(none)).toBe("");
     const bad = () => "Not Valid";
     for (const format of formats) expect(() => format.parseTarget(bad), format.id).toThrow();
+  });
+
+  it("reads every format's target from an upload's fields, each checked", () => {
+    const fields: Record<string, string> = { distribution: "testing", group: "el9" };
+    expect(parseUploadTargets((name) => fields[name])).toEqual({
+      apt: { suite: "testing", component: "main" },
+      yum: "el9",
+    });
+    // A bad field is refused whatever the file; APT's first, as the upload API always did.
+    const bad: Record<string, string> = { component: "Main", group: "repodata" };
+    expect(() => parseUploadTargets((name) => bad[name])).toThrow(/component must be/);
   });
 });

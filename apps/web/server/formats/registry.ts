@@ -1,11 +1,21 @@
 // The package formats Packyard serves (decision 075). Adding one is a folder beside apt/ and
 // yum/, one line here, and a migration for its package table (docs/formats.md).
-import type { FileKind } from "@packyard/contract";
 import { aptFormat } from "./apt/format.ts";
 import type { PackageFormat } from "./format.ts";
 import { yumFormat } from "./yum/format.ts";
 
 export const formats: readonly PackageFormat[] = [aptFormat, yumFormat];
+
+/** Where an upload's packages go: each format's parsed target, by format id. */
+export type UploadTargets = Partial<Record<PackageFormat["id"], unknown>>;
+
+/**
+ * Every format's target from an upload's fields (query or form), each checked: a bad field is
+ * refused whatever the file (the formats in registry order, so APT's error comes first).
+ */
+export function parseUploadTargets(field: (name: string) => string | undefined): UploadTargets {
+  return Object.fromEntries(formats.map((format) => [format.id, format.parseTarget(field)]));
+}
 
 /** The format an upload of this name is a package of; undefined: a plain release file. */
 export function formatOfFile(filename: string): PackageFormat | undefined {
@@ -13,7 +23,7 @@ export function formatOfFile(filename: string): PackageFormat | undefined {
 }
 
 /** The format of a release file's kind (release_file.kind); undefined: not a package. */
-export function formatOfKind(kind: FileKind): PackageFormat | undefined {
+export function formatOfKind(kind: string): PackageFormat | undefined {
   return formats.find((format) => format.fileKind === kind);
 }
 

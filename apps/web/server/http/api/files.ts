@@ -8,8 +8,7 @@ import type { Context } from "hono";
 import { DomainError } from "../../domain/errors.ts";
 import { describeProjectRelease, requireRelease } from "../../domain/releases.ts";
 import { flushDownloadCounts } from "../../domain/usage.ts";
-import { parseAptTarget } from "../../publishing/apt/ingest.ts";
-import { parseYumGroup } from "../../publishing/yum/ingest.ts";
+import { formats, parseUploadTargets } from "../../formats/registry.ts";
 import { deleteReleaseFile, uploadReleaseFile, uploadReleaseFiles } from "../../releases/use-cases.ts";
 import type { Services } from "../../services.ts";
 import { requireActor } from "../actor.ts";
@@ -29,12 +28,14 @@ import {
   serve,
 } from "./route.ts";
 
-/** Where a package goes: the APT suite and component of a .deb, the YUM group of an .rpm. */
-const packageTarget = z.object({
-  distribution: z.string().optional().describe("APT suite of a .deb (default `stable`)"),
-  component: z.string().optional().describe("APT component of a .deb (default `main`)"),
-  group: z.string().optional().describe("YUM group of an .rpm (default: the repository root)"),
-});
+/** The fields that say where a package goes, each format's (the APT suite and component, the YUM group). */
+const targetFields = formats.flatMap((format) => Object.entries(format.targetFields));
+
+const packageTarget = z.object(
+  Object.fromEntries(
+    targetFields.map(([name, description]) => [name, z.string().optional().describe(description)]),
+  ),
+);
 
 /** A .deb or .rpm that cannot be read or signed: 400 with a code saying why (docs/rpm.md, docs/apt.md). */
 const packageErrors = apiErrorCodes.filter((code) => /^(DEB|RPM)_/.test(code)) as Extract<
@@ -101,9 +102,7 @@ const uploadFilesRoute = createRoute({
             type: "object",
             properties: {
               file: { type: "array", items: { type: "string", format: "binary" } },
-              distribution: { type: "string" },
-              component: { type: "string" },
-              group: { type: "string" },
+              ...Object.fromEntries(targetFields.map(([name]) => [name, { type: "string" }])),
             },
           },
         },
@@ -159,8 +158,7 @@ export function fileRoutes(services: Services) {
       body,
       declaredSize: length === undefined ? undefined : Number(length),
       createRelease: true,
-      apt: parseAptTarget(c.req.query("distribution"), c.req.query("component")),
-      yumGroup: parseYumGroup(c.req.query("group")),
+      targets: parseUploadTargets((name) => c.req.query(name)),
       releaseChunks: isSocketBody(body),
     });
     const dto = await describeProjectRelease(db, config.baseUrl, project, release);
@@ -181,11 +179,7 @@ export function fileRoutes(services: Services) {
           await store({
             filename: part.filename,
             body: part.body,
-            apt: parseAptTarget(
-              part.fields.distribution ?? c.req.query("distribution"),
-              part.fields.component ?? c.req.query("component"),
-            ),
-            yumGroup: parseYumGroup(part.fields.group ?? c.req.query("group")),
+            targets: parseUploadTargets((name) => part.fields[name] ?? c.req.query(name)),
           });
         }),
     });
