@@ -1,3 +1,4 @@
+import { importKinds } from "@packyard/contract";
 import { describe, expect, it } from "vitest";
 import { classifyFile } from "../domain/file-types.ts";
 import { formatOfFile, formatOfKind, formatOfRoute, formats, parseUploadTargets } from "./registry.ts";
@@ -68,5 +69,10 @@ describe("the format registry", () => {
     // A bad field is refused whatever the file; APT's first, as the upload API always did.
     const bad: Record<string, string> = { component: "Main", group: "repodata" };
     expect(() => parseUploadTargets((name) => bad[name])).toThrow(/component must be/);
+  });
+
+  it("imports every repository kind of the contract through one format", () => {
+    const kinds = formats.flatMap((format) => (format.importSource ? [format.importSource.kind] : []));
+    expect(kinds.sort()).toEqual(importKinds.filter((kind) => kind !== "github-releases").sort());
   });
 });
