@@ -24,10 +24,10 @@ import { defineAuditRetentionJob } from "./audit/retention.ts";
 import { fillMissingDigests } from "./domain/blob-digests.ts";
 import { collectOrphanBytes, collectUnreferencedBlobs } from "./domain/blobs.ts";
 import { contactUpkeep } from "./domain/contact.ts";
+import { resignQueue } from "./formats/registry.ts";
 import { SharedEntryPins } from "./http/yum-entry-pins.ts";
 import type { JobQueue } from "./jobs/queue.ts";
 import { KEY_LIFECYCLE_JOB, keyLifecyclePass } from "./publishing/key-lifecycle-job.ts";
-import { queueRpmResign } from "./publishing/yum/resign-rpms.ts";
 import { quietMoment } from "./quiet-moment.ts";
 import type { Services } from "./services.ts";
 
@@ -130,7 +130,7 @@ export function defineMaintenanceJobs(jobs: JobQueue, deps: Deps): void {
           keys,
           mailer,
           clock,
-          resignRpms: (projectId) => queueRpmResign(jobs, projectId),
+          resignRpms: resignQueue(jobs),
         });
         if (done.rotated.length + done.resigned.length + done.mailed > 0)
           deps.logger.info(

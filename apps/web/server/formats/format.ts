@@ -9,7 +9,7 @@ import type { SigningKey } from "@packyard/formats/openpgp/index.ts";
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { ImportSource } from "../imports/source.ts";
-import type { JobDefinition } from "../jobs/queue.ts";
+import type { JobDefinition, JobQueue } from "../jobs/queue.ts";
 import type { Logger } from "../logger.ts";
 import type { MemoryBudget } from "../publishing/memory-budget.ts";
 import type { FormatBuilder, RepositoryFormat, RepositoryPublisher } from "../publishing/publisher.ts";
@@ -80,6 +80,15 @@ export interface PackageFormat<Target = unknown, Parsed = unknown> {
   builder(budget: MemoryBudget): FormatBuilder;
   /** Background jobs the format runs (the .rpm re-signing after a rotation). */
   jobs?(deps: FormatJobDeps): JobDefinition<never>[];
+  /**
+   * Stored files signed with the project's key (decision 030): after a rotation `queue` has them
+   * re-signed by the newest key (YUM: the .rpm files); `staleProjects` lists the projects with a
+   * file the newest key did not sign (the key lifecycle job's catch-up).
+   */
+  readonly resign?: {
+    queue(jobs: Pick<JobQueue, "send">, projectId: string): Promise<void>;
+    staleProjects(db: Kysely<Database>): Promise<string[]>;
+  };
   /** Imports from an existing repository of this format (imports/sources.ts). */
   readonly importSource?: {
     kind: ImportSourceInput["kind"];

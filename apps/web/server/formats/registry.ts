@@ -1,5 +1,9 @@
 // The package formats Packyard serves (decision 075). Adding one is a folder beside apt/ and
 // yum/, one line here, and a migration for its package table (docs/formats.md).
+
+import type { Kysely } from "kysely";
+import type { Database } from "../db/schema.ts";
+import type { JobQueue } from "../jobs/queue.ts";
 import { aptFormat } from "./apt/format.ts";
 import type { PackageFormat } from "./format.ts";
 import { yumFormat } from "./yum/format.ts";
@@ -15,6 +19,21 @@ export type UploadTargets = Partial<Record<PackageFormat["id"], unknown>>;
  */
 export function parseUploadTargets(field: (name: string) => string | undefined): UploadTargets {
   return Object.fromEntries(formats.map((format) => [format.id, format.parseTarget(field)]));
+}
+
+/** After a key rotation: queues the re-signing of every format's files that need it (decision 030). */
+export function resignQueue(jobs: Pick<JobQueue, "send">): (projectId: string) => Promise<void> {
+  return async (projectId) => {
+    for (const format of formats) await format.resign?.queue(jobs, projectId);
+  };
+}
+
+/** Projects with a stored file their newest key did not sign, in any format. */
+export async function projectsWithStaleSignatures(db: Kysely<Database>): Promise<string[]> {
+  const projects = new Set<string>();
+  for (const format of formats)
+    for (const id of (await format.resign?.staleProjects(db)) ?? []) projects.add(id);
+  return [...projects];
 }
 
 /** The format an upload of this name is a package of; undefined: a plain release file. */

@@ -8,6 +8,7 @@ import type { Database } from "../db/schema.ts";
 import { isOrganization, ownerRecipients } from "../domain/orgs.ts";
 import { DAY_MS } from "../domain/repository-settings.ts";
 import type { Clock } from "../domain/usernames.ts";
+import { projectsWithStaleSignatures } from "../formats/registry.ts";
 import type { Logger } from "../logger.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { signingKeyExpiryMail } from "../mail/templates.ts";
@@ -16,7 +17,6 @@ import { SYSTEM } from "../use-case.ts";
 import { planKeyLifecycle, ROTATION_LEAD_DAYS } from "./key-lifecycle.ts";
 import type { RepositoryPublisher } from "./publisher.ts";
 import { DEFAULT_ROTATION_OVERLAP_MS, type SigningKeyService } from "./signing-keys.ts";
-import { projectsWithStaleRpms } from "./yum/resign-rpms.ts";
 
 export const KEY_LIFECYCLE_JOB = "signing-key-lifecycle";
 
@@ -28,7 +28,7 @@ export interface KeyLifecycleDeps {
   config: Pick<Config, "baseUrl">;
   logger: Logger;
   clock: Clock;
-  /** Queues the re-signing of a project's .rpm files by its newest key (decision 030). */
+  /** Queues the re-signing of a project's files (.rpm) by its newest key (registry.ts's resignQueue, decision 030). */
   resignRpms?: (projectId: string) => Promise<void>;
 }
 
@@ -159,10 +159,10 @@ export async function keyLifecyclePass(deps: KeyLifecycleDeps): Promise<KeyLifec
       logger.error(`signing key lifecycle of project ${project.id} failed`, error);
     }
   }
-  // Catch-up: .rpm files a rotation's re-signing has not reached (a lost job, files signed
+  // Catch-up: files (.rpm) a rotation's re-signing has not reached (a lost job, files signed
   // before the signer was recorded) are queued again; the job skips what is done.
   if (deps.resignRpms) {
-    for (const projectId of await projectsWithStaleRpms(db)) {
+    for (const projectId of await projectsWithStaleSignatures(db)) {
       await deps
         .resignRpms(projectId)
         .catch((error) => logger.error(`queueing the re-signing of ${projectId} failed`, error));
