@@ -5,6 +5,7 @@ import type { Kysely } from "kysely";
 import type { Database } from "../../server/db/schema.ts";
 import type { ProjectRow } from "../../server/domain/projects.ts";
 import type { ReleaseRow } from "../../server/domain/releases.ts";
+import { formats } from "../../server/formats/registry.ts";
 import { promoteRelease } from "../../server/promotion/use-cases.ts";
 import type { Services } from "../../server/services.ts";
 import { domainFailure, invalid, sessionActor, succeeded } from "./dashboard.server.ts";
@@ -31,20 +32,13 @@ export async function promotionChoices(
     .where("id", "!=", project.id)
     .orderBy("slug")
     .execute();
-  const files = await db
-    .selectFrom("release_file")
-    .leftJoin("deb_package", "deb_package.file_id", "release_file.id")
-    .leftJoin("yum_package", "yum_package.file_id", "release_file.id")
-    .select(["deb_package.suite", "deb_package.component", "yum_package.repo_group"])
-    .where("release_file.release_id", "=", release.id)
-    .execute();
-  const apt = new Set<string>();
-  const yum = new Set<string>();
-  for (const f of files) {
-    if (f.suite !== null && f.component !== null) apt.add(`${f.suite}/${f.component}`);
-    if (f.repo_group !== null) yum.add(f.repo_group);
+  // Each format's listings of the release, as its promotion answers name them.
+  const listed: Record<string, string[]> = {};
+  for (const format of formats) {
+    const targets = (await format.listed(db, release.id)).values();
+    listed[format.id] = [...new Set(Array.from(targets, (target) => format.describe(target)))].sort();
   }
-  return { projects, apt: [...apt].sort(), yum: [...yum].sort() };
+  return { projects, apt: listed.apt ?? [], yum: listed.yum ?? [] };
 }
 
 export async function promoteAction(

@@ -164,7 +164,7 @@ export async function uploadFile(
         maxBytes: input.maxBytes,
         signingKey: input.rpmSigningKey,
       });
-      stored = ingested.stored;
+      stored = ingested.restaged ?? staged;
     }
     // A signed .rpm is a little larger than the upload: the plan is checked for what is stored.
     if (stored !== staged) await checkUploadLimits(db, input, stored.size);

@@ -4,7 +4,7 @@
 // Shared code asks the registry (registry.ts) instead of naming .deb or .rpm. The publisher,
 // generations, index store, signing keys and the /dl cache stay shared: a format only adds files
 // to a generation.
-import type { FileKind, ImportSourceInput } from "@packyard/contract";
+import type { FileKind, ImportSourceInput, PromoteInput } from "@packyard/contract";
 import type { SigningKey } from "@packyard/formats/openpgp/index.ts";
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema.ts";
@@ -14,23 +14,23 @@ import type { Logger } from "../logger.ts";
 import type { MemoryBudget } from "../publishing/memory-budget.ts";
 import type { FormatBuilder, RepositoryFormat, RepositoryPublisher } from "../publishing/publisher.ts";
 import type { SigningKeyService } from "../publishing/signing-keys.ts";
-import type { BlobStore, StagedBlob, StageOptions } from "../storage/blob-store.ts";
+import type { BlobDigests, BlobStore, StagedBlob, StageOptions } from "../storage/blob-store.ts";
 import type { Tx } from "../use-case.ts";
 
-/** What ingest is given: the staged upload (or a stored file's bytes) and how to sign it. */
+/** What ingest is given: the staged upload (or a stored file, promoted) and how to sign it. */
 export interface IngestContext {
   blobs: BlobStore;
-  staged: StagedBlob;
+  staged: BlobDigests & Pick<StagedBlob, "read">;
   /** The upload limit: a format that stages a new file (a signed .rpm) keeps to it. */
   maxBytes: number;
   /** The project's newest signing key, for a format that signs what it stores. */
   signingKey?: () => Promise<SigningKey>;
 }
 
-/** What ingest read: the bytes to store (the upload itself, or a new staged blob) and the package. */
+/** What ingest read: the package, and the bytes to store instead of the given ones (a signed .rpm). */
 export interface Ingested<Parsed> {
-  stored: StagedBlob;
   parsed: Parsed;
+  restaged?: StagedBlob;
 }
 
 /** The release file a package row belongs to, as recorded in the upload's transaction. */
@@ -74,8 +74,19 @@ export interface PackageFormat<Target = unknown, Parsed = unknown> {
   readonly uploadDigests: Pick<StageOptions, "digests" | "keepDigests">;
   /** Reads (and signs) the staged upload outside any transaction; a bad package throws a 400. */
   ingest(context: IngestContext): Promise<Ingested<Parsed>>;
-  /** Writes the package row in the upload's transaction, after its release file's row. */
+  /** Writes the package row in the upload's (or a promotion copy's) transaction, after its release file's row. */
   store(tx: Tx, file: StoredFile, parsed: Parsed, target: Target): Promise<void>;
+  /** Where a text names a target: the audit entry and a promotion's answer ("stable/main", a group). */
+  describe(target: Target): string;
+  /** Promotion (decision 035): where a release's packages of this format are listed, by file id. */
+  listed(db: Kysely<Database>, releaseId: string): Promise<Map<string, Target>>;
+  /** The target a promotion names for a package listed at `current` (a field not given: as it is). */
+  promotedTarget(current: Target, input: PromoteInput): Target;
+  /**
+   * Prepares moving a package's listing within its project (outside any transaction: APT reads
+   * the package again for its new pool path); the returned function applies it in one.
+   */
+  retarget(blobs: BlobStore, file: StoredFile, target: Target): Promise<(tx: Tx) => Promise<void>>;
   /** The publisher's builder for this format's repositories. */
   builder(budget: MemoryBudget): FormatBuilder;
   /** Background jobs the format runs (the .rpm re-signing after a rotation). */

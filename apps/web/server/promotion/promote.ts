@@ -27,8 +27,8 @@ import { recordPackageIndexChange } from "../domain/package-index-changes.ts";
 import { findProject, type ProjectRow } from "../domain/projects.ts";
 import { findRelease, type ReleaseRow } from "../domain/releases.ts";
 import { accountHoldings, type LimitsSetting } from "../domain/usage.ts";
-import { type AptTarget, debRecord, parseAptTarget, parseDeb } from "../publishing/apt/ingest.ts";
-import { signStagedRpm, yumRecord } from "../publishing/yum/ingest.ts";
+import type { PackageFormat, StoredFile } from "../formats/format.ts";
+import { formats } from "../formats/registry.ts";
 import type { BlobStore, StagedBlob } from "../storage/blob-store.ts";
 
 type Db = Kysely<Database>;
@@ -40,37 +40,33 @@ export interface PromotionDeps {
   limits: LimitsSetting;
 }
 
-/** A release file with where its package is listed, if it is one. */
-export async function releaseFiles(db: Db, releaseId: string) {
-  return db
-    .selectFrom("release_file")
-    .leftJoin("deb_package", "deb_package.file_id", "release_file.id")
-    .leftJoin("yum_package", "yum_package.file_id", "release_file.id")
-    .select([
-      "release_file.id",
-      "release_file.filename",
-      "release_file.size",
-      "release_file.sha256",
-      "release_file.sha512",
-      "release_file.md5",
-      "release_file.sha1",
-      "release_file.kind",
-      "release_file.content_type",
-      "deb_package.suite",
-      "deb_package.component",
-      "yum_package.repo_group",
-    ])
-    .where("release_file.release_id", "=", releaseId)
-    .orderBy("release_file.filename")
-    .execute();
+/** A release file, and where it is listed when it is a package (its format and target there). */
+export interface SourceFile {
+  id: string;
+  filename: string;
+  size: number | string | bigint;
+  sha256: string;
+  sha512: string;
+  md5: string;
+  sha1: string;
+  kind: string;
+  content_type: string;
+  listing?: { format: PackageFormat; target: unknown };
 }
-export type SourceFile = Awaited<ReturnType<typeof releaseFiles>>[number];
 
-const isDeb = (f: SourceFile) => f.suite !== null && f.component !== null;
-const isRpm = (f: SourceFile) => f.repo_group !== null;
-
-function aptTargetFor(file: SourceFile, input: PromoteInput): AptTarget {
-  return parseAptTarget(input.distribution ?? file.suite!, input.component ?? file.component!);
+/** A release's files with where its packages are listed, by filename. */
+export async function releaseFiles(db: Db, releaseId: string): Promise<SourceFile[]> {
+  const files: SourceFile[] = await db
+    .selectFrom("release_file")
+    .select(["id", "filename", "size", "sha256", "sha512", "md5", "sha1", "kind", "content_type"])
+    .where("release_id", "=", releaseId)
+    .orderBy("filename")
+    .execute();
+  for (const format of formats) {
+    const listed = await format.listed(db, releaseId);
+    for (const file of files) if (listed.has(file.id)) file.listing = { format, target: listed.get(file.id) };
+  }
+  return files;
 }
 
 /**
@@ -86,17 +82,19 @@ export async function targetProject(db: Db, actor: Actor, source: ProjectRow, sl
   return target;
 }
 
-type Move =
-  | { file: SourceFile; kind: "deb"; target: AptTarget }
-  | { file: SourceFile; kind: "rpm"; group: string };
+/** A package whose listing moves: its new target, and the change that moves it (its format's). */
+interface Move {
+  file: SourceFile;
+  target: string;
+  apply(tx: Transaction<Database>): Promise<void>;
+}
 
-/** A promotion within the project, ready to apply: the files whose listing moves, and their new stanzas. */
+/** A promotion within the project, ready to apply: the files whose listing moves, and how. */
 export interface PreparedMove {
   project: ProjectRow;
   release: ReleaseRow;
   files: SourceFile[];
   moves: Move[];
-  records: Map<string, ReturnType<typeof debRecord>>;
 }
 
 export async function prepareMove(
@@ -106,51 +104,31 @@ export async function prepareMove(
   files: SourceFile[],
   input: PromoteInput,
 ): Promise<PreparedMove> {
-  const moves: Move[] = [];
+  const moving: { file: SourceFile; format: PackageFormat; target: unknown }[] = [];
   for (const file of files) {
-    if (isDeb(file)) {
-      const target = aptTargetFor(file, input);
-      if (target.suite !== file.suite || target.component !== file.component)
-        moves.push({ file, kind: "deb", target });
-    } else if (isRpm(file) && input.group !== undefined && input.group !== file.repo_group) {
-      moves.push({ file, kind: "rpm", group: input.group });
-    }
+    if (!file.listing) continue;
+    const { format, target: current } = file.listing;
+    const target = format.promotedTarget(current, input);
+    if (format.describe(target) !== format.describe(current)) moving.push({ file, format, target });
   }
-  if (moves.length === 0) {
+  if (moving.length === 0) {
     throw new DomainError(
       "PROMOTION_SAME_TARGET",
       `Release ${release.version} is already where you asked to promote it: name another distribution, component, group or project`,
     );
   }
-  // A new component changes the pool path, so the stanza is rendered again from the package.
-  const records = new Map<string, ReturnType<typeof debRecord>>();
-  for (const move of moves) {
-    if (move.kind !== "deb") continue;
-    const parsed = await parseDeb(deps.blobs.read(move.file.sha256));
-    records.set(move.file.id, debRecord(parsed, debFile(move.file, release.id), move.target));
+  const moves: Move[] = [];
+  for (const { file, format, target } of moving) {
+    const apply = await format.retarget(deps.blobs, storedFile(file, project.id, release.id), target);
+    moves.push({ file, target: format.describe(target), apply });
   }
-  return { project, release, files, moves, records };
+  return { project, release, files, moves };
 }
 
 /** Moves the listings, in the caller's transaction; the project's packages changed. */
 export async function applyMove(tx: Transaction<Database>, prepared: PreparedMove): Promise<PromotionResult> {
-  const { project, release, files, moves, records } = prepared;
-  for (const move of moves) {
-    if (move.kind === "deb") {
-      const { suite, component, pool_path, stanza } = records.get(move.file.id)!;
-      await tx
-        .updateTable("deb_package")
-        .set({ suite, component, pool_path, stanza })
-        .where("file_id", "=", move.file.id)
-        .execute();
-    } else {
-      await tx
-        .updateTable("yum_package")
-        .set({ repo_group: move.group })
-        .where("file_id", "=", move.file.id)
-        .execute();
-    }
-  }
+  const { project, release, files, moves } = prepared;
+  for (const move of moves) await move.apply(tx);
   await tx.updateTable("project").set({ updated_at: nowIso() }).where("id", "=", project.id).execute();
   await recordPackageIndexChange(tx, project.id, release.id);
   return {
@@ -162,31 +140,41 @@ export async function applyMove(tx: Transaction<Database>, prepared: PreparedMov
       return {
         filename: file.filename,
         sha256: file.sha256,
-        target: !move
-          ? listing(file)
-          : move.kind === "deb"
-            ? `${move.target.suite}/${move.target.component}`
-            : move.group,
+        target: move ? move.target : listing(file),
         resigned: false,
       };
     }),
   };
 }
 
+/** Where a file is listed now ("stable/main", a YUM group), or null when it is no package. */
 function listing(file: SourceFile): string | null {
-  if (isDeb(file)) return `${file.suite}/${file.component}`;
-  if (isRpm(file)) return file.repo_group;
-  return null;
+  return file.listing ? file.listing.format.describe(file.listing.target) : null;
 }
 
-function debFile(file: SourceFile, releaseId: string) {
-  return {
-    filename: file.filename,
-    releaseId,
+/** A source file as its format stores it: in `releaseId` of `projectId`, with these bytes. */
+function storedFile(
+  file: SourceFile,
+  projectId: string,
+  releaseId: string,
+  createdAt = "",
+  digests: { size: number; sha256: string; md5: string; sha1: string } = {
     size: Number(file.size),
+    sha256: file.sha256,
     md5: file.md5,
     sha1: file.sha1,
-    sha256: file.sha256,
+  },
+): StoredFile {
+  return {
+    id: file.id,
+    projectId,
+    releaseId,
+    filename: file.filename,
+    createdAt,
+    size: digests.size,
+    sha256: digests.sha256,
+    md5: digests.md5,
+    sha1: digests.sha1,
   };
 }
 
@@ -196,9 +184,8 @@ export interface CopiedFile {
   digests: { size: number; sha256: string; sha512: string; md5: string; sha1: string };
   /** The re-signed .rpm, staged; placed by the copy's transaction. */
   staged?: StagedBlob;
-  deb?: ReturnType<typeof debRecord>;
-  yum?: ReturnType<typeof yumRecord>;
-  signedBy?: string;
+  /** A package: its format, what the format read of it, and its target in the copy. */
+  package?: { format: PackageFormat; parsed: unknown; target: unknown };
   /** The copy's release_file id, once recorded. */
   fileId?: string;
 }
@@ -231,6 +218,8 @@ export async function prepareCopy(
   const { copied } = prepared;
   try {
     let key: SigningKey | undefined;
+    // Each project has keys of its own, so the target's never signed the source's file.
+    const signingKey = async () => (key ??= await deps.keys.newest(target));
     for (const file of files) {
       const digests = {
         size: Number(file.size),
@@ -241,29 +230,26 @@ export async function prepareCopy(
       };
       const copy: CopiedFile = { source: file, digests };
       copied.push(copy);
-      if (isDeb(file)) {
-        const parsed = await parseDeb(blobs.read(file.sha256));
-        copy.deb = debRecord(parsed, debFile(file, releaseId), aptTargetFor(file, input));
-      } else if (isRpm(file)) {
-        key ??= await deps.keys.newest(target);
-        const group = input.group ?? file.repo_group!;
-        // Each project has keys of its own, so the target's never signed the source's file.
-        const rpm = await signStagedRpm(
+      if (file.listing) {
+        const { format } = file.listing;
+        // Read (an .rpm signed by the target's key) as if uploaded to the target, then placed.
+        const { parsed, restaged } = await format.ingest({
           blobs,
-          { read: () => blobs.read(file.sha256) },
-          key,
-          Number(file.size),
-        );
-        copy.staged = rpm.staged;
-        copy.digests = {
-          size: rpm.staged.size,
-          sha256: rpm.staged.sha256,
-          sha512: rpm.staged.sha512,
-          md5: rpm.staged.md5,
-          sha1: rpm.staged.sha1,
-        };
-        copy.signedBy = key.fingerprint;
-        copy.yum = yumRecord(rpm, { filename: file.filename, releaseId, createdAt }, group);
+          staged: { ...digests, read: () => blobs.read(file.sha256) },
+          maxBytes: digests.size,
+          signingKey,
+        });
+        copy.package = { format, parsed, target: format.promotedTarget(file.listing.target, input) };
+        if (restaged) {
+          copy.staged = restaged;
+          copy.digests = {
+            size: restaged.size,
+            sha256: restaged.sha256,
+            sha512: restaged.sha512,
+            md5: restaged.md5,
+            sha1: restaged.sha1,
+          };
+        }
       }
     }
     if (limitsEnabled(deps.limits)) {
@@ -274,7 +260,7 @@ export async function prepareCopy(
     await discardCopy(deps, prepared);
     throw error;
   }
-  prepared.packaged = copied.some((c) => c.deb || c.yum);
+  prepared.packaged = copied.some((c) => c.package);
   return prepared;
 }
 
@@ -329,16 +315,11 @@ export async function applyCopy(tx: Transaction<Database>, prepared: PreparedCop
         created_at: createdAt,
       })
       .execute();
-    if (copy.deb)
-      await tx
-        .insertInto("deb_package")
-        .values({ file_id: fileId, project_id: target.id, ...copy.deb })
-        .execute();
-    if (copy.yum)
-      await tx
-        .insertInto("yum_package")
-        .values({ file_id: fileId, project_id: target.id, ...copy.yum, signed_by: copy.signedBy ?? null })
-        .execute();
+    if (copy.package) {
+      const { format, parsed, target: packageTarget } = copy.package;
+      const file = storedFile(copy.source, target.id, releaseId, createdAt, copy.digests);
+      await format.store(tx, { ...file, id: fileId }, parsed, packageTarget);
+    }
   }
   await tx.updateTable("project").set({ updated_at: createdAt }).where("id", "=", target.id).execute();
   if (prepared.packaged) await recordPackageIndexChange(tx, target.id, releaseId);
@@ -349,7 +330,7 @@ export async function applyCopy(tx: Transaction<Database>, prepared: PreparedCop
     files: copied.map((copy) => ({
       filename: copy.source.filename,
       sha256: copy.digests.sha256,
-      target: copy.deb ? `${copy.deb.suite}/${copy.deb.component}` : copy.yum ? copy.yum.repo_group : null,
+      target: copy.package ? copy.package.format.describe(copy.package.target) : null,
       resigned: copy.staged !== undefined,
     })),
   };

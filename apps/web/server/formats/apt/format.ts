@@ -29,7 +29,7 @@ export const aptFormat: PackageFormat<AptTarget, ParsedDeb> = {
   // not sha512).
   uploadDigests: { keepDigests: ["sha1", "md5"] },
   async ingest({ staged }) {
-    return { stored: staged, parsed: await parseDeb(staged.read()) };
+    return { parsed: await parseDeb(staged.read()) };
   },
   async store(tx, file, deb, target) {
     const record = debRecord(deb, file, target);
@@ -37,6 +37,33 @@ export const aptFormat: PackageFormat<AptTarget, ParsedDeb> = {
       .insertInto("deb_package")
       .values({ file_id: file.id, project_id: file.projectId, ...record })
       .execute();
+  },
+  describe: (target) => `${target.suite}/${target.component}`,
+  async listed(db, releaseId) {
+    const rows = await db
+      .selectFrom("deb_package")
+      .innerJoin("release_file", "release_file.id", "deb_package.file_id")
+      .select(["deb_package.file_id", "deb_package.suite", "deb_package.component"])
+      .where("release_file.release_id", "=", releaseId)
+      .execute();
+    return new Map(rows.map((row) => [row.file_id, { suite: row.suite, component: row.component }]));
+  },
+  promotedTarget: (current, input) =>
+    parseAptTarget(input.distribution ?? current.suite, input.component ?? current.component),
+  async retarget(blobs, file, target) {
+    // A new component changes the pool path, so the stanza is rendered again from the package.
+    const { suite, component, pool_path, stanza } = debRecord(
+      await parseDeb(blobs.read(file.sha256)),
+      file,
+      target,
+    );
+    return async (tx) => {
+      await tx
+        .updateTable("deb_package")
+        .set({ suite, component, pool_path, stanza })
+        .where("file_id", "=", file.id)
+        .execute();
+    };
   },
   builder: (budget) => createAptBuilder(budget),
   importSource: {

@@ -29,7 +29,7 @@ export const yumFormat: PackageFormat<string, IngestedRpm> = {
     if (!signingKey) throw new Error("an .rpm upload needs the project's signing key");
     const key = await signingKey();
     const rpm = await signStagedRpm(blobs, staged, key, maxBytes);
-    return { stored: rpm.staged, parsed: { rpm, signer: key.fingerprint } };
+    return { parsed: { rpm, signer: key.fingerprint }, restaged: rpm.staged };
   },
   async store(tx, file, { rpm, signer }, group) {
     const record = yumRecord(rpm, file, group);
@@ -37,6 +37,21 @@ export const yumFormat: PackageFormat<string, IngestedRpm> = {
       .insertInto("yum_package")
       .values({ file_id: file.id, project_id: file.projectId, ...record, signed_by: signer })
       .execute();
+  },
+  describe: (group) => group,
+  async listed(db, releaseId) {
+    const rows = await db
+      .selectFrom("yum_package")
+      .innerJoin("release_file", "release_file.id", "yum_package.file_id")
+      .select(["yum_package.file_id", "yum_package.repo_group"])
+      .where("release_file.release_id", "=", releaseId)
+      .execute();
+    return new Map(rows.map((row) => [row.file_id, row.repo_group]));
+  },
+  promotedTarget: (current, input) => input.group ?? current,
+  // The signed file stays as it is: only its group changes.
+  retarget: async (_blobs, file, group) => async (tx) => {
+    await tx.updateTable("yum_package").set({ repo_group: group }).where("file_id", "=", file.id).execute();
   },
   builder: (budget) => createYumBuilder(budget),
   // After a rotation, the .rpm files are re-signed by the successor (decision 030).
