@@ -99,6 +99,14 @@ export interface PackageFormat<Target = unknown, Parsed = unknown> {
   readonly resign?: {
     queue(jobs: Pick<JobQueue, "send">, projectId: string): Promise<void>;
     staleProjects(db: Kysely<Database>): Promise<string[]>;
+    /**
+     * Fingerprints of keys gpg.key serves beside the active ones: those a served file still
+     * carries the signature of until it is re-signed (YUM: a retired key's .rpm files).
+     */
+    keysStillServed(
+      deps: { db: Kysely<Database>; keys: Pick<SigningKeyService, "newest" | "active" | "all"> },
+      project: { id: string; name: string },
+    ): Promise<string[]>;
   };
   /** Imports from an existing repository of this format (imports/sources.ts). */
   readonly importSource?: {

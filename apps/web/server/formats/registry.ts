@@ -4,6 +4,7 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema.ts";
 import type { JobQueue } from "../jobs/queue.ts";
+import type { SigningKeyService } from "../publishing/signing-keys.ts";
 import { aptFormat } from "./apt/format.ts";
 import type { PackageFormat } from "./format.ts";
 import { yumFormat } from "./yum/format.ts";
@@ -34,6 +35,22 @@ export async function projectsWithStaleSignatures(db: Kysely<Database>): Promise
   for (const format of formats)
     for (const id of (await format.resign?.staleProjects(db)) ?? []) projects.add(id);
   return [...projects];
+}
+
+/**
+ * The public keys gpg.key serves, oldest first: those that sign now, and any a format's served
+ * files still carry the signature of (decision 030).
+ */
+export async function verifyingKeys(
+  deps: { db: Kysely<Database>; keys: Pick<SigningKeyService, "newest" | "active" | "all"> },
+  project: { id: string; name: string },
+) {
+  const { rows } = await deps.keys.active(project);
+  const served = new Set(rows.map((row) => row.fingerprint));
+  for (const format of formats)
+    for (const fingerprint of (await format.resign?.keysStillServed(deps, project)) ?? [])
+      served.add(fingerprint);
+  return (await deps.keys.all(project.id)).filter((key) => served.has(key.fingerprint));
 }
 
 /** The format an upload of this name is a package of; undefined: a plain release file. */

@@ -5,7 +5,7 @@
 // (decision 030).
 import { buildArmoredKeyring, buildBinaryKeyring } from "@packyard/formats/openpgp/index.ts";
 import { Hono } from "hono";
-import { rpmVerifyingKeys } from "../publishing/yum/resign-rpms.ts";
+import { verifyingKeys } from "../formats/registry.ts";
 import type { Services } from "../services.ts";
 import { cacheControl } from "./cache-control.ts";
 import { type Answer, type DlDeps, type DlRequest, dlHandler, dlProject } from "./dl-answer.ts";
@@ -22,7 +22,7 @@ export function createSigningKeyRoutes(services: Services) {
 export async function resolveArmoredKeys(deps: DlDeps, req: DlRequest): Promise<Answer> {
   const { services } = deps;
   const project = await dlProject(deps, req);
-  const rows = await rpmVerifyingKeys({ db: services.database.db, keys: services.keys }, project);
+  const rows = await verifyingKeys({ db: services.database.db, keys: services.keys }, project);
   const text = await buildArmoredKeyring(rows.map((r) => r.public_key));
   return {
     route: "/dl/:username/:slug/gpg.key",

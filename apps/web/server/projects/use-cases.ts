@@ -28,10 +28,10 @@ import {
 } from "../domain/projects.ts";
 import { DAY_MS, getRepositorySettings, updateRepositorySettings } from "../domain/repository-settings.ts";
 import type { LimitsSetting } from "../domain/usage.ts";
+import { resignQueue } from "../formats/registry.ts";
 import type { JobQueue } from "../jobs/queue.ts";
 import type { RepositoryPublisher } from "../publishing/publisher.ts";
 import type { SigningKeyRow, SigningKeyService } from "../publishing/signing-keys.ts";
-import { queueRpmResign } from "../publishing/yum/resign-rpms.ts";
 import { type Caller, change, type Db, type Tx } from "../use-case.ts";
 
 /** The person or key asking: a job changes no project (the lifecycle job rotates keys, below). */
@@ -217,7 +217,7 @@ interface KeyDeps {
 
 /** The re-signing queue of `jobs`, as KeyDeps takes it. */
 export function rpmResignQueue(jobs: Pick<JobQueue, "send">): (projectId: string) => Promise<void> {
-  return (projectId) => queueRpmResign(jobs, projectId);
+  return resignQueue(jobs);
 }
 
 /**

@@ -3,7 +3,12 @@
 // fragments; the signed file is what is stored and served under /dl/{user}/{project}/rpm/.
 import { createYumRepositorySource } from "../../imports/yum-repository.ts";
 import { parseYumGroup, type SignedRpm, signStagedRpm, yumRecord } from "../../publishing/yum/ingest.ts";
-import { projectsWithStaleRpms, queueRpmResign, resignRpmsJob } from "../../publishing/yum/resign-rpms.ts";
+import {
+  projectsWithStaleRpms,
+  queueRpmResign,
+  resignRpmsJob,
+  rpmVerifyingKeys,
+} from "../../publishing/yum/resign-rpms.ts";
 import { renderRpmSetupScript } from "../../publishing/yum/setup-script.ts";
 import { createYumBuilder } from "../../publishing/yum/yum-builder.ts";
 import type { PackageFormat } from "../format.ts";
@@ -56,7 +61,12 @@ export const yumFormat: PackageFormat<string, IngestedRpm> = {
   builder: (budget) => createYumBuilder(budget),
   // After a rotation, the .rpm files are re-signed by the successor (decision 030).
   jobs: (deps) => [resignRpmsJob(deps)],
-  resign: { queue: queueRpmResign, staleProjects: projectsWithStaleRpms },
+  resign: {
+    queue: queueRpmResign,
+    staleProjects: projectsWithStaleRpms,
+    keysStillServed: async (deps, project) =>
+      (await rpmVerifyingKeys(deps, project)).map((key) => key.fingerprint),
+  },
   importSource: {
     kind: "yum-repository",
     create(input, deps) {
