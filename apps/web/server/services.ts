@@ -3,13 +3,12 @@
 // context.
 
 import { join } from "node:path";
-import { recordSignIn } from "./accounts/use-cases.ts";
+import { deleteAccount, recordSignIn } from "./accounts/use-cases.ts";
 import { type Auth, authOptions, createAuth } from "./auth/auth.ts";
 import { revokeApiKeysAfterReset } from "./auth/password-reset-keys.ts";
 import type { Config } from "./config.ts";
 import { type DatabaseHandle, openDatabase } from "./db/database.ts";
 import { migrateDatabase } from "./db/migrate.ts";
-import { deleteAccountData } from "./domain/account-deletion.ts";
 import { onProjectEvent } from "./domain/changes.ts";
 import { accountDeletionBlocker } from "./domain/orgs.ts";
 import { flushDownloadCounts } from "./domain/usage.ts";
@@ -117,7 +116,7 @@ export async function createServices(
         await revokeApiKeysAfterReset(database.db, userId, address);
       },
       async deleteUserData(userId) {
-        const removed = await deleteAccountData(database.db, blobs, userId);
+        const removed = await deleteAccount({ db: database.db }, userId);
         logger.info(
           `account ${userId} deleted: ${removed.projects} projects, ${removed.blobs} files' bytes, ${removed.apiKeys} API keys`,
         );

@@ -2,6 +2,7 @@
 // account's deletion are better-auth's; the plan is Stripe's): a sign-in, as better-auth reports
 // it, and a change of username or name on the profile page. Each in the account's own log.
 import type { SignIn } from "../audit/sign-in.ts";
+import { type DeletedAccountData, deleteAccountData } from "../domain/account-deletion.ts";
 import type { Actor } from "../domain/authorization.ts";
 import { type Clock, setUsername } from "../domain/usernames.ts";
 import { type Caller, change, type Db } from "../use-case.ts";
@@ -42,5 +43,20 @@ export async function changeProfile(
         details: { from: result.previous, to: result.username },
       });
     return result;
+  });
+}
+
+/**
+ * better-auth's deleteUser hook, before it removes the user's row: the account's organizations,
+ * held names, API keys and projects, in one transaction, announced after it (the serving cache
+ * and other servers drop what they answered for its projects). No entry: the account's log goes
+ * with it.
+ */
+export async function deleteAccount(deps: { db: Db }, userId: string): Promise<DeletedAccountData> {
+  const caller: Caller = { actor: { kind: "session", userId }, address: null };
+  return change(deps.db, caller, async (tx, record) => {
+    const removed = await deleteAccountData(tx, userId);
+    record.emit({ type: "account.deleted", userId });
+    return removed;
   });
 }

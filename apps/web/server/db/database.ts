@@ -9,7 +9,6 @@ import pg from "pg";
 import type { Config } from "../config.ts";
 import { type ChangeListener, followDomainEvents, listenForChanges } from "../serving/change-listener.ts";
 import { newServingCaches, registerServingCaches, type ServingCaches } from "../serving/serve-cache.ts";
-import { watchWrites } from "../serving/write-watch.ts";
 import type { Database } from "./schema.ts";
 import { withStatementCache } from "./statement-cache.ts";
 import { walHeader } from "./wal-header.ts";
@@ -34,11 +33,7 @@ export function openDatabase(
     // the pool replaces it on the next query.
     pool.on("error", onIdleError);
     const caches = newServingCaches();
-    const dialect = watchWrites(
-      new PostgresDialect({ pool }),
-      () => caches.rows.invalidate(),
-      () => caches.keys.invalidate(),
-    );
+    const dialect = new PostgresDialect({ pool });
     const db = new Kysely<Database>({ dialect });
     registerServingCaches(db, caches);
     // Changes drop the cache by their domain events, announced to the other processes too.
@@ -87,14 +82,11 @@ export function openDatabase(
     if (version !== seenVersion) {
       seenVersion = version;
       caches.rows.invalidate();
-      caches.keys.invalidate();
     }
   };
-  caches.keys.validate = caches.rows.validate;
-  const dialect = watchWrites(
-    rollbackOpenTransactionsOnly(new NodeSqliteDialect({ database: withStatementCache(sqlite) }), sqlite),
-    () => caches.rows.invalidate(),
-    () => caches.keys.invalidate(),
+  const dialect = rollbackOpenTransactionsOnly(
+    new NodeSqliteDialect({ database: withStatementCache(sqlite) }),
+    sqlite,
   );
   const db = new Kysely<Database>({ dialect });
   registerServingCaches(db, caches);

@@ -17,8 +17,8 @@ import {
   TEST_PASSWORD,
   type TestApp,
 } from "../../test/harness.ts";
+import { deleteAccount } from "../accounts/use-cases.ts";
 import { collectLeftovers } from "../maintenance.ts";
-import { deleteAccountData } from "./account-deletion.ts";
 import type { Actor } from "./authorization.ts";
 import { DomainError } from "./errors.ts";
 import { acceptInvitation, createOrganization, inviteMember } from "./orgs.ts";
@@ -393,7 +393,7 @@ describe(`two owners deleting their accounts at once (${databaseKind})`, () => {
       orgs.map(async ({ slug, owners }) => {
         const results = await Promise.all(
           owners.map((owner) =>
-            deleteAccountData(db(), app.services.blobs, owner.userId).then(
+            deleteAccount({ db: db() }, owner.userId).then(
               () => ({ email: owner.email, code: "OK" }),
               (error: unknown) => {
                 if (error instanceof DomainError) return { email: owner.email, code: error.code as string };

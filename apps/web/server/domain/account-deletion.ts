@@ -8,7 +8,6 @@
 // design.
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../db/schema.ts";
-import type { BlobStore } from "../storage/blob-store.ts";
 import { leaveOrganizationsOfDeletedAccount } from "./orgs.ts";
 import { holdNamesOfDeletedUser } from "./usernames.ts";
 
@@ -21,8 +20,7 @@ export interface DeletedAccountData {
 
 export async function deleteAccountData(
   db: Kysely<Database>,
-  // Kept for the callers: bytes are no longer removed here (the sweep does, decision 022).
-  _blobs: BlobStore,
+  // Bytes are not removed here: the sweep does (decision 022).
   userId: string,
 ): Promise<DeletedAccountData> {
   // An organization is never left without an owner (decision 040): refused, or out of them all.

@@ -71,7 +71,9 @@ export async function emitActivity(db: object, event: ActivityEvent): Promise<vo
 // serving cache, other servers through PostgreSQL) listen here.
 
 export type ChangeEvent = { type: "changed"; action: AuditAction; ownerId: string; projectId: string | null };
-export type DomainEvent = ProjectEvent | ActivityEvent | ChangeEvent;
+/** An account and everything it owned is gone (its log with it: no audit entry announces it). */
+export type AccountDeletedEvent = { type: "account.deleted"; userId: string };
+export type DomainEvent = ProjectEvent | ActivityEvent | ChangeEvent | AccountDeletedEvent;
 type DomainListener = (event: DomainEvent) => Promise<void> | void;
 
 const domainListeners = new WeakMap<object, Set<DomainListener>>();
@@ -98,6 +100,6 @@ export async function emitDomainEvent(db: object, event: DomainEvent): Promise<v
     } catch {}
   });
   if (event.type === "created" || event.type === "packages-changed") all.push(emitProjectEvent(db, event));
-  else if (event.type !== "changed") all.push(emitActivity(db, event));
+  else if (event.type !== "changed" && event.type !== "account.deleted") all.push(emitActivity(db, event));
   await Promise.all(all);
 }

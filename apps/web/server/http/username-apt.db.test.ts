@@ -12,7 +12,7 @@ import { type AptRoot, aptMachineFor } from "../../test/apt-client.ts";
 import { databaseKind } from "../../test/harness.ts";
 import { type LiveServer, publisher, startLiveServer } from "../../test/live-server.ts";
 import { removeTempDirs } from "../../test/temp-dirs.ts";
-import { setUsername } from "../domain/usernames.ts";
+import { changeProfile } from "../accounts/use-cases.ts";
 
 const hasTools = requireTools(["apt-get", "apt-cache", "dpkg", "gpgv"]);
 
@@ -84,7 +84,12 @@ describe.runIf(hasTools)(`apt-get after a username change (${databaseKind})`, ()
     const privateBefore = await machine("inhouse", readToken);
     await privateBefore.update();
 
-    await setUsername(server.services.database.db, pub.userId, { username: NEW });
+    // As the profile page changes it: a use case, which announces the change (decision 074).
+    await changeProfile(
+      { db: server.services.database.db },
+      { actor: { kind: "session", userId: pub.userId }, address: null },
+      { username: NEW },
+    );
     expect(
       (await fetch(`${server.url}/dl/${OLD}/tools/deb/dists/stable/InRelease`, { redirect: "manual" }))
         .status,

@@ -11,7 +11,7 @@ import { dnfRoot } from "../../test/dnf-client.ts";
 import { databaseKind } from "../../test/harness.ts";
 import { type LiveServer, publisher, startLiveServer } from "../../test/live-server.ts";
 import { removeTempDirs } from "../../test/temp-dirs.ts";
-import { setUsername } from "../domain/usernames.ts";
+import { changeProfile } from "../accounts/use-cases.ts";
 
 const hasTools = requireTools(["rpmbuild", "rpm", "dnf", "gpg"]);
 
@@ -54,7 +54,12 @@ beforeAll(async () => {
     .where("slug", "=", "inhouse")
     .executeTakeFirstOrThrow();
   readToken = await pub.key({ projects: [inhouse.id], access: "read" });
-  await setUsername(server.services.database.db, pub.userId, { username: NEW });
+  // As the profile page changes it: a use case, which announces the change (decision 074).
+  await changeProfile(
+    { db: server.services.database.db },
+    { actor: { kind: "session", userId: pub.userId }, address: null },
+    { username: NEW },
+  );
 }, 120_000);
 afterAll(async () => {
   await server?.close();

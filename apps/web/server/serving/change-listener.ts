@@ -24,12 +24,11 @@ const RETRY_MS = 1000;
  */
 export function followDomainEvents(
   db: Kysely<Database>,
-  caches: Pick<ServingCaches, "rows" | "keys">,
+  caches: Pick<ServingCaches, "rows">,
   notify: boolean,
 ): () => void {
   return onDomainEvent(db, async (event) => {
     caches.rows.invalidate();
-    caches.keys.invalidate();
     if (notify) {
       await sql`select pg_notify(${CHANGES_CHANNEL}, ${event.type === "changed" ? event.action : event.type})`.execute(
         db,
@@ -46,13 +45,10 @@ export interface ChangeListener {
 
 export function listenForChanges(
   connectionString: string,
-  caches: Pick<ServingCaches, "rows" | "keys">,
+  caches: Pick<ServingCaches, "rows">,
   onError: (error: Error) => void,
 ): ChangeListener {
-  const setEnabled = (enabled: boolean) => {
-    caches.rows.setEnabled(enabled);
-    caches.keys.setEnabled(enabled);
-  };
+  const setEnabled = (enabled: boolean) => caches.rows.setEnabled(enabled);
   let client: pg.Client | undefined;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
@@ -75,11 +71,8 @@ export function listenForChanges(
     };
     next.on("error", lost);
     next.on("end", () => lost());
-    // The payload names the event, for reading the traffic: every one drops both caches.
-    next.on("notification", () => {
-      caches.rows.invalidate();
-      caches.keys.invalidate();
-    });
+    // The payload names the event, for reading the traffic: every one drops the cache.
+    next.on("notification", () => caches.rows.invalidate());
     try {
       await next.connect();
       await next.query(`LISTEN ${CHANGES_CHANNEL}`);

@@ -3,10 +3,10 @@
 // database said since the last change that could alter it — and the bytes of index files, which
 // are named by their sha256 and so never change (docs/decisions/039-serving-cache.md).
 //
-// Dropped whole on every change: write-watch.ts calls `invalidate` when a statement that may
-// change served state runs in this process and again when its transaction commits; with
-// PostgreSQL, other processes' changes arrive by LISTEN (change-listener.ts), and while that
-// connection is down nothing is cached. A load that overlaps a change is not kept.
+// Dropped whole on every change: every change emits a domain event once it has committed
+// (use-case.ts), and change-listener.ts calls `invalidate` on each; with PostgreSQL, other
+// processes' changes arrive by LISTEN (change-listener.ts), and while that connection is down
+// nothing is cached. A load that overlaps a change is not kept (decision 074).
 
 /** Entries kept at most; past it the oldest go. */
 const MAX_ENTRIES = 20_000;
@@ -136,11 +136,6 @@ export class ContentCache {
 /** A database's caches, found by its Kysely instance (the route bundle and the server share it). */
 export interface ServingCaches {
   rows: ServeCache;
-  /**
-   * API keys checked since the last change to any key (auth/key-checks.ts): kept, dropped and
-   * turned off like `rows`, on writes to the apikey table other than those recording a use.
-   */
-  keys: ServeCache;
   content: ContentCache;
   /**
    * Small release and package files (HOT_FILE_BYTES at most), read once from the local disk and
@@ -157,7 +152,6 @@ export const HOT_FILE_BYTES = 4 * 1024 * 1024;
 export function newServingCaches(): ServingCaches {
   return {
     rows: new ServeCache(),
-    keys: new ServeCache(),
     content: new ContentCache(),
     files: new ContentCache(32 * 1024 * 1024, HOT_FILE_BYTES, 30_000),
   };
@@ -175,7 +169,6 @@ export function servingCachesOf(db: object): ServingCaches {
   if (!caches) {
     caches = newServingCaches();
     caches.rows.setEnabled(false);
-    caches.keys.setEnabled(false);
     registry.set(db, caches);
   }
   return caches;

@@ -798,4 +798,25 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0032_drop_serving_change_triggers": {
+    async up(db: Kysely<unknown>) {
+      // PostgreSQL only: the serving caches are dropped by domain events, which also notify the
+      // packyard_changes channel (serving/change-listener.ts, decision 074): the triggers of
+      // migrations 0025, 0026 and 0028 and their function are no longer used.
+      if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+      const triggers: [string, string][] = [
+        ...SERVED_TABLES.map((table): [string, string] => [`packyard_changed_${table}`, table]),
+        ["packyard_changed_release_file_row", "release_file"],
+        ...["organization", "org_member", "project_transfer"].map((table): [string, string] => [
+          `packyard_changed_${table}`,
+          table,
+        ]),
+        ["packyard_changed_apikey", "apikey"],
+      ];
+      for (const [trigger, table] of triggers) {
+        await sql`drop trigger if exists ${sql.raw(`"${trigger}"`)} on ${sql.raw(`"${table}"`)}`.execute(db);
+      }
+      await sql`drop function if exists packyard_notify_change()`.execute(db);
+    },
+  },
 };
