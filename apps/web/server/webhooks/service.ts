@@ -39,7 +39,7 @@ import { ForbiddenAddressError, resolvePublicAddresses } from "./address-guard.t
 import { type AttemptResult, postWebhook, WEBHOOK_TIMEOUT_MS } from "./deliver.ts";
 import { FairLimiter } from "./fair-limiter.ts";
 import { signatureHeader } from "./signature.ts";
-import { disableFailingWebhook, toWebhook } from "./use-cases.ts";
+import { disableFailingWebhook, toWebhook, webhookRow } from "./use-cases.ts";
 
 export const WEBHOOK_DELIVERY_JOB = "webhook-delivery";
 export const WEBHOOK_SWEEP_JOB = "webhook-sweep";
@@ -154,15 +154,8 @@ export class WebhookService {
     return rows.map(toWebhook);
   }
 
-  async #row(project: ProjectRef, id: string): Promise<WebhookRow> {
-    const row = await this.#deps.db
-      .selectFrom("webhook")
-      .selectAll()
-      .where("id", "=", id)
-      .where("project_id", "=", project.id)
-      .executeTakeFirst();
-    if (!row) throw notFound("Webhook not found");
-    return row;
+  #row(project: ProjectRef, id: string): Promise<WebhookRow> {
+    return webhookRow(this.#deps.db, project, id);
   }
 
   async get(project: ProjectRef, id: string): Promise<Webhook> {

@@ -11,19 +11,19 @@ import {
 } from "@packyard/contract";
 import type { Selectable } from "kysely";
 import type { WebhookTable } from "../db/schema.ts";
-import { type Actor, WEBHOOK_MANAGE_ACCESS } from "../domain/authorization.ts";
+import { WEBHOOK_MANAGE_ACCESS } from "../domain/authorization.ts";
 import { DomainError, notFound } from "../domain/errors.ts";
 import { newRowId } from "../domain/ids.ts";
 import { type ProjectRow, requireOwnProject } from "../domain/projects.ts";
 import type { Clock } from "../domain/usernames.ts";
-import { type Caller, change, type Db, SYSTEM, type Tx } from "../use-case.ts";
+import { change, type Db, type PersonCaller, SYSTEM, type Tx } from "../use-case.ts";
 import { newWebhookSecret } from "./signature.ts";
 
 /** Webhooks a project may have. */
 export const MAX_WEBHOOKS_PER_PROJECT = 20;
 
-/** A person's caller: webhooks are changed by a session or a key, never by a job. */
-export type PersonCaller = Caller & { actor: Actor };
+// Webhooks are changed by a session or a key (PersonCaller), never by a job.
+export type { PersonCaller };
 
 export interface WebhookUseCaseDeps {
   db: Db;
@@ -53,7 +53,12 @@ export function toWebhook(row: WebhookRow): Webhook {
   };
 }
 
-async function webhookRow(db: Db | Tx, project: ProjectRow, id: string): Promise<WebhookRow> {
+/** A project's webhook by id, or NOT_FOUND. */
+export async function webhookRow(
+  db: Db | Tx,
+  project: Pick<ProjectRow, "id">,
+  id: string,
+): Promise<WebhookRow> {
   const row = await db
     .selectFrom("webhook")
     .selectAll()
