@@ -7,7 +7,7 @@ import { type DebFormatErrorCode, debFormatErrorCodes } from "@packyard/formats/
 import type { RpmFormatErrorCode } from "@packyard/formats/rpm/rpm-format-error.ts";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { DomainError } from "../domain/errors.ts";
-import { parseDeb } from "./apt/ingest.ts";
+import { parseDeb } from "../formats/apt/ingest.ts";
 
 // Exhaustive by construction: a code added to RpmFormatErrorCode and missing here fails typecheck.
 const rpmFormatErrorCodes = Object.keys({

@@ -1,5 +1,5 @@
 // Stored xz blocks' framing; xz(1) reading them back, beside blocks it compressed, is tested
-// where streams are assembled (apps/web/server/publishing/apt/xz-blocks.test.ts).
+// where streams are assembled (apps/web/server/formats/apt/xz-blocks.test.ts).
 import { describe, expect, it } from "vitest";
 import { crc64, isStoredXzBlock, storedXzBlock } from "./xz-stored.ts";
 

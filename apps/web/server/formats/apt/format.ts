@@ -1,17 +1,12 @@
 // APT (.deb): an adapter over publishing/apt/ (decision 075). A .deb goes to a suite and
 // component (default stable/main), is read once for its Packages stanza, and is served from the
 // pool under /dl/{user}/{project}/deb/.
-import { createAptRepositorySource } from "../../imports/apt-repository.ts";
+
 import { createAptBuilder } from "../../publishing/apt/apt-builder.ts";
-import {
-  type AptTarget,
-  debRecord,
-  type ParsedDeb,
-  parseAptTarget,
-  parseDeb,
-} from "../../publishing/apt/ingest.ts";
 import { renderDebSetupScript } from "../../publishing/apt/setup-script.ts";
 import type { PackageFormat } from "../format.ts";
+import { createAptRepositorySource } from "./import.ts";
+import { type AptTarget, debRecord, type ParsedDeb, parseAptTarget, parseDeb } from "./ingest.ts";
 
 export const aptFormat: PackageFormat<AptTarget, ParsedDeb> = {
   id: "apt",

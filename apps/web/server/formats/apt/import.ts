@@ -23,7 +23,7 @@ import {
 } from "@packyard/formats/apt/read-release-file.ts";
 import { decompressStream } from "@packyard/formats/compress/decompress-stream.ts";
 import { compareDebianVersions } from "@packyard/formats/deb/debian-version.ts";
-import { fetchFromRepository, readSmallText, repositoryLocation } from "./http-fetch.ts";
+import { fetchFromRepository, readSmallText, repositoryLocation } from "../../imports/http-fetch.ts";
 import {
   boundedIndexBytes,
   fileNameOf,
@@ -31,9 +31,9 @@ import {
   pathUrl,
   RepositoryPackages,
   type RepositorySourceDeps,
-} from "./repository-releases.ts";
-import { ImportError, type ImportSource, type SourceRelease } from "./source.ts";
-import { verifiedStream } from "./verify-stream.ts";
+} from "../../imports/repository-releases.ts";
+import { ImportError, type ImportSource, type SourceRelease } from "../../imports/source.ts";
+import { verifiedStream } from "../../imports/verify-stream.ts";
 
 export interface AptRepositoryInput {
   url: string;

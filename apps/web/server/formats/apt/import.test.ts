@@ -12,15 +12,12 @@ import {
   type TestAptRepository,
   tamper,
   testDebPackages,
-} from "../../test/source-repositories.ts";
-import { type StaticServer, startStaticServer } from "../../test/static-server.ts";
-import { makeTempDir, removeTempDirs } from "../../test/temp-dirs.ts";
-import {
-  createAptRepositorySource as createSource,
-  releaseVersionOfDebianVersion,
-} from "./apt-repository.ts";
-import { guardedFetch } from "./http-fetch.ts";
-import { ImportError, type SourceRelease } from "./source.ts";
+} from "../../../test/source-repositories.ts";
+import { type StaticServer, startStaticServer } from "../../../test/static-server.ts";
+import { makeTempDir, removeTempDirs } from "../../../test/temp-dirs.ts";
+import { guardedFetch } from "../../imports/http-fetch.ts";
+import { ImportError, type SourceRelease } from "../../imports/source.ts";
+import { createAptRepositorySource as createSource, releaseVersionOfDebianVersion } from "./import.ts";
 
 // The test repositories are on 127.0.0.1: allowed here as WEBHOOK_ALLOW_PRIVATE allows it.
 const createAptRepositorySource = (

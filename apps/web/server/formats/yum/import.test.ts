@@ -12,12 +12,12 @@ import {
   type TestYumRepository,
   tamper,
   yumRepositoryTools,
-} from "../../test/source-repositories.ts";
-import { type StaticServer, startStaticServer } from "../../test/static-server.ts";
-import { makeTempDir, removeTempDirs } from "../../test/temp-dirs.ts";
-import { guardedFetch } from "./http-fetch.ts";
-import { ImportError, type SourceRelease } from "./source.ts";
-import { createYumRepositorySource as createSource, releaseVersionOfRpm } from "./yum-repository.ts";
+} from "../../../test/source-repositories.ts";
+import { type StaticServer, startStaticServer } from "../../../test/static-server.ts";
+import { makeTempDir, removeTempDirs } from "../../../test/temp-dirs.ts";
+import { guardedFetch } from "../../imports/http-fetch.ts";
+import { ImportError, type SourceRelease } from "../../imports/source.ts";
+import { createYumRepositorySource as createSource, releaseVersionOfRpm } from "./import.ts";
 
 // The test repositories are on 127.0.0.1: allowed here as WEBHOOK_ALLOW_PRIVATE allows it.
 const createYumRepositorySource = (

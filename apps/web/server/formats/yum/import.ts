@@ -7,7 +7,7 @@
 // - Version → release: version-release without the epoch ("2:1.4-3.el9" → "1.4-3.el9"), as
 //   the file name carries it; characters a release version cannot hold (rpm allows "^") become
 //   "_". The `release` option puts every package into that one release instead.
-// - repomd.xml.asc is not verified (see apt-repository.ts): each package is checked against
+// - repomd.xml.asc is not verified (see ../apt/import.ts): each package is checked against
 //   the checksum primary.xml gives (sha256 from createrepo_c by default; sha1, sha224, sha384,
 //   sha512 and md5 when the repository was made with them).
 // - primary.xml is read a package at a time, within the bounds of repository-releases.ts
@@ -21,7 +21,12 @@ import {
   readRepomd,
   YumReadError,
 } from "@packyard/formats/yum/read-repodata.ts";
-import { fetchFromRepository, readSmallText, repositoryLocation, resolveInRepository } from "./http-fetch.ts";
+import {
+  fetchFromRepository,
+  readSmallText,
+  repositoryLocation,
+  resolveInRepository,
+} from "../../imports/http-fetch.ts";
 import {
   boundedIndexBytes,
   fileNameOf,
@@ -30,9 +35,9 @@ import {
   type RepositoryPackage,
   RepositoryPackages,
   type RepositorySourceDeps,
-} from "./repository-releases.ts";
-import { ImportError, type ImportSource, type SourceRelease } from "./source.ts";
-import { type ExpectedDigest, verifiedStream } from "./verify-stream.ts";
+} from "../../imports/repository-releases.ts";
+import { ImportError, type ImportSource, type SourceRelease } from "../../imports/source.ts";
+import { type ExpectedDigest, verifiedStream } from "../../imports/verify-stream.ts";
 
 export interface YumRepositoryInput {
   url: string;
