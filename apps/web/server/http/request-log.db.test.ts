@@ -235,7 +235,8 @@ describe("request ids", () => {
     await sql`ALTER TABLE project RENAME TO project_unavailable`.execute(db);
     let res: Response;
     try {
-      res = await fetch(`${server.url}/api/p/alice/widget`);
+      // A project nobody asked for yet: the serving cache cannot answer it, the database must.
+      res = await fetch(`${server.url}/api/p/alice/not-asked-for-yet`);
       await res.arrayBuffer();
     } finally {
       await sql`ALTER TABLE project_unavailable RENAME TO project`.execute(db);
