@@ -49,7 +49,7 @@ const categories: [string, (frame: CallFrame) => boolean][] = [
   [
     "index build bookkeeping (de-duplicate, filter per architecture, loops)",
     (f) =>
-      /build-index\.ts|apt-builder\.ts|yum-builder\.ts|repodata-file\.ts|publisher\.ts|repository\.ts/.test(
+      /build-index\.ts|formats\/(apt|yum)\/builder\.ts|repodata-file\.ts|publisher\.ts|repository\.ts/.test(
         f.url,
       ),
   ],

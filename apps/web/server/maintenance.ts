@@ -25,7 +25,7 @@ import { fillMissingDigests } from "./domain/blob-digests.ts";
 import { collectOrphanBytes, collectUnreferencedBlobs } from "./domain/blobs.ts";
 import { contactUpkeep } from "./domain/contact.ts";
 import { resignQueue } from "./formats/registry.ts";
-import { SharedEntryPins } from "./http/yum-entry-pins.ts";
+import { SharedEntryPins } from "./formats/yum/entry-pins.ts";
 import type { JobQueue } from "./jobs/queue.ts";
 import { KEY_LIFECYCLE_JOB, keyLifecyclePass } from "./publishing/key-lifecycle-job.ts";
 import { quietMoment } from "./quiet-moment.ts";

@@ -1,7 +1,7 @@
 // What a project page shows to install from its repositories: the setup one-liner, the deb822
 // source, and the fingerprints of the keys that sign. Read once per page load.
 import type { RouterContextProvider } from "react-router";
-import { renderDebSources } from "../../server/publishing/apt/setup-script.ts";
+import { renderDebSources } from "../../server/formats/apt/setup-script.ts";
 import { services } from "./session.server.ts";
 
 export interface RepositorySetup {

@@ -398,7 +398,7 @@ export interface Database {
   contact_message: ContactMessageTable;
   username_history: UsernameHistoryTable;
   released_username: { name_key: string; username: string; released_at: string };
-  /** Scale mode: the generation of repomd.xml last served to a client address (http/yum-entry-pins.ts). */
+  /** Scale mode: the generation of repomd.xml last served to a client address (formats/yum/entry-pins.ts). */
   yum_entry_pin: {
     client_key: string;
     repository: string;

@@ -8,13 +8,14 @@ import { getPath } from "hono/utils/url";
 import { createRequestHandler, RouterContextProvider, type ServerBuild } from "react-router";
 import { CLIENT_IP_HEADER } from "../auth/auth.ts";
 import { isStorageFull } from "../domain/errors.ts";
+import { createAptRoutes } from "../formats/apt/serve.ts";
+import { createYumRoutes } from "../formats/yum/serve.ts";
 import { countUploadBytes, metricsHandler } from "../metrics.ts";
 import type { Services } from "../services.ts";
 import { DELETE_CALLBACK_PATH, readableDeletionLinkErrors } from "./account-deletion-link.ts";
 import { createApi, projectPathRewriter } from "./api/index.ts";
 import { pageActionFailure, toApiErrorResponse } from "./api-errors.ts";
 import { apiRouteFallback, jsonBodyLimit, jsonContentLength, sameOriginCookieWrites } from "./api-guards.ts";
-import { createAptRoutes } from "./apt.ts";
 import { specAuthRedirects } from "./auth-redirects.ts";
 import { createBadgeRoutes } from "./badges.ts";
 import { createCliRoutes } from "./cli.ts";
@@ -27,7 +28,6 @@ import { requestContext } from "./request-context.ts";
 import { clientAddress, pageRoutes, requestLog, socketAddress } from "./request-log.ts";
 import { cspAllowances, type NonceEnv, securityHeaders } from "./security-headers.ts";
 import { createSigningKeyRoutes } from "./signing-keys.ts";
-import { createYumRoutes } from "./yum.ts";
 
 export interface AppOptions {
   services: Services;

@@ -2,24 +2,30 @@
 // URL answers — who may see the project, which file, redirects, ranges, conditional requests,
 // HEAD, what is counted — and returns it as an Answer (status, headers, body, what to count).
 // Two writers put an Answer on the wire and decide nothing: the Hono routes (downloads.ts,
-// apt.ts, yum.ts, signing-keys.ts, badges.ts through dlHandler below) and the raw node:http
+// formats/apt/serve.ts, formats/yum/serve.ts, signing-keys.ts, badges.ts through dlHandler below) and the raw node:http
 // path of anonymous downloads (fast-dl.ts), which asks for an answer from memory only.
 import { createGunzip } from "node:zlib";
 import { classifyClient } from "@packyard/contract/stats.ts";
 import type { Context } from "hono";
 import type { ServedFile } from "../domain/downloads.ts";
 import { countServed } from "../domain/usage.ts";
+import { resolveAptFile, resolveDebSetupScript } from "../formats/apt/serve.ts";
+import {
+  EntryPins,
+  type PinStore,
+  type Requester,
+  requesterOf,
+  SharedEntryPins,
+} from "../formats/yum/entry-pins.ts";
+import { resolveRpmSetupScript, resolveYumFile } from "../formats/yum/serve.ts";
 import type { Services } from "../services.ts";
 import type { BlobStore } from "../storage/blob-store.ts";
 import { apiErrorResponse } from "./api-errors.ts";
-import { resolveAptFile, resolveDebSetupScript } from "./apt.ts";
 import { resolveBadge } from "./badges.ts";
 import { accountingOf, resolveReleaseFile } from "./downloads.ts";
 import { resolveArmoredKeys, resolveBinaryKeyring } from "./signing-keys.ts";
 import { deliveryMeter, pullStream } from "./stream-blob.ts";
 import { projectAsked } from "./visible-project.ts";
-import { resolveRpmSetupScript, resolveYumFile } from "./yum.ts";
-import { EntryPins, type PinStore, type Requester, requesterOf, SharedEntryPins } from "./yum-entry-pins.ts";
 
 /** Which /dl route a request is for (each resolver module registers its own patterns). */
 export type DlRoute = "release" | "deb" | "rpm" | "debSetup" | "rpmSetup" | "gpgKey" | "keyring" | "badge";
@@ -38,7 +44,7 @@ export interface DlRequest {
   anonymous: boolean;
   /** The request's headers, for resolving who asks (a key, a session). */
   headers(): Headers;
-  /** Who asks, for YUM's entry pins (yum-entry-pins.ts). */
+  /** Who asks, for YUM's entry pins (formats/yum/entry-pins.ts). */
   requester(): Requester;
 }
 

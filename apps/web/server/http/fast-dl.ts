@@ -15,6 +15,7 @@
 import { close, open, read as readFd, readFile } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { countServed } from "../domain/usage.ts";
+import { requesterOf } from "../formats/yum/entry-pins.ts";
 import type { Services } from "../services.ts";
 import { keys } from "../serving/lookups.ts";
 import { HOT_FILE_BYTES, servingCachesOf } from "../serving/serve-cache.ts";
@@ -30,7 +31,6 @@ import {
 import { accountingOf } from "./downloads.ts";
 import { recordRequest, requestIdOf } from "./request-log.ts";
 import { fixedSecurityHeaders } from "./security-headers.ts";
-import { requesterOf } from "./yum-entry-pins.ts";
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 

@@ -7,7 +7,7 @@ import { buildTestDeb } from "@packyard/formats/deb/test-deb-builder.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, databaseKind, publishingProject, type TestApp } from "../../test/harness.ts";
 import { PACKAGE_INDEX_CHANGES_KEPT, recordPackageIndexChange } from "../domain/package-index-changes.ts";
-import { type DebRow, loadDebs } from "./apt/apt-builder.ts";
+import { type DebRow, loadDebs } from "../formats/apt/builder.ts";
 import { MemoryBudget } from "./memory-budget.ts";
 import { type PackageLoader, PackageSets } from "./package-sets.ts";
 

@@ -6,9 +6,9 @@
 import { findProjectByCurrentName, usernameOf } from "../domain/projects.ts";
 import { listFileRows, requireRelease } from "../domain/releases.ts";
 import { usernameKey } from "../domain/usernames.ts";
-import { findPoolFile } from "../publishing/apt/apt-builder.ts";
+import { findPoolFile } from "../formats/apt/builder.ts";
+import { findYumPackageFile } from "../formats/yum/builder.ts";
 import type { IndexFileRef, RepositoryFormat, RepositoryPublisher } from "../publishing/publisher.ts";
-import { findYumPackageFile } from "../publishing/yum/yum-builder.ts";
 import type { Services } from "../services.ts";
 import type { BlobStore } from "../storage/blob-store.ts";
 import { servingCachesOf } from "./serve-cache.ts";

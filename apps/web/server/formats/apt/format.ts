@@ -1,12 +1,12 @@
-// APT (.deb): an adapter over publishing/apt/ (decision 075). A .deb goes to a suite and
+// APT (.deb): an adapter over the files beside it (decision 075). A .deb goes to a suite and
 // component (default stable/main), is read once for its Packages stanza, and is served from the
 // pool under /dl/{user}/{project}/deb/.
 
-import { createAptBuilder } from "../../publishing/apt/apt-builder.ts";
-import { renderDebSetupScript } from "../../publishing/apt/setup-script.ts";
 import type { PackageFormat } from "../format.ts";
+import { createAptBuilder } from "./builder.ts";
 import { createAptRepositorySource } from "./import.ts";
 import { type AptTarget, debRecord, type ParsedDeb, parseAptTarget, parseDeb } from "./ingest.ts";
+import { renderDebSetupScript } from "./setup-script.ts";
 
 export const aptFormat: PackageFormat<AptTarget, ParsedDeb> = {
   id: "apt",

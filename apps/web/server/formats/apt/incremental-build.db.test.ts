@@ -13,9 +13,9 @@ import { buildTestDeb } from "@packyard/formats/deb/test-deb-builder.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, databaseKind, publishingProject, type TestApp } from "../../../test/harness.ts";
 import { aptReleaseSettings } from "../../domain/repository-settings.ts";
-import { createAptBuilder } from "../../publishing/apt/apt-builder.ts";
 import { MemoryBudget } from "../../publishing/memory-budget.ts";
 import type { FormatBuilder } from "../../publishing/publisher.ts";
+import { createAptBuilder } from "./builder.ts";
 import { splitXzStream } from "./xz-blocks.ts";
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");

@@ -1,18 +1,13 @@
-// YUM (.rpm): an adapter over publishing/yum/ (decision 075). An .rpm goes to a group (default
+// YUM (.rpm): an adapter over the files beside it (decision 075). An .rpm goes to a group (default
 // the repository root), is signed with the project's newest key and read once for its repodata
 // fragments; the signed file is what is stored and served under /dl/{user}/{project}/rpm/.
 
-import {
-  projectsWithStaleRpms,
-  queueRpmResign,
-  resignRpmsJob,
-  rpmVerifyingKeys,
-} from "../../publishing/yum/resign-rpms.ts";
-import { renderRpmSetupScript } from "../../publishing/yum/setup-script.ts";
-import { createYumBuilder } from "../../publishing/yum/yum-builder.ts";
 import type { PackageFormat } from "../format.ts";
+import { createYumBuilder } from "./builder.ts";
 import { createYumRepositorySource } from "./import.ts";
 import { parseYumGroup, type SignedRpm, signStagedRpm, yumRecord } from "./ingest.ts";
+import { projectsWithStaleRpms, queueRpmResign, resignRpmsJob, rpmVerifyingKeys } from "./resign-rpms.ts";
+import { renderRpmSetupScript } from "./setup-script.ts";
 
 /** A signed .rpm and the fingerprint of the key that signed it (yum_package.signed_by). */
 export interface IngestedRpm {

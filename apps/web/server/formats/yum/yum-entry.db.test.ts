@@ -11,10 +11,10 @@ import { gpgvVerify } from "@packyard/formats/openpgp/gpg-test-support.ts";
 import { buildTestRpms, type TestRpms } from "@packyard/formats/rpm/testing/build-test-rpms.ts";
 import { requireTools } from "@packyard/formats/test-support/system-tools.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dnfRoot } from "../../test/dnf-client.ts";
-import { databaseKind } from "../../test/harness.ts";
-import { type LiveServer, publisher, startLiveServer } from "../../test/live-server.ts";
-import { removeTempDirs } from "../../test/temp-dirs.ts";
+import { dnfRoot } from "../../../test/dnf-client.ts";
+import { databaseKind } from "../../../test/harness.ts";
+import { type LiveServer, publisher, startLiveServer } from "../../../test/live-server.ts";
+import { removeTempDirs } from "../../../test/temp-dirs.ts";
 
 const hasTools = requireTools(["rpmbuild", "gpgv"]);
 const hasDnf = hasTools && requireTools(["dnf", "rpm", "gpg"]);

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { describe, expect, it } from "vitest";
-import { EntryPins, requesterOf } from "./yum-entry-pins.ts";
+import { EntryPins, requesterOf } from "./entry-pins.ts";
 
 const generation = (n: number) => ({ generationId: `g${n}`, generationNumber: n });
 

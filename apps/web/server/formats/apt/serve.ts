@@ -3,10 +3,19 @@
 // /dl/{u}/{p}/setup.deb.sh. The project's public keys are served by signing-keys.ts.
 import { gunzipSync } from "node:zlib";
 import { Hono } from "hono";
-import { notFound } from "../domain/errors.ts";
-import { renderDebSetupScript } from "../publishing/apt/setup-script.ts";
-import type { IndexFileRef } from "../publishing/publisher.ts";
-import type { Services } from "../services.ts";
+import { notFound } from "../../domain/errors.ts";
+import { cacheControl } from "../../http/cache-control.ts";
+import {
+  type Answer,
+  type Body,
+  type DlDeps,
+  type DlRequest,
+  dlHandler,
+  dlProject,
+} from "../../http/dl-answer.ts";
+import { usernameAwareErrors } from "../../http/visible-project.ts";
+import type { IndexFileRef } from "../../publishing/publisher.ts";
+import type { Services } from "../../services.ts";
 import {
   cachedCurrentFile,
   cachedFileByHash,
@@ -14,11 +23,9 @@ import {
   cachedUsernameOf,
   indexBytes,
   NotInMemory,
-} from "../serving/lookups.ts";
-import { servingCachesOf } from "../serving/serve-cache.ts";
-import { cacheControl } from "./cache-control.ts";
-import { type Answer, type Body, type DlDeps, type DlRequest, dlHandler, dlProject } from "./dl-answer.ts";
-import { usernameAwareErrors } from "./visible-project.ts";
+} from "../../serving/lookups.ts";
+import { servingCachesOf } from "../../serving/serve-cache.ts";
+import { renderDebSetupScript } from "./setup-script.ts";
 
 /** A path under /dl/{u}/{p}/deb/ into dists/: its suite, the file, and for by-hash files the digest. */
 export interface DistsPath {

@@ -12,13 +12,13 @@ import type { Database } from "../../db/schema.ts";
 import { deleteOrphanBytes, placeBlob } from "../../domain/blobs.ts";
 import { nowIso } from "../../domain/ids.ts";
 import { recordPackageIndexChange } from "../../domain/package-index-changes.ts";
-import { signStagedRpm, yumRecord } from "../../formats/yum/ingest.ts";
-import { keysToServe } from "../../formats/yum/rpm-signers.ts";
 import type { JobDefinition, JobQueue } from "../../jobs/queue.ts";
 import type { Logger } from "../../logger.ts";
+import type { RepositoryPublisher } from "../../publishing/publisher.ts";
+import type { SigningKeyService } from "../../publishing/signing-keys.ts";
 import type { BlobStore } from "../../storage/blob-store.ts";
-import type { RepositoryPublisher } from "../publisher.ts";
-import type { SigningKeyService } from "../signing-keys.ts";
+import { signStagedRpm, yumRecord } from "./ingest.ts";
+import { keysToServe } from "./rpm-signers.ts";
 
 export const RESIGN_RPMS_JOB = "resign-rpms";
 /** Files read per query; each is switched in its own transaction. */

@@ -3,19 +3,26 @@
 // still-served generation), the signed packages under …/packages/, the .repo file, and
 // /dl/{u}/{p}/setup.rpm.sh.
 import { Hono } from "hono";
-import { notFound } from "../domain/errors.ts";
-import { renderRepoFile, renderRpmSetupScript } from "../publishing/yum/setup-script.ts";
-import type { Services } from "../services.ts";
+import { notFound } from "../../domain/errors.ts";
+import { cacheControl } from "../../http/cache-control.ts";
+import {
+  type Answer,
+  type Body,
+  type DlDeps,
+  type DlRequest,
+  dlHandler,
+  dlProject,
+} from "../../http/dl-answer.ts";
+import { usernameAwareErrors } from "../../http/visible-project.ts";
+import type { Services } from "../../services.ts";
 import {
   cachedCurrentFile,
   cachedUsernameOf,
   cachedYumPackageFile,
   indexBytes,
   NotInMemory,
-} from "../serving/lookups.ts";
-import { cacheControl } from "./cache-control.ts";
-import { type Answer, type Body, type DlDeps, type DlRequest, dlHandler, dlProject } from "./dl-answer.ts";
-import { usernameAwareErrors } from "./visible-project.ts";
+} from "../../serving/lookups.ts";
+import { renderRepoFile, renderRpmSetupScript } from "./setup-script.ts";
 
 const REPOMD = "repodata/repomd.xml";
 const SIGNATURE = "repodata/repomd.xml.asc";

@@ -19,7 +19,7 @@ import { type LiveServer, publisher, startLiveServer } from "../../../test/live-
 import { movingClock } from "../../../test/moving-clock.ts";
 import { makeTempDir, removeTempDirs } from "../../../test/temp-dirs.ts";
 import { collectUnreferencedBlobs } from "../../domain/blobs.ts";
-import { keyLifecyclePass } from "../key-lifecycle-job.ts";
+import { keyLifecyclePass } from "../../publishing/key-lifecycle-job.ts";
 import { queueRpmResign, RESIGN_BATCH, resignProjectRpms } from "./resign-rpms.ts";
 
 const hasTools = requireTools(["rpmbuild", "rpmkeys", "dnf", "gpg", "sha256sum"]);

@@ -7,11 +7,11 @@ import { join } from "node:path";
 import { buildTestRpms, type TestRpms } from "@packyard/formats/rpm/testing/build-test-rpms.ts";
 import { requireTools } from "@packyard/formats/test-support/system-tools.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dnfRoot } from "../../test/dnf-client.ts";
-import { databaseKind } from "../../test/harness.ts";
-import { type LiveServer, publisher, startLiveServer } from "../../test/live-server.ts";
-import { removeTempDirs } from "../../test/temp-dirs.ts";
-import { changeProfile } from "../accounts/use-cases.ts";
+import { dnfRoot } from "../../../test/dnf-client.ts";
+import { databaseKind } from "../../../test/harness.ts";
+import { type LiveServer, publisher, startLiveServer } from "../../../test/live-server.ts";
+import { removeTempDirs } from "../../../test/temp-dirs.ts";
+import { changeProfile } from "../../accounts/use-cases.ts";
 
 const hasTools = requireTools(["rpmbuild", "rpm", "dnf", "gpg"]);
 

@@ -5,15 +5,25 @@ import { gzipMemberCacheBytes } from "@packyard/formats/compress/gzip-members.ts
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.ts";
 import { DAY_MS, DEFAULT_SUITE } from "../../domain/repository-settings.ts";
+import { DigestThread } from "../../publishing/digest-thread.ts";
+import type { MemoryBudget } from "../../publishing/memory-budget.ts";
+import {
+  compareSetOrder,
+  compareUploadOrder,
+  type PackageLoader,
+  PackageSets,
+  type ReleasedPackage,
+} from "../../publishing/package-sets.ts";
+import type { FormatBuilder } from "../../publishing/publisher.ts";
 import {
   buildSuite,
   type GzipBlockCache,
   type IndexDigests,
   indexDigestsBytes,
   type SuitePackage,
-} from "../../formats/apt/build-index.ts";
-import { restoreServedBlocks } from "../../formats/apt/restore-blocks.ts";
-import { packageIdentity, SuiteIndexes } from "../../formats/apt/suite-indexes.ts";
+} from "./build-index.ts";
+import { restoreServedBlocks } from "./restore-blocks.ts";
+import { packageIdentity, SuiteIndexes } from "./suite-indexes.ts";
 import {
   detectXzEncoderAsync,
   eventualXzEncoder,
@@ -21,17 +31,7 @@ import {
   type XzBlockCache,
   type XzEncoder,
   xzBlockCacheBytes,
-} from "../../formats/apt/xz-blocks.ts";
-import { DigestThread } from "../digest-thread.ts";
-import type { MemoryBudget } from "../memory-budget.ts";
-import {
-  compareSetOrder,
-  compareUploadOrder,
-  type PackageLoader,
-  PackageSets,
-  type ReleasedPackage,
-} from "../package-sets.ts";
-import type { FormatBuilder } from "../publisher.ts";
+} from "./xz-blocks.ts";
 
 export interface DebRow extends ReleasedPackage, SuitePackage {
   id: string;

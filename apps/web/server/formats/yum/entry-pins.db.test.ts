@@ -2,8 +2,8 @@
 // repomd.xml answered by one server, its repomd.xml.asc by another, from the same generation.
 // Runs on SQLite, and on PostgreSQL when TEST_DATABASE_URL is set.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, databaseKind, type TestApp } from "../../test/harness.ts";
-import { PAIR_WINDOW_MS, SharedEntryPins } from "./yum-entry-pins.ts";
+import { createTestApp, databaseKind, type TestApp } from "../../../test/harness.ts";
+import { PAIR_WINDOW_MS, SharedEntryPins } from "./entry-pins.ts";
 
 let app: TestApp;
 beforeAll(async () => {

@@ -8,11 +8,11 @@ import { join } from "node:path";
 import { buildTestDeb } from "@packyard/formats/deb/test-deb-builder.ts";
 import { requireTools } from "@packyard/formats/test-support/system-tools.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AptRoot, aptMachineFor } from "../../test/apt-client.ts";
-import { databaseKind } from "../../test/harness.ts";
-import { type LiveServer, publisher, startLiveServer } from "../../test/live-server.ts";
-import { removeTempDirs } from "../../test/temp-dirs.ts";
-import { changeProfile } from "../accounts/use-cases.ts";
+import { type AptRoot, aptMachineFor } from "../../../test/apt-client.ts";
+import { databaseKind } from "../../../test/harness.ts";
+import { type LiveServer, publisher, startLiveServer } from "../../../test/live-server.ts";
+import { removeTempDirs } from "../../../test/temp-dirs.ts";
+import { changeProfile } from "../../accounts/use-cases.ts";
 
 const hasTools = requireTools(["apt-get", "apt-cache", "dpkg", "gpgv"]);
 

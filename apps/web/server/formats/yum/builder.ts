@@ -7,10 +7,10 @@ import { buildRepodataFiles, type RepodataMemberCaches } from "@packyard/formats
 import { renderRepomd } from "@packyard/formats/yum/repomd-xml.ts";
 import type { Kysely } from "kysely";
 import type { Database, YumPackageTable } from "../../db/schema.ts";
-import { type GroupOrder, orderGroup } from "../../formats/yum/group-order.ts";
-import { type MemoryBudget, stringBytes } from "../memory-budget.ts";
-import { type PackageLoader, PackageSets, type ReleasedPackage } from "../package-sets.ts";
-import type { FormatBuilder } from "../publisher.ts";
+import { type MemoryBudget, stringBytes } from "../../publishing/memory-budget.ts";
+import { type PackageLoader, PackageSets, type ReleasedPackage } from "../../publishing/package-sets.ts";
+import type { FormatBuilder } from "../../publishing/publisher.ts";
+import { type GroupOrder, orderGroup } from "./group-order.ts";
 
 interface RpmRow
   extends ReleasedPackage,
