@@ -8,6 +8,7 @@ import type { FileKind, ImportSourceInput, PromoteInput } from "@packyard/contra
 import type { SigningKey } from "@packyard/formats/openpgp/index.ts";
 import type { Kysely } from "kysely";
 import type { Database } from "../db/schema.ts";
+import type { Answer, DlDeps, DlRequest } from "../http/dl-answer.ts";
 import type { ImportSource } from "../imports/source.ts";
 import type { JobDefinition, JobQueue } from "../jobs/queue.ts";
 import type { Logger } from "../logger.ts";
@@ -66,6 +67,10 @@ export interface PackageFormat<Target = unknown, Parsed = unknown> {
   readonly routePrefix: string;
   /** setup.{routePrefix}.sh: what `curl … | sudo bash` runs to add the repository. */
   setupScript(options: { baseUrl: string; owner: string; slug: string; private: boolean }): string;
+  /** The answer to /dl/{user}/{project}/{routePrefix}/… (http/dl-answer.ts's `package` route). */
+  resolve(deps: DlDeps, req: DlRequest): Promise<Answer>;
+  /** The answer to /dl/{user}/{project}/setup.{routePrefix}.sh. */
+  resolveSetupScript(deps: DlDeps, req: DlRequest): Promise<Answer>;
   /** Where an upload goes: its query or form fields (name → OpenAPI description). */
   readonly targetFields: Readonly<Record<string, string>>;
   /** The fields' values → a checked target (its defaults when absent); throws a DomainError. */

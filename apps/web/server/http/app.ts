@@ -8,8 +8,8 @@ import { getPath } from "hono/utils/url";
 import { createRequestHandler, RouterContextProvider, type ServerBuild } from "react-router";
 import { CLIENT_IP_HEADER } from "../auth/auth.ts";
 import { isStorageFull } from "../domain/errors.ts";
-import { createAptRoutes } from "../formats/apt/serve.ts";
-import { createYumRoutes } from "../formats/yum/serve.ts";
+import { formats } from "../formats/registry.ts";
+import { createFormatRoutes } from "../formats/routes.ts";
 import { countUploadBytes, metricsHandler } from "../metrics.ts";
 import type { Services } from "../services.ts";
 import { DELETE_CALLBACK_PATH, readableDeletionLinkErrors } from "./account-deletion-link.ts";
@@ -136,8 +136,7 @@ export function createApp({ services, build, clientDir }: AppOptions) {
   app.all("/api/*", apiRouteFallback(app as unknown as Hono<never>));
   app.route("/dl", createDownloads(services));
   app.route("/dl", createSigningKeyRoutes(services));
-  app.route("/dl", createAptRoutes(services));
-  app.route("/dl", createYumRoutes(services));
+  for (const format of formats) app.route("/dl", createFormatRoutes(services, format));
   app.route("/dl", createBadgeRoutes(services));
   app.route("/cli", createCliRoutes({ dir: join(clientDir, "..", "cli"), baseUrl: config.baseUrl }));
 

@@ -9,7 +9,7 @@ import { classifyClient } from "@packyard/contract/stats.ts";
 import type { Context } from "hono";
 import type { ServedFile } from "../domain/downloads.ts";
 import { countServed } from "../domain/usage.ts";
-import { resolveAptFile, resolveDebSetupScript } from "../formats/apt/serve.ts";
+import type { PackageFormat } from "../formats/format.ts";
 import {
   EntryPins,
   type PinStore,
@@ -17,7 +17,6 @@ import {
   requesterOf,
   SharedEntryPins,
 } from "../formats/yum/entry-pins.ts";
-import { resolveRpmSetupScript, resolveYumFile } from "../formats/yum/serve.ts";
 import type { Services } from "../services.ts";
 import type { BlobStore } from "../storage/blob-store.ts";
 import { apiErrorResponse } from "./api-errors.ts";
@@ -27,16 +26,21 @@ import { resolveArmoredKeys, resolveBinaryKeyring } from "./signing-keys.ts";
 import { deliveryMeter, pullStream } from "./stream-blob.ts";
 import { projectAsked } from "./visible-project.ts";
 
-/** Which /dl route a request is for (each resolver module registers its own patterns). */
-export type DlRoute = "release" | "deb" | "rpm" | "debSetup" | "rpmSetup" | "gpgKey" | "keyring" | "badge";
+/**
+ * Which /dl route a request is for (each resolver module registers its own patterns): a
+ * package format's are `package` (/dl/{u}/{p}/{routePrefix}/…) and `setupScript`, with the format.
+ */
+export type DlRoute = "release" | "package" | "setupScript" | "gpgKey" | "keyring" | "badge";
 
 /** A /dl request as both writers see it. Header names are lower-case. */
 export interface DlRequest {
   route: DlRoute;
+  /** The package format of a `package` or `setupScript` route (formats/registry.ts). */
+  format?: PackageFormat;
   method: "GET" | "HEAD";
   username: string;
   slug: string;
-  /** The route's other parameters: version and filename, name (badge), rest (after deb/ or rpm/). */
+  /** The route's other parameters: version and filename, name (badge), rest (after the format's prefix). */
   params: { version?: string; filename?: string; name?: string; rest?: string };
   header(name: string): string | undefined;
   query(name: string): string | undefined;
@@ -111,14 +115,10 @@ export function resolveDownload(deps: DlDeps, req: DlRequest): Promise<Answer> {
   switch (req.route) {
     case "release":
       return resolveReleaseFile(deps, req);
-    case "deb":
-      return resolveAptFile(deps, req);
-    case "rpm":
-      return resolveYumFile(deps, req);
-    case "debSetup":
-      return resolveDebSetupScript(deps, req);
-    case "rpmSetup":
-      return resolveRpmSetupScript(deps, req);
+    case "package":
+      return formatOf(req).resolve(deps, req);
+    case "setupScript":
+      return formatOf(req).resolveSetupScript(deps, req);
     case "gpgKey":
       return resolveArmoredKeys(deps, req);
     case "keyring":
@@ -128,18 +128,24 @@ export function resolveDownload(deps: DlDeps, req: DlRequest): Promise<Answer> {
   }
 }
 
-/** The /dl request a Hono route received. */
-export function dlRequestOf(c: Context, route: DlRoute): DlRequest {
+function formatOf(req: DlRequest): PackageFormat {
+  if (!req.format) throw new Error(`the /dl route ${req.route} needs its package format`);
+  return req.format;
+}
+
+/** The /dl request a Hono route received (`format`: a package format's route). */
+export function dlRequestOf(c: Context, route: DlRoute, format?: PackageFormat): DlRequest {
   const raw = c.req.raw.headers;
   const username = c.req.param("username")!;
   const slug = c.req.param("slug")!;
   let rest: string | undefined;
-  if (route === "deb" || route === "rpm") {
-    const prefix = `/dl/${username}/${slug}/${route}/`;
+  if (route === "package" && format) {
+    const prefix = `/dl/${username}/${slug}/${format.routePrefix}/`;
     rest = decodeURIComponent(c.req.path.slice(c.req.path.indexOf(prefix) + prefix.length));
   }
   return {
     route,
+    format,
     method: c.req.method === "HEAD" ? "HEAD" : "GET",
     username,
     slug,
@@ -158,11 +164,11 @@ export function dlRequestOf(c: Context, route: DlRoute): DlRequest {
 }
 
 /** A Hono handler answering `route` with resolveDownload: the Hono writer of an Answer. */
-export function dlHandler(services: Services, route: DlRoute) {
+export function dlHandler(services: Services, route: DlRoute, format?: PackageFormat) {
   const accounting = accountingOf(services);
   const deps = dlDeps(services, false);
   return async (c: Context): Promise<Response> => {
-    const req = dlRequestOf(c, route);
+    const req = dlRequestOf(c, route, format);
     const answer = await resolveDownload(deps, req);
     if (answer.error) {
       const res = apiErrorResponse(answer.error.code, answer.error.message);

@@ -15,6 +15,8 @@
 import { close, open, read as readFd, readFile } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { countServed } from "../domain/usage.ts";
+import type { PackageFormat } from "../formats/format.ts";
+import { formatOfRoute } from "../formats/registry.ts";
 import { requesterOf } from "../formats/yum/entry-pins.ts";
 import type { Services } from "../services.ts";
 import { keys } from "../serving/lookups.ts";
@@ -85,12 +87,14 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
     }
     const kind = parts[4];
     let route: DlRoute;
+    let format: PackageFormat | undefined;
     let params: DlRequest["params"];
     if (kind === "releases" && parts.length === 7) {
       route = "release";
       params = { version: parts[5]!, filename: parts[6]! };
-    } else if (kind === "deb" || kind === "rpm") {
-      route = kind;
+    } else if (kind !== undefined && formatOfRoute(kind)) {
+      route = "package";
+      format = formatOfRoute(kind);
       params = { rest: parts.slice(5).join("/") };
     } else {
       return undefined;
@@ -107,6 +111,7 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
     };
     return {
       route,
+      format,
       method: req.method === "HEAD" ? "HEAD" : "GET",
       username: parts[2]!,
       slug: parts[3]!,

@@ -2,20 +2,10 @@
 // by-hash files of every still-served generation), /dl/{u}/{p}/deb/pool/… (the packages), and
 // /dl/{u}/{p}/setup.deb.sh. The project's public keys are served by signing-keys.ts.
 import { gunzipSync } from "node:zlib";
-import { Hono } from "hono";
 import { notFound } from "../../domain/errors.ts";
 import { cacheControl } from "../../http/cache-control.ts";
-import {
-  type Answer,
-  type Body,
-  type DlDeps,
-  type DlRequest,
-  dlHandler,
-  dlProject,
-} from "../../http/dl-answer.ts";
-import { usernameAwareErrors } from "../../http/visible-project.ts";
+import { type Answer, type Body, type DlDeps, type DlRequest, dlProject } from "../../http/dl-answer.ts";
 import type { IndexFileRef } from "../../publishing/publisher.ts";
-import type { Services } from "../../services.ts";
 import {
   cachedCurrentFile,
   cachedFileByHash,
@@ -50,14 +40,6 @@ export function contentTypeOf(path: string): string {
   if (path.endsWith(".deb")) return "application/vnd.debian.binary-package";
   if (path.endsWith(".gpg") && !path.endsWith("Release.gpg")) return "application/pgp-keys";
   return "text/plain; charset=utf-8";
-}
-
-export function createAptRoutes(services: Services) {
-  const routes = new Hono();
-  routes.onError(usernameAwareErrors(services, "/dl"));
-  routes.on(["GET", "HEAD"], "/:username/:slug/setup.deb.sh", dlHandler(services, "debSetup"));
-  routes.on(["GET", "HEAD"], "/:username/:slug/deb/*", dlHandler(services, "deb"));
-  return routes;
 }
 
 const DEB_ROUTE = "/dl/:username/:slug/deb/*";

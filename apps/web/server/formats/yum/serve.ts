@@ -1,20 +1,6 @@
-// What dnf fetches from a project's YUM repository: /dl/{u}/{p}/rpm[/{group}]/repodata/… (the
-// newest repomd.xml, its signature from the same generation, and checksum-named files of every
-// still-served generation), the signed packages under …/packages/, the .repo file, and
-// /dl/{u}/{p}/setup.rpm.sh.
-import { Hono } from "hono";
 import { notFound } from "../../domain/errors.ts";
 import { cacheControl } from "../../http/cache-control.ts";
-import {
-  type Answer,
-  type Body,
-  type DlDeps,
-  type DlRequest,
-  dlHandler,
-  dlProject,
-} from "../../http/dl-answer.ts";
-import { usernameAwareErrors } from "../../http/visible-project.ts";
-import type { Services } from "../../services.ts";
+import { type Answer, type Body, type DlDeps, type DlRequest, dlProject } from "../../http/dl-answer.ts";
 import {
   cachedCurrentFile,
   cachedUsernameOf,
@@ -32,14 +18,6 @@ const SHA256_HEX = /^[0-9a-f]{64}$/;
 function entityTags(header: string): string[] {
   if (header.trim() === "*") return ["*"];
   return [...header.matchAll(/(W\/)?"([^"]*)"/g)].map((m) => `${m[1] ?? ""}${m[2]}`);
-}
-
-export function createYumRoutes(services: Services) {
-  const routes = new Hono();
-  routes.onError(usernameAwareErrors(services, "/dl"));
-  routes.on(["GET", "HEAD"], "/:username/:slug/setup.rpm.sh", dlHandler(services, "rpmSetup"));
-  routes.on(["GET", "HEAD"], "/:username/:slug/rpm/*", dlHandler(services, "rpm"));
-  return routes;
 }
 
 const RPM_ROUTE = "/dl/:username/:slug/rpm/*";
