@@ -1,6 +1,6 @@
 // A Vite plugin that writes a Brotli (.br) and a gzip (.gz) copy beside every compressible file
 // of the browser build, once; the server hands them out with serveStatic's `precompressed`
-// option (server/http/app.ts) instead of compressing on every request.
+// option (server/platform/http/app.ts) instead of compressing on every request.
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";

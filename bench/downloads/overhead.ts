@@ -1,7 +1,7 @@
 // The request log and metrics alone, without the rest of Packyard's work per download (which
 // costs about 1 ms of CPU and hides them in bench/downloads/run.ts on a shared machine): one
 // process serves a /dl-shaped route from memory through @hono/node-server, as Packyard does, on
-// two ports — one app with http/request-log.ts in front (pino writing to a file, real prom-client
+// two ports — one app with platform/http/request-log.ts in front (pino writing to a file, real prom-client
 // metrics), one without — and a keep-alive client in the same process fetches from each in
 // alternating rounds. The difference of CPU time per request between the two is the cost.
 //
@@ -13,9 +13,9 @@ import { parseArgs } from "node:util";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import pino from "pino";
-import { pageRoutes, requestLog } from "../../apps/web/server/http/request-log.ts";
-import { createLogger } from "../../apps/web/server/logger.ts";
-import { createMetrics } from "../../apps/web/server/metrics.ts";
+import { pageRoutes, requestLog } from "../../apps/web/server/platform/http/request-log.ts";
+import { createLogger } from "../../apps/web/server/platform/observability/logger.ts";
+import { createMetrics } from "../../apps/web/server/platform/observability/metrics.ts";
 
 const { values: args } = parseArgs({
   options: {

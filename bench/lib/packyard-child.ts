@@ -30,9 +30,9 @@
 //   {cmd:"stop"}
 import { readFileSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
-import { onProjectEvent } from "../../apps/web/server/domain/changes.ts";
-import { uploadFile } from "../../apps/web/server/domain/files.ts";
-import type { StagedBlob } from "../../apps/web/server/storage/blob-store.ts";
+import { onProjectEvent } from "../../apps/web/server/platform/core/changes.ts";
+import type { StagedBlob } from "../../apps/web/server/platform/storage/blob-store.ts";
+import { uploadFile } from "../../apps/web/server/releases/files.ts";
 import { type LiveServer, publisher, startLiveServer } from "../../apps/web/test/live-server.ts";
 import { machineBusyMs, peakRssKb, resetPeakRss, rssKb } from "./proc.ts";
 

@@ -7,13 +7,13 @@
 // <dataDir>, plan limits on) and a publisher with a public project, sends {url, token, slug},
 // then answers:
 //   {cmd:"digests"} → waits until the digests the uploads left for later are filled in
-//                     (domain/blob-digests.ts), reports how long that took
+//                     (releases/blob-digests.ts), reports how long that took
 //   {cmd:"stop"}
 import { publisher, startLiveServer } from "../../apps/web/test/live-server.ts";
 
 // Before decision 036 (an older commit, for comparison) there is nothing to wait for.
 const digestFillsSettled: () => Promise<void> = await import(
-  "../../apps/web/server/domain/blob-digests.ts"
+  "../../apps/web/server/releases/blob-digests.ts"
 ).then(
   (m: { digestFillsSettled: () => Promise<void> }) => m.digestFillsSettled,
   () => async () => {},

@@ -5,7 +5,7 @@ import type { RenderToPipeableStreamOptions } from "react-dom/server";
 import { renderToPipeableStream, renderToString } from "react-dom/server";
 import type { EntryContext, HandleErrorFunction, RouterContextProvider } from "react-router";
 import { isRouteErrorResponse, ServerRouter } from "react-router";
-import { requestContext } from "../server/http/request-context.ts";
+import { requestContext } from "../server/platform/http/request-context.ts";
 import styles from "./app.css?inline";
 import { IslandRendererContext } from "./islands/context.ts";
 import { InlineStylesProvider } from "./lib/inline-styles.tsx";
@@ -24,7 +24,7 @@ export const handleError: HandleErrorFunction = (error, { request, context }) =>
   const { services } = (context as RouterContextProvider).get(requestContext);
   // React Router wraps some internal errors in a 500 response that carries the original.
   const cause = (isRouteErrorResponse(error) && (error as { error?: unknown }).error) || error;
-  // The services' logger reports what it logs with an error (server/observability.ts).
+  // The services' logger reports what it logs with an error (server/platform/observability/observability.ts).
   services.logger.error(`${request.method} ${new URL(request.url).pathname} failed`, cause);
 };
 

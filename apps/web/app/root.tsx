@@ -12,8 +12,8 @@ import {
   useMatches,
   useRouteLoaderData,
 } from "react-router";
-import { type ScriptTag, siteScripts } from "../server/http/site-scripts.ts";
-import { browserErrorReporting } from "../server/observability.ts";
+import { browserErrorReporting } from "../server/platform/observability/observability.ts";
+import { type ScriptTag, siteScripts } from "../server/site/site-scripts.ts";
 import type { Route } from "./+types/root";
 import { ProgressBar } from "./components/progress-bar.tsx";
 import { RouteErrorBoundary } from "./components/route-error-boundary.tsx";

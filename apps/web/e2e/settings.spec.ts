@@ -77,7 +77,7 @@ test("delete the account through the mailed link: its release page and downloads
   expect((await page.request.get(download)).status()).toBe(404);
   expect((await page.request.get(`/dl/${username}/farewell/releases/latest/SHA256SUMS`)).status()).toBe(404);
   // The bytes themselves go with the next garbage collection after its grace period (decision
-  // 022; domain/account-deletion.db.test.ts checks that the sweep removes them).
+  // 022; accounts/deletion.db.test.ts checks that the sweep removes them).
   // Signed out: the settings page sends the visitor to sign in.
   await page.goto("/settings");
   await expect(page).toHaveURL(/\/auth\/signin\?redirect=%2Fsettings$/);

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, databaseKind, onboardedUser, type TestApp } from "../test/harness.ts";
 import { makeTempDir, removeTempDirs } from "../test/temp-dirs.ts";
+import { accountPlan, operatorPlan } from "./billing/plan.ts";
 import { parseUntil, runCli } from "./cli.ts";
-import { accountPlan, operatorPlan } from "./domain/account-plan.ts";
 
 let app: TestApp;
 let env: Record<string, string>;

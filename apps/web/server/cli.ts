@@ -7,15 +7,15 @@ import { parseArgs } from "node:util";
 import { emailSchema, onboardingSchema } from "@packyard/contract/account.ts";
 import { type PlanId, parsePlan, planIds, plans } from "@packyard/contract/plans.ts";
 import { z } from "zod";
+import { assertUsernameAvailable, UsernameTakenError } from "./accounts/usernames.ts";
 import { authOptions } from "./auth/auth.ts";
-import { ConfigError, loadConfig } from "./config.ts";
-import { openDatabase } from "./db/database.ts";
-import { migrateDatabase } from "./db/migrate.ts";
-import { accountPlan, clearOperatorPlan, setOperatorPlan } from "./domain/account-plan.ts";
-import { assertUsernameAvailable, UsernameTakenError } from "./domain/usernames.ts";
-import { migrateJobSchema } from "./jobs/pg-boss-queue.ts";
-import { createLogger } from "./logger.ts";
-import { createMailer } from "./mail/mailer.ts";
+import { accountPlan, clearOperatorPlan, setOperatorPlan } from "./billing/plan.ts";
+import { ConfigError, loadConfig } from "./platform/config/config.ts";
+import { openDatabase } from "./platform/db/database.ts";
+import { migrateDatabase } from "./platform/db/migrate.ts";
+import { migrateJobSchema } from "./platform/jobs/pg-boss-queue.ts";
+import { createMailer } from "./platform/mail/mailer.ts";
+import { createLogger } from "./platform/observability/logger.ts";
 import { createServices, type Services } from "./services.ts";
 
 export interface CliIo {

@@ -10,10 +10,10 @@ import {
   startServerProcess,
 } from "../test/server-process.ts";
 import { makeTempDir, removeTempDirs } from "../test/temp-dirs.ts";
-import { loadConfig } from "./config.ts";
-import { openDatabase } from "./db/database.ts";
-import { uploadFile } from "./domain/files.ts";
-import { createLocalBlobStore } from "./storage/blob-store.ts";
+import { loadConfig } from "./platform/config/config.ts";
+import { openDatabase } from "./platform/db/database.ts";
+import { createLocalBlobStore } from "./platform/storage/blob-store.ts";
+import { uploadFile } from "./releases/files.ts";
 
 const servers: ServerProcess[] = [];
 afterAll(async () => {

@@ -7,7 +7,7 @@ import module from "node:module";
 // below are dynamic so that they come after this call.
 module.enableCompileCache();
 
-const { ConfigError, loadConfig } = await import("./config.ts");
+const { ConfigError, loadConfig } = await import("./platform/config/config.ts");
 const { startServer } = await import("./start.ts");
 const { exitProcess } = await import("./exit.ts");
 

@@ -1,6 +1,6 @@
 // Housekeeping that keeps storage and repositories true to the database after crashes: at
 // start-up (the collection at the first quiet moment, decision 044), and then as scheduled jobs
-// (jobs/queue.ts) — with several servers on PostgreSQL each scheduled run happens on one of them.
+// (platform/jobs/queue.ts) — with several servers on PostgreSQL each scheduled run happens on one of them.
 // - Repositories behind their packages (a crash between an upload's commit and its publish)
 //   are published again: at start-up, and every minute (the job publish-lagging).
 // - Garbage collection by mark-and-sweep after the grace period (decision 022), safe with several
@@ -12,24 +12,24 @@
 //   bytes no row claims (a crash before the row committed), are removed once nothing has written
 //   to them for the grace period, so work in flight is never touched. Storage is listed a page
 //   at a time. Both every ten minutes (collect-garbage).
-// - Contact messages whose mail failed are mailed again (domain/contact.ts), and contact data
+// - Contact messages whose mail failed are mailed again (site/contact.ts), and contact data
 //   past its retention is removed (with collect-garbage), as are expired repomd.xml pins.
 // - Signing keys near their expiry get a successor, their owners are mailed, and repositories
 //   are re-signed when their signers change or Valid-Until nears (signing-key-lifecycle, hourly;
-//   publishing/key-lifecycle.ts, decision 027).
+//   signing-keys/lifecycle.ts, decision 027).
 // - Files uploaded without their sha512, sha1 and md5 (a crash before they were filled in)
-//   get them (with collect-garbage; domain/blob-digests.ts, decision 036).
+//   get them (with collect-garbage; releases/blob-digests.ts, decision 036).
 // - Audit-log entries older than a year are deleted (audit-retention, hourly; decision 031).
 import { defineAuditRetentionJob } from "./audit/retention.ts";
-import { fillMissingDigests } from "./domain/blob-digests.ts";
-import { collectOrphanBytes, collectUnreferencedBlobs } from "./domain/blobs.ts";
-import { contactUpkeep } from "./domain/contact.ts";
 import { resignQueue } from "./formats/registry.ts";
 import { SharedEntryPins } from "./formats/yum/entry-pins.ts";
-import type { JobQueue } from "./jobs/queue.ts";
-import { KEY_LIFECYCLE_JOB, keyLifecyclePass } from "./publishing/key-lifecycle-job.ts";
-import { quietMoment } from "./quiet-moment.ts";
+import type { JobQueue } from "./platform/jobs/queue.ts";
+import { quietMoment } from "./platform/process/quiet-moment.ts";
+import { fillMissingDigests } from "./releases/blob-digests.ts";
+import { collectOrphanBytes, collectUnreferencedBlobs } from "./releases/blobs.ts";
 import type { Services } from "./services.ts";
+import { KEY_LIFECYCLE_JOB, keyLifecyclePass } from "./signing-keys/lifecycle-job.ts";
+import { contactUpkeep } from "./site/contact.ts";
 
 /** How long a leftover must have been untouched before it is removed. */
 export const LEFTOVER_GRACE_MS = 15 * 60 * 1000;

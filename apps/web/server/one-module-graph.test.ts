@@ -49,7 +49,7 @@ describe("the production build", () => {
     expect(await download.text()).toBe("tool");
 
     // The page's loader writes this server's counts held in memory before it reads them; with a
-    // second copy of domain/usage.ts in the build it wrote that copy's (empty) counts, and the
+    // second copy of billing/usage.ts in the build it wrote that copy's (empty) counts, and the
     // download showed up only after the next timed write.
     const page = await fetch(`${server.url}/projects/counted/downloads`, { headers });
     expect(page.status).toBe(200);
@@ -64,7 +64,7 @@ describe("the server build", () => {
     const imported = new Set<string>();
     for (const file of files) {
       const code = readFileSync(file, "utf8");
-      // Distinctive definitions from domain/usage.ts and domain/errors.ts (both reached by loaders).
+      // Distinctive definitions from billing/usage.ts and platform/core/errors.ts (both reached by loaders).
       expect(code).not.toMatch(/function flushDownloadCounts\b/);
       expect(code).not.toMatch(/class DomainError\b/);
       for (const [, specifier] of code.matchAll(/from\s*"(\.[^"]*\/server\/[^"]+\.ts)"/g)) {
@@ -73,6 +73,6 @@ describe("the server build", () => {
         imported.add(path);
       }
     }
-    expect(imported).toContain(resolve(import.meta.dirname, "domain", "usage.ts"));
+    expect(imported).toContain(resolve(import.meta.dirname, "billing", "usage.ts"));
   });
 });

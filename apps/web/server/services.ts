@@ -4,33 +4,37 @@
 
 import { join } from "node:path";
 import { deleteAccount, recordSignIn } from "./accounts/use-cases.ts";
+import type { Clock } from "./accounts/usernames.ts";
 import { type Auth, authOptions, createAuth } from "./auth/auth.ts";
 import { revokeApiKeysAfterReset } from "./auth/password-reset-keys.ts";
-import type { Config } from "./config.ts";
-import { type DatabaseHandle, openDatabase } from "./db/database.ts";
-import { migrateDatabase } from "./db/migrate.ts";
-import { onProjectEvent } from "./domain/changes.ts";
-import { accountDeletionBlocker } from "./domain/orgs.ts";
-import { flushDownloadCounts } from "./domain/usage.ts";
-import type { Clock } from "./domain/usernames.ts";
+import { flushDownloadCounts } from "./billing/usage.ts";
 import { formats } from "./formats/registry.ts";
-import { closeKeyChecks } from "./http/actor.ts";
 import { importJob, resumeUnfinishedImports } from "./imports/run.ts";
-import { createJobQueue } from "./jobs/engine.ts";
-import type { JobQueue } from "./jobs/queue.ts";
-import { createLogger, type Logger } from "./logger.ts";
-import { createMailer, type Mailer } from "./mail/mailer.ts";
-import { mailJob, queuedMailer } from "./mail/queued-mailer.ts";
 import { defineMaintenanceJobs } from "./maintenance.ts";
-import { createMetrics, type Metrics } from "./metrics.ts";
-import { createErrorReporter, type ErrorReporter, reportingLogger } from "./observability.ts";
-import { MemoryBudget } from "./publishing/memory-budget.ts";
-import { PUBLISH_CHECK_DELAY_SECONDS, PUBLISH_JOB, publishJob } from "./publishing/publish-job.ts";
-import { RepositoryPublisher } from "./publishing/publisher.ts";
-import { SigningKeyService } from "./publishing/signing-keys.ts";
+import { accountDeletionBlocker } from "./orgs/storage.ts";
+import type { Config } from "./platform/config/config.ts";
+import { onProjectEvent } from "./platform/core/changes.ts";
+import { type DatabaseHandle, openDatabase } from "./platform/db/database.ts";
+import { migrateDatabase } from "./platform/db/migrate.ts";
+import { closeKeyChecks } from "./platform/http/actor.ts";
+import { createJobQueue } from "./platform/jobs/engine.ts";
+import type { JobQueue } from "./platform/jobs/queue.ts";
+import { createMailer, type Mailer } from "./platform/mail/mailer.ts";
+import { mailJob, queuedMailer } from "./platform/mail/queued-mailer.ts";
+import { createLogger, type Logger } from "./platform/observability/logger.ts";
+import { createMetrics, type Metrics } from "./platform/observability/metrics.ts";
+import {
+  createErrorReporter,
+  type ErrorReporter,
+  reportingLogger,
+} from "./platform/observability/observability.ts";
+import { type BlobStore, createLocalBlobStore } from "./platform/storage/blob-store.ts";
+import type { Stores } from "./platform/storage/stores.ts";
+import { MemoryBudget } from "./repositories/memory-budget.ts";
+import { PUBLISH_CHECK_DELAY_SECONDS, PUBLISH_JOB, publishJob } from "./repositories/publish-job.ts";
+import { RepositoryPublisher } from "./repositories/publisher.ts";
 import { queueRetention, retentionJob } from "./retention/run.ts";
-import { type BlobStore, createLocalBlobStore } from "./storage/blob-store.ts";
-import type { Stores } from "./storage/stores.ts";
+import { SigningKeyService } from "./signing-keys/keys.ts";
 import { WebhookService } from "./webhooks/service.ts";
 
 export interface Services {
@@ -38,11 +42,11 @@ export interface Services {
   logger: Logger;
   database: DatabaseHandle;
   auth: Auth;
-  /** Mail sent at once; a failed message is queued and retried (mail/queued-mailer.ts). */
+  /** Mail sent at once; a failed message is queued and retried (platform/mail/queued-mailer.ts). */
   mailer: Mailer;
   /** Mail sent at once, its failure the caller's: for senders with a durable retry of their own. */
   mailTransport: Mailer;
-  /** Background jobs: pg-boss on PostgreSQL, in-process on SQLite (jobs/queue.ts). */
+  /** Background jobs: pg-boss on PostgreSQL, in-process on SQLite (platform/jobs/queue.ts). */
   jobs: JobQueue;
   blobs: BlobStore;
   keys: SigningKeyService;
@@ -59,11 +63,11 @@ export interface Services {
 }
 
 /**
- * storage/stores.ts, imported only when S3_* is set: it loads the AWS SDK, which an embedded
+ * platform/storage/stores.ts, imported only when S3_* is set: it loads the AWS SDK, which an embedded
  * server never needs (decision 037). Without S3, the same local stores it makes.
  */
 async function openStores(config: Config): Promise<Stores> {
-  if (config.s3) return (await import("./storage/stores.ts")).createStores(config);
+  if (config.s3) return (await import("./platform/storage/stores.ts")).createStores(config);
   return {
     blobs: createLocalBlobStore(config.blobDir),
     indexes: createLocalBlobStore(join(config.dataDir, "indexes")),

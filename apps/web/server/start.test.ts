@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { freePort } from "../test/server-process.ts";
 import { makeTempDir, removeTempDirs } from "../test/temp-dirs.ts";
-import { loadConfig } from "./config.ts";
+import { loadConfig } from "./platform/config/config.ts";
 import { type RunningServer, startServer } from "./start.ts";
 
 /** Opened by the test: the real createServices runs only then. */

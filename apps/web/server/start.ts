@@ -12,9 +12,9 @@ import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ServerBuild } from "react-router";
-import type { Config } from "./config.ts";
-import type { Clock } from "./domain/usernames.ts";
+import type { Clock } from "./accounts/usernames.ts";
 import type { Maintenance } from "./maintenance.ts";
+import type { Config } from "./platform/config/config.ts";
 import type { Services } from "./services.ts";
 
 /** How long in-flight requests get to finish after SIGTERM. */
@@ -60,10 +60,10 @@ function answerLiveness(req: IncomingMessage, res: ServerResponse): boolean {
   return true;
 }
 
-/** `/readyz` before the app is loaded: the same checks and answer as its route (http/readiness.ts). */
+/** `/readyz` before the app is loaded: the same checks and answer as its route (platform/http/readiness.ts). */
 function answerReadiness(services: Services, req: IncomingMessage, res: ServerResponse): boolean {
   if (!isGet(req, "/readyz")) return false;
-  import("./http/readiness.ts")
+  import("./platform/http/readiness.ts")
     .then(({ checkReadiness, notReadyMessage }) =>
       checkReadiness(services).then((result) => {
         if (!result.ok) services.logger.warn(notReadyMessage(result));
@@ -123,11 +123,11 @@ function closeServer(server: HttpServer): Promise<void> {
  */
 const STARTUP_MODULES: (() => Promise<unknown>)[] = [
   () => import("kysely"),
-  () => import("./db/database.ts"),
+  () => import("./platform/db/database.ts"),
   () => import("better-auth"),
   () => import("./auth/auth.ts"),
-  () => import("./jobs/engine.ts"),
-  () => import("./publishing/publisher.ts"),
+  () => import("./platform/jobs/engine.ts"),
+  () => import("./repositories/publisher.ts"),
   () => import("./maintenance.ts"),
   () => import("./services.ts"),
 ];
@@ -197,16 +197,16 @@ export async function startServer(
   loadApp = () =>
     (loading ??= (async () => {
       const [{ createApp }, { getRequestListener }, { withFastDownloads }] = await Promise.all([
-        import("./http/app.ts"),
+        import("./platform/http/app.ts"),
         import("@hono/node-server"),
-        import("./http/fast-dl.ts"),
+        import("./downloads/fast-dl.ts"),
       ]);
       const hono = createApp({
         services: ready,
         build: () => loadServerBuild(buildDir),
         clientDir: join(buildDir, "client"),
       });
-      // Anonymous downloads the serving cache can answer skip the app (http/fast-dl.ts).
+      // Anonymous downloads the serving cache can answer skip the app (downloads/fast-dl.ts).
       app = withFastDownloads(ready, getRequestListener(hono.fetch, { hostname: config.host }));
       return app;
     })().catch((error: unknown) => {

@@ -1,8 +1,8 @@
 // A job-queue worker for pg-boss-queue.db.test.ts: on the database in argv[2], sends one job to
 // the queue named in argv[3] and works that queue alone; prints "started <data>" when it takes
 // the job and never finishes it — the test kills it with SIGKILL mid-job, as a crashed server.
-import { PgBossQueue } from "../server/jobs/pg-boss-queue.ts";
-import { createLogger } from "../server/logger.ts";
+import { PgBossQueue } from "../server/platform/jobs/pg-boss-queue.ts";
+import { createLogger } from "../server/platform/observability/logger.ts";
 
 const [connectionString, name] = process.argv.slice(2) as [string, string];
 const queue = new PgBossQueue({ connectionString, logger: createLogger("silent") });

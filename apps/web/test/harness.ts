@@ -6,8 +6,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { loadConfig } from "../server/config.ts";
-import { createApp } from "../server/http/app.ts";
+import { loadConfig } from "../server/platform/config/config.ts";
+import { createApp } from "../server/platform/http/app.ts";
 import { createServices, type Services } from "../server/services.ts";
 import { defaultBuildDir, loadServerBuild } from "../server/start.ts";
 

@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig } from "../server/config.ts";
+import { loadConfig } from "../server/platform/config/config.ts";
 import { type RunningServer, startServer } from "../server/start.ts";
 import { createPostgresDatabase, databaseKind } from "./harness.ts";
 import { freePort } from "./server-process.ts";

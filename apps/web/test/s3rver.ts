@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
-import { createS3Client, type S3Settings } from "../server/storage/s3-blob-store.ts";
+import { createS3Client, type S3Settings } from "../server/platform/storage/s3-blob-store.ts";
 
 export interface TestS3 {
   endpoint: string;

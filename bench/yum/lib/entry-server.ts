@@ -6,7 +6,7 @@
 //
 //   node bench/yum/lib/entry-server.ts <dataDir> <state.json>      (forked, IPC)
 import { readFileSync } from "node:fs";
-import { requireRelease, setYanked } from "../../../apps/web/server/domain/releases.ts";
+import { requireRelease, setYanked } from "../../../apps/web/server/releases/storage.ts";
 import { startLiveServer } from "../../../apps/web/test/live-server.ts";
 import type { SeedState } from "../../lib/packyard-child.ts";
 

@@ -1,6 +1,6 @@
 // The contact form (spec §3, §5): one schema for the browser's check and the server's, with the
 // spec's messages word for word. What the server adds (the CSRF token's signature, the honeypot,
-// the rate limit) is in the web app's server/domain/contact.ts.
+// the rate limit) is in the web app's server/site/contact.ts.
 import { z } from "zod";
 
 export const contactTypes = ["general", "support", "sales", "partnership"] as const;

@@ -7,7 +7,7 @@ import { emailSchema } from "./account.ts";
 import { projectSlug } from "./names.ts";
 import { profileUsername, USERNAME_MAX, USERNAME_MIN } from "./profile.ts";
 
-/** What a member may do, most to least (server/domain/authorization.ts decides with these). */
+/** What a member may do, most to least (server/platform/core/authorization.ts decides with these). */
 export const orgRoles = ["owner", "admin", "publisher", "viewer"] as const;
 export type OrgRole = (typeof orgRoles)[number];
 export const orgRole = z.enum(orgRoles, "Role must be owner, admin, publisher or viewer");

@@ -1,6 +1,6 @@
 // The profile form (spec §5): one schema for the browser's check and the server's, with the
 // spec's messages word for word. A username is part of public URLs, so what happens when it
-// changes (the old one redirects and is held) is the web app's server/domain/usernames.ts
+// changes (the old one redirects and is held) is the web app's server/accounts/usernames.ts
 // (docs/decisions/014-username-changes.md).
 import { z } from "zod";
 import { emailSchema } from "./account.ts";

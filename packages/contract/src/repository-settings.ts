@@ -5,7 +5,7 @@ import { z } from "zod";
 
 /** New keys live at least this long: the successor comes 14 days before expiry (ROTATION_LEAD_DAYS). */
 export const KEY_EXPIRY_MIN_DAYS = 90;
-/** How long before a key expires its successor is made (publishing/key-lifecycle.ts). */
+/** How long before a key expires its successor is made (signing-keys/lifecycle.ts). */
 export const ROTATION_LEAD_DAYS = 14;
 export const KEY_EXPIRY_MAX_DAYS = 3650;
 export const VALID_UNTIL_MIN_DAYS = 1;

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acceptInvitation } from "../../../web/server/domain/orgs.ts";
+import { acceptInvitation } from "../../../web/server/orgs/storage.ts";
 import { type LiveServer, publisher, startLiveServer } from "../test-support/live-server.ts";
 import { cliHome, runCli } from "../test-support/run-cli.ts";
 

@@ -4,7 +4,7 @@
 // the public pages. No React Router here: links load the next page as a document.
 import type { ComponentType } from "react";
 import { createRoot, hydrateRoot } from "react-dom/client";
-import type { BrowserErrorReporting } from "../../server/observability.ts";
+import type { BrowserErrorReporting } from "../../server/platform/observability/observability.ts";
 import { reportError, startErrorReporting } from "../lib/error-reporting.client.ts";
 import { onFirstInteraction } from "../lib/first-interaction.ts";
 import { ISLANDS_CONFIG_ID, ISLANDS_HYDRATED_ATTRIBUTE } from "./config.ts";

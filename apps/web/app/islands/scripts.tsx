@@ -1,7 +1,7 @@
 // What an islands document loads (decision 054) in place of React Router's scripts: the entry's
 // settings as JSON, its chunks preloaded, and the entry. Rendered only by the server.
 import islandsBuild from "virtual:packyard-islands";
-import type { BrowserErrorReporting } from "../../server/observability.ts";
+import type { BrowserErrorReporting } from "../../server/platform/observability/observability.ts";
 import { jsonLdText } from "../lib/meta.ts";
 import { ISLANDS_CONFIG_ID } from "./config.ts";
 

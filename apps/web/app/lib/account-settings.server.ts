@@ -6,8 +6,8 @@
 import { authErrorMessage } from "@packyard/contract/messages.ts";
 import { APIError } from "better-auth/api";
 import Bowser from "bowser";
+import { type AccountDeletionSummary, accountDeletionSummary } from "../../server/accounts/deletion.ts";
 import { type SignInProvider, signInProviders } from "../../server/auth/providers.ts";
-import { type AccountDeletionSummary, accountDeletionSummary } from "../../server/domain/account-deletion.ts";
 import type { Services } from "../../server/services.ts";
 
 export interface SessionView {

@@ -3,23 +3,23 @@
 // set), listed and deleted by owner — the same use cases /api/v1/keys uses.
 import type { Kysely } from "kysely";
 import {
-  createApiKey as createKey,
-  deleteApiKeys,
-  deleteApiKey as deleteKey,
-} from "../../server/api-keys/use-cases.ts";
-import type { Database } from "../../server/db/schema.ts";
-import {
   type CreatedKey,
   type KeySummary,
   listScopeProjects,
   listUserApiKeys,
   type ScopeProject,
   UnknownProjectError,
-} from "../../server/domain/api-keys.ts";
-import type { KeyScope } from "../../server/domain/authorization.ts";
-import { DomainError } from "../../server/domain/errors.ts";
+} from "../../server/api-keys/storage.ts";
+import {
+  createApiKey as createKey,
+  deleteApiKeys,
+  deleteApiKey as deleteKey,
+} from "../../server/api-keys/use-cases.ts";
+import type { KeyScope } from "../../server/platform/core/authorization.ts";
+import { DomainError } from "../../server/platform/core/errors.ts";
+import type { Caller } from "../../server/platform/core/use-case.ts";
+import type { Database } from "../../server/platform/db/schema.ts";
 import type { Services } from "../../server/services.ts";
-import type { Caller } from "../../server/use-case.ts";
 import { EXPIRY_OPTIONS, type ExpiryChoice, KEY_NAME_MAX } from "../components/api-keys/options.ts";
 
 export {

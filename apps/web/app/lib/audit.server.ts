@@ -4,8 +4,8 @@
 import { type AuditPage, auditQuery } from "@packyard/contract";
 import type { Kysely } from "kysely";
 import { type AuditScope, listAuditEntries, listAuditKeys } from "../../server/audit/query.ts";
-import type { Database } from "../../server/db/schema.ts";
-import { DomainError } from "../../server/domain/errors.ts";
+import { DomainError } from "../../server/platform/core/errors.ts";
+import type { Database } from "../../server/platform/db/schema.ts";
 
 export interface AuditFilterValues {
   action: string;

@@ -13,9 +13,9 @@ import {
   setCancelAtPeriodEnd,
   startCheckout,
 } from "../../server/billing/account.ts";
-import { type AccountPlan, accountPlan, operatorPlan } from "../../server/domain/account-plan.ts";
-import { DomainError } from "../../server/domain/errors.ts";
-import { requireOrganization } from "../../server/domain/orgs.ts";
+import { type AccountPlan, accountPlan, operatorPlan } from "../../server/billing/plan.ts";
+import { requireOrganization } from "../../server/orgs/storage.ts";
+import { DomainError } from "../../server/platform/core/errors.ts";
 import { paidChoice } from "./billing.ts";
 import { services } from "./session.server.ts";
 

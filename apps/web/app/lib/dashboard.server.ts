@@ -13,29 +13,29 @@ import {
 import type { Kysely } from "kysely";
 import { data, redirect } from "react-router";
 import { z } from "zod";
-import type { Database } from "../../server/db/schema.ts";
+import { accountUsage } from "../../server/billing/usage.ts";
+import { roleFor } from "../../server/orgs/storage.ts";
 import {
   type Access,
   type Actor,
   assertProjectAccess,
   type OrgRole,
-} from "../../server/domain/authorization.ts";
-import { DomainError } from "../../server/domain/errors.ts";
-import { roleFor } from "../../server/domain/orgs.ts";
+} from "../../server/platform/core/authorization.ts";
+import { DomainError } from "../../server/platform/core/errors.ts";
+import type { PersonCaller } from "../../server/platform/core/use-case.ts";
+import type { Database } from "../../server/platform/db/schema.ts";
 import {
   describeProjects,
   ownerNameOf,
   type ProjectRow,
   requireOwnProject,
-} from "../../server/domain/projects.ts";
+} from "../../server/projects/storage.ts";
 import {
   describeRelease,
   type ReleaseRow,
   releaseUrls,
   requireRelease,
-} from "../../server/domain/releases.ts";
-import { accountUsage } from "../../server/domain/usage.ts";
-import type { PersonCaller } from "../../server/use-case.ts";
+} from "../../server/releases/storage.ts";
 import { type FormReply, parseForm } from "./forms.ts";
 import { type ProjectPlace, projectPath } from "./project-path.ts";
 
@@ -331,8 +331,8 @@ export async function dashboardOverview(db: Db, ownerId: string, limit = 8): Pro
 
 // The domain functions the pages call, in one place.
 // A project's changes are use cases (server/projects/use-cases.ts), called by the actions.
-export { listProjects } from "../../server/domain/projects.ts";
+export { listProjects } from "../../server/projects/storage.ts";
 // Releases and files change through server/releases/use-cases.ts.
-export { listReleaseSummaries, resolveLatest } from "../../server/domain/releases.ts";
+export { listReleaseSummaries, resolveLatest } from "../../server/releases/storage.ts";
 
 export type { Project, Release, ReleaseSummary };

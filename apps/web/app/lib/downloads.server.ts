@@ -1,10 +1,10 @@
 // What the dashboard's Downloads page and a release page's download table show: read with the
-// same function as GET /api/v1/projects/{slug}/stats (stats/queries.ts), so the chart, the
+// same function as GET /api/v1/projects/{slug}/stats (downloads/stats.ts), so the chart, the
 // tables and the API agree.
 import { addDays, type ProjectStats, type StatsGrouping } from "@packyard/contract/stats.ts";
 import type { Kysely } from "kysely";
-import type { Database } from "../../server/db/schema.ts";
-import { projectStats } from "../../server/stats/queries.ts";
+import { projectStats } from "../../server/downloads/stats.ts";
+import type { Database } from "../../server/platform/db/schema.ts";
 import type { DownloadPeriod } from "./download-periods.ts";
 
 export interface DownloadsOverview {

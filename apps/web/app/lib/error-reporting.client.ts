@@ -1,7 +1,7 @@
 // Error reporting in the browser: @sentry/react, loaded only when the server sent a DSN (root
 // loader), so pages without it ship none of the SDK. Errors met before the SDK has loaded are
 // kept (a few) and sent once it has.
-import type { BrowserErrorReporting } from "../../server/observability.ts";
+import type { BrowserErrorReporting } from "../../server/platform/observability/observability.ts";
 
 type Sdk = typeof import("@sentry/react");
 

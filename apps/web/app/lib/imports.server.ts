@@ -1,10 +1,10 @@
 // The integration pages' imports: starting one for the signed-in user's project, and listing a
 // project's imports with their progress. The same use case as the API
-// (server/http/api/imports.ts): who may import is decided in domain/authorization.ts.
+// (server/imports/routes.ts): who may import is decided in platform/core/authorization.ts.
 import type { ImportInfo, ImportSourceInput } from "@packyard/contract";
-import type { Actor } from "../../server/domain/authorization.ts";
 import { describeImports, listProjectImports } from "../../server/imports/store.ts";
 import { startImport as startImportUseCase } from "../../server/imports/use-cases.ts";
+import type { Actor } from "../../server/platform/core/authorization.ts";
 import type { Services } from "../../server/services.ts";
 
 export async function startImport(

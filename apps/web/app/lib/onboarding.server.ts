@@ -1,8 +1,8 @@
 // Completing onboarding: the user's name and public username. Whether the name is free is
 // usernames.ts's call: nobody else has it, whatever its case, and nobody holds it as an old name.
 import type { Kysely } from "kysely";
-import type { Database } from "../../server/db/schema.ts";
-import { type Clock, setUsername, UsernameTakenError } from "../../server/domain/usernames.ts";
+import { type Clock, setUsername, UsernameTakenError } from "../../server/accounts/usernames.ts";
+import type { Database } from "../../server/platform/db/schema.ts";
 
 export { UsernameTakenError };
 

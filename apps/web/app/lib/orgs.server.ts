@@ -1,23 +1,23 @@
 // Loaders and actions of the organization pages (/orgs/…, /invitations/…): the use cases
-// (server/orgs/use-cases.ts) make the changes, the domain functions (server/domain/orgs.ts)
+// (server/orgs/use-cases.ts) make the changes, the domain functions (server/orgs/storage.ts)
 // enforce the rules, authorization.ts decides who may; this file only adapts them to pages and
 // forms (dashboard.server.ts answers the forms).
 import type { OrgRole } from "@packyard/contract/orgs.ts";
 import type { Kysely } from "kysely";
 import { data } from "react-router";
+import { type CreatedKey, type KeySummary, listUserApiKeys } from "../../server/api-keys/storage.ts";
 import { createApiKey, deleteApiKey, deleteApiKeys } from "../../server/api-keys/use-cases.ts";
-import type { Database } from "../../server/db/schema.ts";
-import { type CreatedKey, type KeySummary, listUserApiKeys } from "../../server/domain/api-keys.ts";
+import { type OrganizationRow, requireOrganization } from "../../server/orgs/storage.ts";
 import {
   type Actor,
   assertOrgAction,
   type KeyScope,
   type OrgAction,
-} from "../../server/domain/authorization.ts";
-import { DomainError } from "../../server/domain/errors.ts";
-import { type OrganizationRow, requireOrganization } from "../../server/domain/orgs.ts";
+} from "../../server/platform/core/authorization.ts";
+import { DomainError } from "../../server/platform/core/errors.ts";
+import type { Caller } from "../../server/platform/core/use-case.ts";
+import type { Database } from "../../server/platform/db/schema.ts";
 import type { Services } from "../../server/services.ts";
-import type { Caller } from "../../server/use-case.ts";
 import { listOwnProjects } from "./api-keys.server.ts";
 
 type Db = Kysely<Database>;
@@ -58,7 +58,7 @@ export {
   listMembers,
   listOrganizations,
   viewInvitation,
-} from "../../server/domain/orgs.ts";
+} from "../../server/orgs/storage.ts";
 export {
   acceptInvitation,
   changeMemberRole,

@@ -2,11 +2,11 @@
 // and which projects it may be copied to, and the action that promotes it through the same
 // use case as POST /api/v1/projects/{slug}/releases/{version}/promote.
 import type { Kysely } from "kysely";
-import type { Database } from "../../server/db/schema.ts";
-import type { ProjectRow } from "../../server/domain/projects.ts";
-import type { ReleaseRow } from "../../server/domain/releases.ts";
 import { formats } from "../../server/formats/registry.ts";
+import type { Database } from "../../server/platform/db/schema.ts";
+import type { ProjectRow } from "../../server/projects/storage.ts";
 import { promoteRelease } from "../../server/promotion/use-cases.ts";
+import type { ReleaseRow } from "../../server/releases/storage.ts";
 import type { Services } from "../../server/services.ts";
 import { domainFailure, invalid, sessionActor, succeeded } from "./dashboard.server.ts";
 import { parseForm } from "./forms.ts";

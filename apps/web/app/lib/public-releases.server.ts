@@ -1,17 +1,17 @@
 // The public release pages' data, read on the server: the search over public projects, and one
-// project with one release (or the "latest" one). Visibility follows server/domain/authorization.ts:
+// project with one release (or the "latest" one). Visibility follows server/platform/core/authorization.ts:
 // another user's private project is "not found", never "forbidden". Usernames are found whatever
 // their case; a page asked for by another case, or by an old username still held for its owner,
 // is "moved": the loaders redirect to the owner's name as written now (usernames.ts).
 import type { Project, Release } from "@packyard/contract";
 import { type Kysely, sql } from "kysely";
-import type { Database } from "../../server/db/schema.ts";
-import { type Actor, mayAccessProject } from "../../server/domain/authorization.ts";
-import { DomainError } from "../../server/domain/errors.ts";
-import { roleFor } from "../../server/domain/orgs.ts";
-import { describeProjects, findVisibleProject } from "../../server/domain/projects.ts";
-import { describeRelease, findRelease, listReleaseRows, releaseUrls } from "../../server/domain/releases.ts";
-import { resolveUsername, UsernameMovedError } from "../../server/domain/usernames.ts";
+import { resolveUsername, UsernameMovedError } from "../../server/accounts/usernames.ts";
+import { roleFor } from "../../server/orgs/storage.ts";
+import { type Actor, mayAccessProject } from "../../server/platform/core/authorization.ts";
+import { DomainError } from "../../server/platform/core/errors.ts";
+import type { Database } from "../../server/platform/db/schema.ts";
+import { describeProjects, findVisibleProject } from "../../server/projects/storage.ts";
+import { describeRelease, findRelease, listReleaseRows, releaseUrls } from "../../server/releases/storage.ts";
 
 type Db = Kysely<Database>;
 

@@ -4,7 +4,7 @@
 // PUT /api/v1/projects/{slug}/retention).
 import type { RetentionPlan } from "@packyard/contract";
 import { data } from "react-router";
-import { type ProjectRow, usernameOf } from "../../server/domain/projects.ts";
+import { type ProjectRow, usernameOf } from "../../server/projects/storage.ts";
 import { previewRetention } from "../../server/retention/run.ts";
 import { changeRetentionSettings } from "../../server/retention/use-cases.ts";
 import type { Services } from "../../server/services.ts";

@@ -2,7 +2,7 @@
 
 import { planParams } from "@packyard/contract/plans.ts";
 import { type RouterContextProvider, redirect } from "react-router";
-import { requestContext } from "../../server/http/request-context.ts";
+import { requestContext } from "../../server/platform/http/request-context.ts";
 import { signInUrl } from "./redirects.ts";
 
 export interface SessionUser {

@@ -1,8 +1,8 @@
 // sitemap.xml and robots.txt (SEO, issue 12 item 8): every public page, every blog post and
 // every public release page — never a private project's, which authorization.ts decides.
 import type { Kysely } from "kysely";
-import type { Database } from "../../server/db/schema.ts";
-import { canViewProject } from "../../server/domain/authorization.ts";
+import { canViewProject } from "../../server/platform/core/authorization.ts";
+import type { Database } from "../../server/platform/db/schema.ts";
 
 type Db = Kysely<Database>;
 

@@ -4,8 +4,8 @@
 // nothing; a sign-in is one `session.signed_in` entry with its method and address.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, databaseKind, onboardedUser, type TestApp } from "../../test/harness.ts";
-import { UsernameTakenError } from "../domain/usernames.ts";
 import { changeProfile, recordSignIn } from "./use-cases.ts";
+import { UsernameTakenError } from "./usernames.ts";
 
 let app: TestApp;
 let userId: string;

@@ -2,10 +2,10 @@
 // account's deletion are better-auth's; the plan is Stripe's): a sign-in, as better-auth reports
 // it, and a change of username or name on the profile page. Each in the account's own log.
 import type { SignIn } from "../audit/sign-in.ts";
-import { type DeletedAccountData, deleteAccountData } from "../domain/account-deletion.ts";
-import type { Actor } from "../domain/authorization.ts";
-import { type Clock, setUsername } from "../domain/usernames.ts";
-import { type Caller, change, type Db } from "../use-case.ts";
+import type { Actor } from "../platform/core/authorization.ts";
+import { type Caller, change, type Db } from "../platform/core/use-case.ts";
+import { type DeletedAccountData, deleteAccountData } from "./deletion.ts";
+import { type Clock, setUsername } from "./usernames.ts";
 
 /** better-auth's session hook: the sign-in in the account's log. */
 export async function recordSignIn(deps: { db: Db }, signIn: SignIn): Promise<void> {
@@ -24,7 +24,7 @@ export async function recordSignIn(deps: { db: Db }, signIn: SignIn): Promise<vo
 
 /**
  * The caller's username and name, from the profile page (the old name is held for them,
- * domain/usernames.ts). A different username, a change of case too, is recorded as
+ * accounts/usernames.ts). A different username, a change of case too, is recorded as
  * `account.username_changed`; a change of name alone records nothing. Throws UsernameTakenError.
  */
 export async function changeProfile(

@@ -3,9 +3,9 @@
 // a refused caller creates or deletes nothing and leaves no entry.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, databaseKind, onboardedUser, type TestApp } from "../../test/harness.ts";
-import { DomainError } from "../domain/errors.ts";
 import { acceptInvitation, createOrganization, inviteMember } from "../orgs/use-cases.ts";
-import type { Caller } from "../use-case.ts";
+import { DomainError } from "../platform/core/errors.ts";
+import type { Caller } from "../platform/core/use-case.ts";
 import { createApiKey, deleteApiKey, deleteApiKeys } from "./use-cases.ts";
 
 let app: TestApp;

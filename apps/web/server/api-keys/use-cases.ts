@@ -5,6 +5,10 @@
 // log: the person's own, or the organization's, naming the member who acted.
 
 import type { Auth } from "../auth/auth.ts";
+import { requireOrganization } from "../orgs/storage.ts";
+import { type Actor, assertAccountAccess, isPerson, type KeyScope } from "../platform/core/authorization.ts";
+import { DomainError, notFound } from "../platform/core/errors.ts";
+import { type Caller, change, type Db } from "../platform/core/use-case.ts";
 import {
   type CreatedKey,
   createUserApiKey,
@@ -12,11 +16,7 @@ import {
   type KeySummary,
   listUserApiKeys,
   scopeProjectIds,
-} from "../domain/api-keys.ts";
-import { type Actor, assertAccountAccess, isPerson, type KeyScope } from "../domain/authorization.ts";
-import { DomainError, notFound } from "../domain/errors.ts";
-import { requireOrganization } from "../domain/orgs.ts";
-import { type Caller, change, type Db } from "../use-case.ts";
+} from "./storage.ts";
 
 /** Whose keys: the caller's own, or those of the organization of this slug (its admins and owners). */
 export interface KeyOwner {

@@ -3,8 +3,8 @@
 // page never repeats or skips an entry while new ones arrive.
 import type { AuditAction, AuditEntry, AuditPage, AuditQuery } from "@packyard/contract";
 import type { Kysely, Selectable, SelectQueryBuilder } from "kysely";
-import type { AuditEventTable, Database } from "../db/schema.ts";
-import { DomainError } from "../domain/errors.ts";
+import { DomainError } from "../platform/core/errors.ts";
+import type { AuditEventTable, Database } from "../platform/db/schema.ts";
 
 /** An account's log (optionally one project's entries in it, by the slug recorded) or a project's. */
 export type AuditScope = { ownerId: string; projectSlug?: string } | { projectId: string };

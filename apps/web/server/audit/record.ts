@@ -5,8 +5,8 @@
 // project, key or username is gone.
 import type { AuditAction } from "@packyard/contract";
 import type { Kysely } from "kysely";
-import type { Database } from "../db/schema.ts";
-import { randomId } from "../domain/ids.ts";
+import { randomId } from "../platform/core/ids.ts";
+import type { Database } from "../platform/db/schema.ts";
 
 export type { AuditAction };
 

@@ -3,10 +3,10 @@
 // backlog never holds a long transaction. The time is the services' clock (tests move it).
 import { AUDIT_RETENTION_DAYS } from "@packyard/contract";
 import type { Kysely } from "kysely";
-import type { Database } from "../db/schema.ts";
-import type { Clock } from "../domain/usernames.ts";
-import type { JobQueue } from "../jobs/queue.ts";
-import type { Logger } from "../logger.ts";
+import type { Clock } from "../accounts/usernames.ts";
+import type { Database } from "../platform/db/schema.ts";
+import type { JobQueue } from "../platform/jobs/queue.ts";
+import type { Logger } from "../platform/observability/logger.ts";
 
 export const AUDIT_RETENTION_JOB = "audit-retention";
 const DAY_MS = 24 * 60 * 60 * 1000;

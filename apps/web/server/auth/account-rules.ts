@@ -28,8 +28,8 @@ import {
 } from "better-auth/api";
 import { jwtVerify } from "jose";
 import { z } from "zod";
-import type { Mailer } from "../mail/mailer.ts";
-import { type SecurityNotice, securityNoticeMail } from "../mail/templates.ts";
+import type { Mailer } from "../platform/mail/mailer.ts";
+import { type SecurityNotice, securityNoticeMail } from "../platform/mail/templates.ts";
 
 type HookContext = Parameters<Parameters<typeof createAuthMiddleware>[0]>[0];
 type AfterHook = (ctx: HookContext) => Promise<unknown>;

@@ -3,7 +3,7 @@
 import { createLogger as betterAuthLogger } from "@better-auth/core/env";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ServerProcess, startServerProcess } from "../../test/server-process.ts";
-import { createLogger } from "../logger.ts";
+import { createLogger } from "../platform/observability/logger.ts";
 import { authLogger } from "./auth-log.ts";
 
 let server: ServerProcess | undefined;

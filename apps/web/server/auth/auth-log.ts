@@ -2,7 +2,7 @@
 // other line, instead of better-auth's default — coloured, multi-line dumps on the console.
 import type { BetterAuthOptions } from "better-auth";
 import { isAPIError } from "better-auth/api";
-import type { LogFields, Logger, LogLevel } from "../logger.ts";
+import type { LogFields, Logger, LogLevel } from "../platform/observability/logger.ts";
 
 type AuthLogLevel = "debug" | "info" | "warn" | "error";
 

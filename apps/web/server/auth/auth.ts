@@ -19,17 +19,17 @@ import { twoFactor } from "better-auth/plugins/two-factor";
 import type { Dialect } from "kysely";
 import { type SignIn, signInAudit } from "../audit/sign-in.ts";
 import { billingPlugins } from "../billing/stripe.ts";
-import type { Config } from "../config.ts";
-import { DomainError, isStorageFull } from "../domain/errors.ts";
-import { isOrganizationEmail } from "../domain/orgs.ts";
-import { createLogger, type Logger } from "../logger.ts";
-import type { Mailer } from "../mail/mailer.ts";
+import { isOrganizationEmail } from "../orgs/storage.ts";
+import type { Config } from "../platform/config/config.ts";
+import { DomainError, isStorageFull } from "../platform/core/errors.ts";
+import type { Mailer } from "../platform/mail/mailer.ts";
 import {
   changeEmailConfirmationMail,
   deleteAccountMail,
   resetPasswordMail,
   verificationMail,
-} from "../mail/templates.ts";
+} from "../platform/mail/templates.ts";
+import { createLogger, type Logger } from "../platform/observability/logger.ts";
 import { accountRules, passwordResetNotice } from "./account-rules.ts";
 import { authLogger } from "./auth-log.ts";
 import { refuseOtherAccountsDeletionToken } from "./deletion-link-owner.ts";
@@ -269,7 +269,7 @@ export function authOptions(deps: {
     onAPIError: {
       errorURL: `${config.baseUrl}/error`,
       // A full disk goes on to the app, which answers it as on every route (507,
-      // http/api-errors.ts) rather than 500; anything else is logged as better-auth would.
+      // platform/http/api-errors.ts) rather than 500; anything else is logged as better-auth would.
       onError: (error, ctx) => {
         if (isStorageFull(error)) throw error;
         if (!isAPIError(error) || error.status === "INTERNAL_SERVER_ERROR")

@@ -9,7 +9,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseKind } from "../../test/harness.ts";
 import { type LiveServer, publisher, startLiveServer } from "../../test/live-server.ts";
-import { DomainError } from "../domain/errors.ts";
+import { DomainError } from "../platform/core/errors.ts";
 import { KeyChecks } from "./key-checks.ts";
 
 let server: LiveServer;

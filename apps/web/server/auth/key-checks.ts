@@ -11,11 +11,11 @@
 // request, so a key in steady use would be refused once it had made the maximum in all.
 import { createHash } from "node:crypto";
 import { type Kysely, sql } from "kysely";
-import type { Database } from "../db/schema.ts";
-import { type Actor, scopeFromPermissions } from "../domain/authorization.ts";
-import { onDomainEvent } from "../domain/changes.ts";
-import { DomainError } from "../domain/errors.ts";
-import { isOrganization } from "../domain/orgs.ts";
+import { isOrganization } from "../orgs/storage.ts";
+import { type Actor, scopeFromPermissions } from "../platform/core/authorization.ts";
+import { onDomainEvent } from "../platform/core/changes.ts";
+import { DomainError } from "../platform/core/errors.ts";
+import type { Database } from "../platform/db/schema.ts";
 import type { Auth } from "./auth.ts";
 
 /** Requests per key and window before 429 RATE_LIMITED: sized for CI pushing many files. */

@@ -18,7 +18,7 @@ import {
 } from "../../test/harness.ts";
 import { FlowBrowser, type ProviderLogin } from "../../test/oidc-flow.ts";
 import { startOidcProvider, subjectFor, type TestOidcProvider } from "../../test/oidc-provider.ts";
-import type { Database, UserTable } from "../db/schema.ts";
+import type { Database, UserTable } from "../platform/db/schema.ts";
 
 let app: TestApp;
 let idp: TestOidcProvider;

@@ -9,7 +9,7 @@ import { defineRequestState } from "@better-auth/core/context";
 import type { createAuthMiddleware } from "better-auth/api";
 import type { Kysely } from "kysely";
 import { deleteApiKeys } from "../api-keys/use-cases.ts";
-import type { Database } from "../db/schema.ts";
+import type { Database } from "../platform/db/schema.ts";
 
 type HookContext = Parameters<Parameters<typeof createAuthMiddleware>[0]>[0];
 

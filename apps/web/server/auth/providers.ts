@@ -2,7 +2,7 @@
 // AUTH_<PROVIDER>_CLIENT_ID and _CLIENT_SECRET are set (config.ts reads them), and the generic
 // OpenID Connect provider (AUTH_OIDC_*), whose id is "oidc".
 import type { SocialProviders } from "@better-auth/core/social-providers";
-import type { Config, SocialProviderConfig } from "../config.ts";
+import type { Config, SocialProviderConfig } from "../platform/config/config.ts";
 
 /** The provider id of the generic OpenID Connect provider: its callback is /api/auth/callback/oidc. */
 export const OIDC_PROVIDER_ID = "oidc";

@@ -7,7 +7,7 @@
 //   password');
 // - POST /api-key/delete-all-expired-api-keys answers a signed-in user, deleting that user's
 //   expired keys (better-auth's own endpoint is server-only and deletes everyone's).
-// Redirect error codes and the HTML error page are the HTTP layer's (http/auth-redirects.ts).
+// Redirect error codes and the HTML error page are the HTTP layer's (platform/http/auth-redirects.ts).
 
 import type { BetterAuthPlugin } from "@better-auth/core";
 import { SPEC_AUTH_MESSAGES } from "@packyard/contract/messages.ts";

@@ -6,8 +6,9 @@
 import type { PlanId } from "@packyard/contract/plans.ts";
 import type { Kysely } from "kysely";
 import type Stripe from "stripe";
-import type { StripeConfig } from "../config.ts";
-import type { Database } from "../db/schema.ts";
+import type { StripeConfig } from "../platform/config/config.ts";
+import type { Database } from "../platform/db/schema.ts";
+import type { Services } from "../services.ts";
 import {
   type AccountPlan,
   accountPlan,
@@ -16,8 +17,7 @@ import {
   type SubscriptionTable,
   toBoolean,
   toDate,
-} from "../domain/account-plan.ts";
-import type { Services } from "../services.ts";
+} from "./plan.ts";
 import { mayBillFor } from "./reference.ts";
 import { createStripeClient, type PaidPlanId, priceFor } from "./stripe.ts";
 import {

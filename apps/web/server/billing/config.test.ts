@@ -2,7 +2,7 @@
 // each missing one named.
 import { afterAll, describe, expect, it } from "vitest";
 import { makeTempDir, removeTempDirs } from "../../test/temp-dirs.ts";
-import { ConfigError, loadConfig } from "../config.ts";
+import { ConfigError, loadConfig } from "../platform/config/config.ts";
 import { planOfPrice, priceFor, stripePlans } from "./stripe.ts";
 
 const dataDir = () => makeTempDir("packyard-billing-config-");

@@ -7,11 +7,11 @@ import { plans } from "@packyard/contract/plans.ts";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type FakeStripe, startFakeStripe } from "../../test/fake-stripe.ts";
 import { createTestApp, databaseKind, onboardedUser, postJson, type TestApp } from "../../test/harness.ts";
-import { accountPlan } from "../domain/account-plan.ts";
-import type { Actor } from "../domain/authorization.ts";
-import { currentMonth } from "../domain/downloads.ts";
-import { acceptInvitation, createInvitation, createOrganization } from "../domain/orgs.ts";
-import { accountHoldings, flushDownloadCounts } from "../domain/usage.ts";
+import { currentMonth } from "../downloads/counts.ts";
+import { acceptInvitation, createInvitation, createOrganization } from "../orgs/storage.ts";
+import type { Actor } from "../platform/core/authorization.ts";
+import { accountPlan } from "./plan.ts";
+import { accountHoldings, flushDownloadCounts } from "./usage.ts";
 
 let app: TestApp;
 let fake: FakeStripe;

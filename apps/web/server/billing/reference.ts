@@ -3,10 +3,10 @@
 // projects). The Stripe plugin asks this for every subscription action naming a referenceId
 // (authorizeReference); the billing pages ask it for `?org=`.
 import type { Kysely } from "kysely";
-import type { Database } from "../db/schema.ts";
-import { assertOrgAction } from "../domain/authorization.ts";
-import { DomainError } from "../domain/errors.ts";
-import { memberRole } from "../domain/orgs.ts";
+import { memberRole } from "../orgs/storage.ts";
+import { assertOrgAction } from "../platform/core/authorization.ts";
+import { DomainError } from "../platform/core/errors.ts";
+import type { Database } from "../platform/db/schema.ts";
 
 /** Whether the user may subscribe, change, cancel and read the billing of the account `referenceId`. */
 export async function mayBillFor(

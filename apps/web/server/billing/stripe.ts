@@ -14,11 +14,11 @@ import type { PlanId } from "@packyard/contract/plans.ts";
 import type { BetterAuthPlugin } from "better-auth";
 import { type Dialect, Kysely } from "kysely";
 import type Stripe from "stripe";
-import type { Config, StripeConfig } from "../config.ts";
-import type { Database } from "../db/schema.ts";
-import type { BillingDatabase } from "../domain/account-plan.ts";
-import type { CspAllowances } from "../http/site-scripts.ts";
-import type { Mailer } from "../mail/mailer.ts";
+import type { Config, StripeConfig } from "../platform/config/config.ts";
+import type { Database } from "../platform/db/schema.ts";
+import type { Mailer } from "../platform/mail/mailer.ts";
+import type { CspAllowances } from "../site/site-scripts.ts";
+import type { BillingDatabase } from "./plan.ts";
 import { mayBillFor } from "./reference.ts";
 import { stripeWebhookEndpoint } from "./webhook.ts";
 

@@ -3,9 +3,9 @@
 // so they cannot disagree. Applying the same Stripe state twice changes nothing.
 import type { DBAdapter } from "@better-auth/core/db/adapter";
 import type Stripe from "stripe";
-import type { StripeConfig } from "../config.ts";
-import type { SubscriptionStatus, SubscriptionTable } from "../domain/account-plan.ts";
-import { isOrganizationEmail } from "../domain/orgs.ts";
+import { isOrganizationEmail } from "../orgs/storage.ts";
+import type { StripeConfig } from "../platform/config/config.ts";
+import type { SubscriptionStatus, SubscriptionTable } from "./plan.ts";
 import { planOfPrice } from "./stripe.ts";
 
 export type Adapter = DBAdapter;

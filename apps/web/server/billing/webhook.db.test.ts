@@ -5,7 +5,6 @@ import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAKE_WEBHOOK_SECRET, type FakeStripe, startFakeStripe } from "../../test/fake-stripe.ts";
 import { createTestApp, databaseKind, onboardedUser, postJson, type TestApp } from "../../test/harness.ts";
-import { accountPlan, billingDb } from "../domain/account-plan.ts";
 import {
   billingDetails,
   billingNotice,
@@ -14,6 +13,7 @@ import {
   latestSubscription,
   setCancelAtPeriodEnd,
 } from "./account.ts";
+import { accountPlan, billingDb } from "./plan.ts";
 
 let fake: FakeStripe;
 let app: TestApp;

@@ -18,12 +18,12 @@ import { plans } from "@packyard/contract/plans.ts";
 import { HIDE_METADATA } from "better-auth";
 import type { Kysely } from "kysely";
 import type Stripe from "stripe";
-import type { StripeConfig } from "../config.ts";
-import type { Database } from "../db/schema.ts";
-import type { BillingDatabase } from "../domain/account-plan.ts";
-import { ownerRecipients } from "../domain/orgs.ts";
-import type { Mailer } from "../mail/mailer.ts";
-import { paymentFailedMail } from "../mail/templates.ts";
+import { ownerRecipients } from "../orgs/storage.ts";
+import type { StripeConfig } from "../platform/config/config.ts";
+import type { Database } from "../platform/db/schema.ts";
+import type { Mailer } from "../platform/mail/mailer.ts";
+import { paymentFailedMail } from "../platform/mail/templates.ts";
+import type { BillingDatabase } from "./plan.ts";
 import { type Adapter, applyStripeSubscription, customerIdOf, invoiceSubscriptionId } from "./sync.ts";
 
 export interface WebhookDeps {

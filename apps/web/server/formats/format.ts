@@ -7,16 +7,16 @@
 import type { FileKind, ImportSourceInput, PromoteInput } from "@packyard/contract";
 import type { SigningKey } from "@packyard/formats/openpgp/index.ts";
 import type { Kysely } from "kysely";
-import type { Database } from "../db/schema.ts";
-import type { Answer, DlDeps, DlRequest } from "../http/dl-answer.ts";
+import type { Answer, DlDeps, DlRequest } from "../downloads/dl-answer.ts";
 import type { ImportSource } from "../imports/source.ts";
-import type { JobDefinition, JobQueue } from "../jobs/queue.ts";
-import type { Logger } from "../logger.ts";
-import type { MemoryBudget } from "../publishing/memory-budget.ts";
-import type { FormatBuilder, RepositoryFormat, RepositoryPublisher } from "../publishing/publisher.ts";
-import type { SigningKeyService } from "../publishing/signing-keys.ts";
-import type { BlobDigests, BlobStore, StagedBlob, StageOptions } from "../storage/blob-store.ts";
-import type { Tx } from "../use-case.ts";
+import type { Tx } from "../platform/core/use-case.ts";
+import type { Database } from "../platform/db/schema.ts";
+import type { JobDefinition, JobQueue } from "../platform/jobs/queue.ts";
+import type { Logger } from "../platform/observability/logger.ts";
+import type { BlobDigests, BlobStore, StagedBlob, StageOptions } from "../platform/storage/blob-store.ts";
+import type { MemoryBudget } from "../repositories/memory-budget.ts";
+import type { FormatBuilder, RepositoryFormat, RepositoryPublisher } from "../repositories/publisher.ts";
+import type { SigningKeyService } from "../signing-keys/keys.ts";
 
 /** What ingest is given: the staged upload (or a stored file, promoted) and how to sign it. */
 export interface IngestContext {
@@ -67,7 +67,7 @@ export interface PackageFormat<Target = unknown, Parsed = unknown> {
   readonly routePrefix: string;
   /** setup.{routePrefix}.sh: what `curl … | sudo bash` runs to add the repository. */
   setupScript(options: { baseUrl: string; owner: string; slug: string; private: boolean }): string;
-  /** The answer to /dl/{user}/{project}/{routePrefix}/… (http/dl-answer.ts's `package` route). */
+  /** The answer to /dl/{user}/{project}/{routePrefix}/… (downloads/dl-answer.ts's `package` route). */
   resolve(deps: DlDeps, req: DlRequest): Promise<Answer>;
   /** The answer to /dl/{user}/{project}/setup.{routePrefix}.sh. */
   resolveSetupScript(deps: DlDeps, req: DlRequest): Promise<Answer>;

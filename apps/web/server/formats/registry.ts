@@ -2,9 +2,9 @@
 // yum/, one line here, and a migration for its package table (docs/formats.md).
 
 import type { Kysely } from "kysely";
-import type { Database } from "../db/schema.ts";
-import type { JobQueue } from "../jobs/queue.ts";
-import type { SigningKeyService } from "../publishing/signing-keys.ts";
+import type { Database } from "../platform/db/schema.ts";
+import type { JobQueue } from "../platform/jobs/queue.ts";
+import type { SigningKeyService } from "../signing-keys/keys.ts";
 import { aptFormat } from "./apt/format.ts";
 import type { PackageFormat } from "./format.ts";
 import { yumFormat } from "./yum/format.ts";

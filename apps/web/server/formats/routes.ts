@@ -1,9 +1,9 @@
 // A package format's /dl routes: /dl/{u}/{p}/{routePrefix}/… (what its clients fetch) and
-// /dl/{u}/{p}/setup.{routePrefix}.sh, answered by resolveDownload (http/dl-answer.ts) through
+// /dl/{u}/{p}/setup.{routePrefix}.sh, answered by resolveDownload (downloads/dl-answer.ts) through
 // the format's resolvers.
 import { Hono } from "hono";
-import { dlHandler } from "../http/dl-answer.ts";
-import { usernameAwareErrors } from "../http/visible-project.ts";
+import { dlHandler } from "../downloads/dl-answer.ts";
+import { usernameAwareErrors } from "../projects/visible.ts";
 import type { Services } from "../services.ts";
 import type { PackageFormat } from "./format.ts";
 

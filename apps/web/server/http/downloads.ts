@@ -8,13 +8,20 @@
 // (see presignedRedirect); HEAD, 304, 416 and every other conditional request stay here.
 import { normalizeFilename } from "@packyard/contract";
 import { Hono } from "hono";
-import { notFound } from "../domain/errors.ts";
+import {
+  type Answer,
+  type Count,
+  type DlDeps,
+  type DlRequest,
+  dlHandler,
+  dlProject,
+} from "../downloads/dl-answer.ts";
+import { cachedRelease, NotInMemory } from "../downloads/lookups.ts";
+import { notFound } from "../platform/core/errors.ts";
+import { cacheControl as cacheControlOf } from "../platform/http/cache-control.ts";
+import { usernameAwareErrors } from "../projects/visible.ts";
 import type { Services } from "../services.ts";
-import { cachedRelease, NotInMemory } from "../serving/lookups.ts";
-import { cacheControl as cacheControlOf } from "./cache-control.ts";
 import { renderSha256Sums, sha256SumsEtag, signSha256Sums } from "./checksums.ts";
-import { type Answer, type Count, type DlDeps, type DlRequest, dlHandler, dlProject } from "./dl-answer.ts";
-import { usernameAwareErrors } from "./visible-project.ts";
 
 /** Parses a single `bytes=` range against a size; undefined for none or several, null if unsatisfiable. */
 export function parseRange(

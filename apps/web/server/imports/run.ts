@@ -6,7 +6,7 @@
 //   job retried after a crash (pg-boss) resumes where it stopped.
 // - A release's files are first downloaded to a spool directory (the source verifies sizes and
 //   checksums as they stream); only when every file is in hand is the release created and its
-//   files uploaded through domain/files.ts uploadFile, the path every upload takes (so .deb and
+//   files uploaded through releases/files.ts uploadFile, the path every upload takes (so .deb and
 //   .rpm files land in the repositories and plan limits apply). If anything fails, what this
 //   run created for that release is deleted again, and the failure is recorded with its code.
 // - Progress is written to the import row after each file; the dashboard polls it.
@@ -31,17 +31,17 @@ import {
 } from "@packyard/contract";
 import { formatFileSize } from "@packyard/contract/file-size.ts";
 import type { Kysely } from "kysely";
-import type { Config } from "../config.ts";
-import type { Database } from "../db/schema.ts";
-import { DomainError } from "../domain/errors.ts";
-import type { ProjectRow } from "../domain/projects.ts";
-import { findRelease, listFileRows, type ReleaseRow } from "../domain/releases.ts";
-import type { JobDefinition, JobQueue } from "../jobs/queue.ts";
-import type { Logger } from "../logger.ts";
-import type { SigningKeyService } from "../publishing/signing-keys.ts";
+import type { Config } from "../platform/config/config.ts";
+import { DomainError } from "../platform/core/errors.ts";
+import { SYSTEM } from "../platform/core/use-case.ts";
+import type { Database } from "../platform/db/schema.ts";
+import type { JobDefinition, JobQueue } from "../platform/jobs/queue.ts";
+import type { Logger } from "../platform/observability/logger.ts";
+import type { BlobStore } from "../platform/storage/blob-store.ts";
+import type { ProjectRow } from "../projects/storage.ts";
+import { findRelease, listFileRows, type ReleaseRow } from "../releases/storage.ts";
 import { jobCreateRelease, jobDeleteFile, jobDeleteRelease, jobUploadFile } from "../releases/use-cases.ts";
-import type { BlobStore } from "../storage/blob-store.ts";
-import { SYSTEM } from "../use-case.ts";
+import type { SigningKeyService } from "../signing-keys/keys.ts";
 import { ImportError, type ImportSource, type SourceRelease } from "./source.ts";
 import { createImportSource, type SourceDeps } from "./sources.ts";
 import {

@@ -53,7 +53,7 @@ export interface SourceFile {
 }
 
 export interface SourceRelease {
-  /** The Packyard release version (a valid version: see domain/files.ts assertValidVersion). */
+  /** The Packyard release version (a valid version: see releases/files.ts assertValidVersion). */
   version: string;
   title?: string | null;
   notes?: string | null;

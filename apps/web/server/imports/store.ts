@@ -14,9 +14,9 @@ import {
 } from "@packyard/contract";
 import { decryptPrivateKey, encryptPrivateKey } from "@packyard/formats/openpgp/index.ts";
 import type { Kysely, Selectable } from "kysely";
-import type { Database, ImportTable } from "../db/schema.ts";
-import { notFound } from "../domain/errors.ts";
-import { newRowId, nowIso } from "../domain/ids.ts";
+import { notFound } from "../platform/core/errors.ts";
+import { newRowId, nowIso } from "../platform/core/ids.ts";
+import type { Database, ImportTable } from "../platform/db/schema.ts";
 
 export type ImportRow = Selectable<ImportTable>;
 type Db = Kysely<Database>;

@@ -2,10 +2,10 @@
 // are one change (use-case.ts); the job is queued once it has committed, so it never runs for a
 // row that is not there. What the job then creates is run.ts's (through the releases' use cases).
 import type { ImportSourceInput } from "@packyard/contract";
-import { type Actor, IMPORT_ACCESS } from "../domain/authorization.ts";
-import { requireOwnProject } from "../domain/projects.ts";
-import type { JobQueue } from "../jobs/queue.ts";
-import { type Caller, change, type Db } from "../use-case.ts";
+import { type Actor, IMPORT_ACCESS } from "../platform/core/authorization.ts";
+import { type Caller, change, type Db } from "../platform/core/use-case.ts";
+import type { JobQueue } from "../platform/jobs/queue.ts";
+import { requireOwnProject } from "../projects/storage.ts";
 import { queueImport } from "./run.ts";
 import { createImportRow, type ImportRow } from "./store.ts";
 

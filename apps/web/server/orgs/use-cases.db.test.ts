@@ -3,10 +3,10 @@
 // (the routes' own tests cover the answers: api/orgs.db.test.ts, routes/_app/orgs.db.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, databaseKind, onboardedUser, type TestApp } from "../../test/harness.ts";
-import { type DomainEvent, onDomainEvent } from "../domain/changes.ts";
-import { DomainError } from "../domain/errors.ts";
-import { listMembers } from "../domain/orgs.ts";
-import { type Caller, SYSTEM } from "../use-case.ts";
+import { type DomainEvent, onDomainEvent } from "../platform/core/changes.ts";
+import { DomainError } from "../platform/core/errors.ts";
+import { type Caller, SYSTEM } from "../platform/core/use-case.ts";
+import { listMembers } from "./storage.ts";
 import {
   acceptInvitation,
   changeMemberRole,

@@ -1,6 +1,6 @@
 // Organizations as use cases (issue 39, decision 070; the rules are decision 040's): creating,
 // renaming and deleting one, its members' roles and leaving, and its invitations. Each decides
-// who may with domain/authorization.ts (through requireOrganization), then makes the change and
+// who may with platform/core/authorization.ts (through requireOrganization), then makes the change and
 // its `organization.*` entry in one transaction (use-case.ts). The entries land in the
 // organization's log, naming the member who acted; a deleted organization's log goes with it,
 // so its deletion is in the deleting member's own.
@@ -12,8 +12,11 @@ import type {
   OrgMember,
   OrgRole,
 } from "@packyard/contract/orgs.ts";
-import type { Actor } from "../domain/authorization.ts";
-import { DomainError } from "../domain/errors.ts";
+import type { Clock } from "../accounts/usernames.ts";
+import type { Actor } from "../platform/core/authorization.ts";
+import { DomainError } from "../platform/core/errors.ts";
+import { type Caller, change, type Db } from "../platform/core/use-case.ts";
+import type { Mailer } from "../platform/mail/mailer.ts";
 import {
   acceptInvitation as acceptInvitationIn,
   createInvitation,
@@ -26,10 +29,7 @@ import {
   revokeInvitation as revokeInvitationIn,
   updateMemberRole,
   updateOrganization,
-} from "../domain/orgs.ts";
-import type { Clock } from "../domain/usernames.ts";
-import type { Mailer } from "../mail/mailer.ts";
-import { type Caller, change, type Db } from "../use-case.ts";
+} from "./storage.ts";
 
 function personOf(caller: Caller): Actor {
   if (caller.actor.kind === "system")

@@ -5,9 +5,9 @@
 import { createProjectInput, updateRepositorySettingsInput } from "@packyard/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, databaseKind, onboardedUser, postJson, type TestApp } from "../../test/harness.ts";
-import { type DomainEvent, onDomainEvent } from "../domain/changes.ts";
-import { DomainError } from "../domain/errors.ts";
-import { type Caller, SYSTEM } from "../use-case.ts";
+import { type DomainEvent, onDomainEvent } from "../platform/core/changes.ts";
+import { DomainError } from "../platform/core/errors.ts";
+import { type Caller, SYSTEM } from "../platform/core/use-case.ts";
 import {
   createProject,
   deleteProject,

@@ -1,7 +1,7 @@
 // A project's state changes (issue 39, decision 070): create, edit, delete, transfer, its
 // repository settings and its signing keys. Each decides with authorization.ts, makes the change
 // in one transaction with its audit entry (use-case.ts) and announces it after the commit. The
-// REST routes (http/api/projects.ts, repository-settings.ts, signing-keys.ts), the dashboard's
+// REST routes (projects/routes.ts, repository-settings.ts, signing-keys.ts), the dashboard's
 // actions and the key lifecycle job call these and only map what comes back.
 import type {
   CreateProjectInput,
@@ -11,12 +11,19 @@ import type {
   UpdateRepositorySettingsInput,
 } from "@packyard/contract";
 import type { SigningKeyAlgorithm } from "@packyard/formats/openpgp/index.ts";
+import type { LimitsSetting } from "../billing/usage.ts";
+import { resignQueue } from "../formats/registry.ts";
 import {
   type Actor,
   assertAccountAccess,
   REPOSITORY_SETTINGS_ACCESS,
   SIGNING_KEY_ROTATE_ACCESS,
-} from "../domain/authorization.ts";
+} from "../platform/core/authorization.ts";
+import { type Caller, change, type Db, type Tx } from "../platform/core/use-case.ts";
+import type { JobQueue } from "../platform/jobs/queue.ts";
+import type { RepositoryPublisher } from "../repositories/publisher.ts";
+import type { SigningKeyRow, SigningKeyService } from "../signing-keys/keys.ts";
+import { DAY_MS, getRepositorySettings, updateRepositorySettings } from "./repository-settings.ts";
 import {
   updateProject as editProject,
   createProject as insertProject,
@@ -25,14 +32,7 @@ import {
   type ProjectRow,
   deleteProject as removeProject,
   requireOwnProject,
-} from "../domain/projects.ts";
-import { DAY_MS, getRepositorySettings, updateRepositorySettings } from "../domain/repository-settings.ts";
-import type { LimitsSetting } from "../domain/usage.ts";
-import { resignQueue } from "../formats/registry.ts";
-import type { JobQueue } from "../jobs/queue.ts";
-import type { RepositoryPublisher } from "../publishing/publisher.ts";
-import type { SigningKeyRow, SigningKeyService } from "../publishing/signing-keys.ts";
-import { type Caller, change, type Db, type Tx } from "../use-case.ts";
+} from "./storage.ts";
 
 /** The person or key asking: a job changes no project (the lifecycle job rotates keys, below). */
 function actorOf(caller: Caller): Actor {
@@ -119,7 +119,7 @@ export async function updateProject(
   });
 }
 
-/** Deletes the project with its releases and files (domain/projects.ts's deleteProject). */
+/** Deletes the project with its releases and files (projects/storage.ts's deleteProject). */
 export async function deleteProject(
   deps: { db: Db },
   caller: Caller,

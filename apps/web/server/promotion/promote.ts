@@ -6,7 +6,7 @@
 //   The files, their bytes and their download URLs stay as they are.
 // - Into another project the release is copied: a new release of the same version, title and
 //   notes, whose files refer to the same stored blobs (no bytes copied; the blob row is held by
-//   the transaction, so the sweep cannot remove them meanwhile, domain/blobs.ts). An .rpm is
+//   the transaction, so the sweep cannot remove them meanwhile, releases/blobs.ts). An .rpm is
 //   signed again with the target's newest key (keys are per project); the signed file is a new
 //   blob. A .deb is listed under its new release's pool path.
 // Either way the change is recorded in the package change log in one transaction and the
@@ -16,20 +16,20 @@
 import type { PromoteInput, PromotionResult } from "@packyard/contract";
 import type { SigningKey } from "@packyard/formats/openpgp/index.ts";
 import type { Kysely, Transaction } from "kysely";
-import type { Database } from "../db/schema.ts";
-import { limitsEnabled } from "../domain/account-plan.ts";
-import { type Actor, assertProjectAccess, assertUploadAllowed } from "../domain/authorization.ts";
-import { deleteOrphanBytes, placeBlob } from "../domain/blobs.ts";
-import { DomainError, isUniqueViolation } from "../domain/errors.ts";
-import { newReleaseId, newRowId, nowIso } from "../domain/ids.ts";
-import { roleFor } from "../domain/orgs.ts";
-import { recordPackageIndexChange } from "../domain/package-index-changes.ts";
-import { findProject, type ProjectRow } from "../domain/projects.ts";
-import { findRelease, type ReleaseRow } from "../domain/releases.ts";
-import { accountHoldings, type LimitsSetting } from "../domain/usage.ts";
+import { limitsEnabled } from "../billing/plan.ts";
+import { accountHoldings, type LimitsSetting } from "../billing/usage.ts";
 import type { PackageFormat, StoredFile } from "../formats/format.ts";
 import { formats } from "../formats/registry.ts";
-import type { BlobStore, StagedBlob } from "../storage/blob-store.ts";
+import { roleFor } from "../orgs/storage.ts";
+import { type Actor, assertProjectAccess, assertUploadAllowed } from "../platform/core/authorization.ts";
+import { DomainError, isUniqueViolation } from "../platform/core/errors.ts";
+import { newReleaseId, newRowId, nowIso } from "../platform/core/ids.ts";
+import type { Database } from "../platform/db/schema.ts";
+import type { BlobStore, StagedBlob } from "../platform/storage/blob-store.ts";
+import { findProject, type ProjectRow } from "../projects/storage.ts";
+import { deleteOrphanBytes, placeBlob } from "../releases/blobs.ts";
+import { findRelease, type ReleaseRow } from "../releases/storage.ts";
+import { recordPackageIndexChange } from "../repositories/changes.ts";
 
 type Db = Kysely<Database>;
 

@@ -4,7 +4,7 @@
 // commit.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, databaseKind, publishingProject, type TestApp } from "../../test/harness.ts";
-import { type DomainEvent, onDomainEvent } from "../domain/changes.ts";
+import { type DomainEvent, onDomainEvent } from "../platform/core/changes.ts";
 import { promoteRelease } from "./use-cases.ts";
 
 let app: TestApp;

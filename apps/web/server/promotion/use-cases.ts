@@ -2,11 +2,11 @@
 // same owner (promote.ts prepares and applies either). One change: the promotion, its
 // `release.promoted` entry in the source project's log, and the target's events after commit.
 import type { PromoteInput, PromotionResult } from "@packyard/contract";
-import type { Actor } from "../domain/authorization.ts";
-import { DomainError } from "../domain/errors.ts";
-import { requireOwnProject } from "../domain/projects.ts";
-import { requireRelease } from "../domain/releases.ts";
-import { type Caller, change } from "../use-case.ts";
+import type { Actor } from "../platform/core/authorization.ts";
+import { DomainError } from "../platform/core/errors.ts";
+import { type Caller, change } from "../platform/core/use-case.ts";
+import { requireOwnProject } from "../projects/storage.ts";
+import { requireRelease } from "../releases/storage.ts";
 import {
   applyCopy,
   applyMove,

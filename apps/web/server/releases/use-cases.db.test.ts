@@ -13,8 +13,8 @@ import {
   storedState,
   type TestApp,
 } from "../../test/harness.ts";
-import { type DomainEvent, onDomainEvent } from "../domain/changes.ts";
-import type { Caller } from "../use-case.ts";
+import { type DomainEvent, onDomainEvent } from "../platform/core/changes.ts";
+import type { Caller } from "../platform/core/use-case.ts";
 import {
   createRelease,
   deleteReleaseFile,

@@ -1,18 +1,18 @@
 // Changing a project's releases and their files (spec §4): creating, editing, yanking and
 // unyanking, deleting a release; uploading and deleting files. Each is one change (use-case.ts):
-// authorized here, made on the change's transaction by domain/releases.ts and domain/files.ts,
+// authorized here, made on the change's transaction by releases/storage.ts and releases/files.ts,
 // with its audit entry and the events webhooks, the publisher and the serving cache hear.
 import type { CreateReleaseInput, UpdateReleaseInput } from "@packyard/contract";
 import type { SigningKey } from "@packyard/formats/openpgp/index.ts";
-import type { Actor } from "../domain/authorization.ts";
-import * as files from "../domain/files.ts";
-import { type ProjectRow, requireOwnProject } from "../domain/projects.ts";
-import type { ReleaseFileRow, ReleaseRow } from "../domain/releases.ts";
-import * as releases from "../domain/releases.ts";
-import type { LimitsSetting } from "../domain/usage.ts";
-import type { Logger } from "../logger.ts";
-import type { BlobStore } from "../storage/blob-store.ts";
-import { type Caller, change, type Db, type PersonCaller, type Record } from "../use-case.ts";
+import type { LimitsSetting } from "../billing/usage.ts";
+import type { Actor } from "../platform/core/authorization.ts";
+import { type Caller, change, type Db, type PersonCaller, type Record } from "../platform/core/use-case.ts";
+import type { Logger } from "../platform/observability/logger.ts";
+import type { BlobStore } from "../platform/storage/blob-store.ts";
+import { type ProjectRow, requireOwnProject } from "../projects/storage.ts";
+import * as files from "./files.ts";
+import type { ReleaseFileRow, ReleaseRow } from "./storage.ts";
+import * as releases from "./storage.ts";
 
 /** A person's caller: releases are changed by a session or a key (jobs have their own entries). */
 export type { PersonCaller };

@@ -6,7 +6,7 @@
 // and stays while it is newer than the oldest release kept among the N (older ones go). Of the
 // rest, a release stays when it is younger than `minAgeDays`, or, with `keepNewestPerMajor`,
 // when it is the newest release of its major version that is not yanked. Last, the release
-// `latest` resolves to (the first in the ranking that is not yanked, as domain/releases.ts
+// `latest` resolves to (the first in the ranking that is not yanked, as releases/storage.ts
 // resolves it) stays unless `deleteLatest` (decision 064).
 import type { RetentionDecision, RetentionPlan, RetentionRules } from "@packyard/contract";
 

@@ -7,7 +7,7 @@ import type { RetentionPlan, RetentionSettings } from "@packyard/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseKind } from "../../test/harness.ts";
 import { type LiveServer, publisher, startLiveServer } from "../../test/live-server.ts";
-import { migrations } from "../db/migrations/index.ts";
+import { migrations } from "../platform/db/migrations/index.ts";
 import { applyRetention } from "./run.ts";
 
 let server: LiveServer;

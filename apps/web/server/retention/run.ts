@@ -5,11 +5,11 @@
 // release `latest` resolves to is never deleted unless the rules allow it (decision 064).
 import type { RetentionPlan, RetentionRules } from "@packyard/contract";
 import type { Kysely } from "kysely";
-import type { Database } from "../db/schema.ts";
-import { listReleaseRows, type ReleaseRow } from "../domain/releases.ts";
-import type { JobDefinition, JobQueue } from "../jobs/queue.ts";
-import type { Logger } from "../logger.ts";
-import { SYSTEM } from "../use-case.ts";
+import { SYSTEM } from "../platform/core/use-case.ts";
+import type { Database } from "../platform/db/schema.ts";
+import type { JobDefinition, JobQueue } from "../platform/jobs/queue.ts";
+import type { Logger } from "../platform/observability/logger.ts";
+import { listReleaseRows, type ReleaseRow } from "../releases/storage.ts";
 import { planRetention } from "./policy.ts";
 import { runRetention } from "./use-cases.ts";
 

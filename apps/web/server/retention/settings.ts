@@ -7,8 +7,8 @@ import {
   type UpdateRetentionInput,
 } from "@packyard/contract";
 import type { Kysely, Selectable } from "kysely";
-import type { Database, RetentionPolicyTable } from "../db/schema.ts";
-import { nowIso } from "../domain/ids.ts";
+import { nowIso } from "../platform/core/ids.ts";
+import type { Database, RetentionPolicyTable } from "../platform/db/schema.ts";
 
 type Db = Kysely<Database>;
 type PolicyRow = Selectable<RetentionPolicyTable>;

@@ -4,7 +4,7 @@
 // delete records nothing either.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, databaseKind, publishingProject, type TestApp } from "../../test/harness.ts";
-import { SYSTEM } from "../use-case.ts";
+import { SYSTEM } from "../platform/core/use-case.ts";
 import { changeRetentionSettings, runRetention } from "./use-cases.ts";
 
 let app: TestApp;

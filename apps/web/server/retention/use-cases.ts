@@ -3,12 +3,12 @@
 // with its audit entry; a run deletes release by release, each deletion committed on its own, so
 // the owner turning the rules off stops it between two.
 import type { RetentionSettings, UpdateRetentionInput } from "@packyard/contract";
-import { type Actor, RETENTION_MANAGE_ACCESS } from "../domain/authorization.ts";
-import { requireOwnProject } from "../domain/projects.ts";
-import { listReleaseRows, resolveLatest } from "../domain/releases.ts";
-import type { JobQueue } from "../jobs/queue.ts";
+import { type Actor, RETENTION_MANAGE_ACCESS } from "../platform/core/authorization.ts";
+import { type Caller, change, type Db } from "../platform/core/use-case.ts";
+import type { JobQueue } from "../platform/jobs/queue.ts";
+import { requireOwnProject } from "../projects/storage.ts";
+import { listReleaseRows, resolveLatest } from "../releases/storage.ts";
 import { jobDeleteRelease } from "../releases/use-cases.ts";
-import { type Caller, change, type Db } from "../use-case.ts";
 import { planRetention } from "./policy.ts";
 import { candidates, queueRetention, type RetentionDeps } from "./run.ts";
 import { getRetentionSettings, recordRetentionRun, saveRetentionSettings } from "./settings.ts";

@@ -2,9 +2,9 @@
 // `webhooks` section, named by the event, with the signature headers and the payload's schema.
 import { WEBHOOK_EVENTS } from "@packyard/contract";
 import { describe, expect, it } from "vitest";
-import { createApi } from "../http/api/index.ts";
-import { buildOpenApiDocument } from "../http/openapi.ts";
-import { createLogger } from "../logger.ts";
+import { createApi } from "../platform/http/api-index.ts";
+import { buildOpenApiDocument } from "../platform/http/openapi.ts";
+import { createLogger } from "../platform/observability/logger.ts";
 import type { Services } from "../services.ts";
 
 const services = {

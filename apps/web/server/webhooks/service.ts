@@ -1,5 +1,5 @@
 // Webhooks of a project (docs/webhooks.md, decision 032): subscriptions, and the deliveries
-// made for them. An event (domain/changes.ts activity) becomes one delivery row per subscribed
+// made for them. An event (platform/core/changes.ts activity) becomes one delivery row per subscribed
 // webhook, with the JSON body as it will be sent; each attempt is a job (webhook-delivery) that
 // claims the row, POSTs it signed (signature.ts) to a checked address (address-guard.ts) and
 // records the attempt. A failed attempt is retried with exponential backoff for 24 hours; a
@@ -24,17 +24,17 @@ import {
 } from "@packyard/contract";
 import { decryptPrivateKey, encryptPrivateKey } from "@packyard/formats/openpgp/index.ts";
 import type { Kysely, Selectable } from "kysely";
-import type { Database, WebhookDeliveryTable, WebhookTable } from "../db/schema.ts";
-import { type ActivityEvent, onActivity } from "../domain/changes.ts";
-import { DomainError, notFound } from "../domain/errors.ts";
-import { newRowId } from "../domain/ids.ts";
-import { isOrganization, ownerRecipients } from "../domain/orgs.ts";
-import { releaseUrls } from "../domain/releases.ts";
-import type { Clock } from "../domain/usernames.ts";
-import type { JobDefinition, JobQueue } from "../jobs/queue.ts";
-import type { Logger } from "../logger.ts";
-import type { Mailer } from "../mail/mailer.ts";
-import { webhookDisabledMail } from "../mail/templates.ts";
+import type { Clock } from "../accounts/usernames.ts";
+import { isOrganization, ownerRecipients } from "../orgs/storage.ts";
+import { type ActivityEvent, onActivity } from "../platform/core/changes.ts";
+import { DomainError, notFound } from "../platform/core/errors.ts";
+import { newRowId } from "../platform/core/ids.ts";
+import type { Database, WebhookDeliveryTable, WebhookTable } from "../platform/db/schema.ts";
+import type { JobDefinition, JobQueue } from "../platform/jobs/queue.ts";
+import type { Mailer } from "../platform/mail/mailer.ts";
+import { webhookDisabledMail } from "../platform/mail/templates.ts";
+import type { Logger } from "../platform/observability/logger.ts";
+import { releaseUrls } from "../releases/storage.ts";
 import { ForbiddenAddressError, resolvePublicAddresses } from "./address-guard.ts";
 import { type AttemptResult, postWebhook, WEBHOOK_TIMEOUT_MS } from "./deliver.ts";
 import { FairLimiter } from "./fair-limiter.ts";

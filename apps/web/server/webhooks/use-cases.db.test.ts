@@ -3,7 +3,7 @@
 // made it; the delivery worker's turning off is the system's, once, however often it is asked.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, databaseKind, publishingProject, type TestApp } from "../../test/harness.ts";
-import type { Caller } from "../use-case.ts";
+import type { Caller } from "../platform/core/use-case.ts";
 import {
   createWebhook,
   deleteWebhook,

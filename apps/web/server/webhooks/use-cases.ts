@@ -10,13 +10,13 @@ import {
   type WebhookWithSecret,
 } from "@packyard/contract";
 import type { Selectable } from "kysely";
-import type { WebhookTable } from "../db/schema.ts";
-import { WEBHOOK_MANAGE_ACCESS } from "../domain/authorization.ts";
-import { DomainError, notFound } from "../domain/errors.ts";
-import { newRowId } from "../domain/ids.ts";
-import { type ProjectRow, requireOwnProject } from "../domain/projects.ts";
-import type { Clock } from "../domain/usernames.ts";
-import { change, type Db, type PersonCaller, SYSTEM, type Tx } from "../use-case.ts";
+import type { Clock } from "../accounts/usernames.ts";
+import { WEBHOOK_MANAGE_ACCESS } from "../platform/core/authorization.ts";
+import { DomainError, notFound } from "../platform/core/errors.ts";
+import { newRowId } from "../platform/core/ids.ts";
+import { change, type Db, type PersonCaller, SYSTEM, type Tx } from "../platform/core/use-case.ts";
+import type { WebhookTable } from "../platform/db/schema.ts";
+import { type ProjectRow, requireOwnProject } from "../projects/storage.ts";
 import { newWebhookSecret } from "./signature.ts";
 
 /** Webhooks a project may have. */

@@ -6,7 +6,7 @@
 //
 // The hashing itself (MidstateHasher) needs no keys, only where to resume: a hasher in another
 // thread fed the same chunks keeps the same checkpoints, so one algorithm can be computed there
-// while the others are computed here (publishing/digest-thread.ts).
+// while the others are computed here (repositories/digest-thread.ts).
 import { createHash, type Hash } from "node:crypto";
 
 export type DigestAlgorithm = "sha256" | "sha512";

@@ -1,9 +1,9 @@
 // The dashboard's banner once this month's downloads reach 80 % or 100 % of the plan's
 // allowance (decision 018): a warning only, downloads are never cut off. Its data comes from
-// downloadAlert(db, config, userId) (server/domain/usage.ts), undefined below 80 %.
+// downloadAlert(db, config, userId) (server/billing/usage.ts), undefined below 80 %.
 import { Gauge } from "lucide-react";
 import { Link } from "react-router";
-import type { DownloadAlert } from "../../../server/domain/usage.ts";
+import type { DownloadAlert } from "../../../server/billing/usage.ts";
 import { formatFileSize } from "../../lib/format.ts";
 import { cn } from "../../lib/utils.ts";
 import { Button } from "../ui/button.tsx";

@@ -1,9 +1,9 @@
 // The account's usage against its plan as bars: private projects, storage, and this month's
 // downloads (decision 018). /dashboard and /subscription show it with the same numbers, loaded
-// on the server by usageSummary(db, config, userId) (server/domain/usage.ts).
+// on the server by usageSummary(db, config, userId) (server/billing/usage.ts).
 import { ArrowRight } from "lucide-react";
 import { Link } from "react-router";
-import type { UsageMeasure, UsageSummary } from "../../../server/domain/usage.ts";
+import type { UsageMeasure, UsageSummary } from "../../../server/billing/usage.ts";
 import { formatFileSize } from "../../lib/format.ts";
 import { cn } from "../../lib/utils.ts";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../ui/card.tsx";

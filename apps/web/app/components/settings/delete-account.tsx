@@ -6,7 +6,7 @@ import { MailCheck, TriangleAlert } from "lucide-react";
 import { useState } from "react";
 import { useOutletContext } from "react-router";
 import { z } from "zod";
-import type { AccountDeletionSummary } from "../../../server/domain/account-deletion.ts";
+import type { AccountDeletionSummary } from "../../../server/accounts/deletion.ts";
 import { authClient } from "../../lib/auth-client.ts";
 import { formatFileSize } from "../../lib/format.ts";
 import { text } from "../../lib/forms.ts";

@@ -1,7 +1,7 @@
 // The blog for the route loaders: which content source the configuration names (the posts
 // shipped in the repository unless the content service is configured), what each page loads
 // from it, and listAllPostSlugs for the sitemap.
-import type { BlogContentConfig } from "../../../server/config.ts";
+import type { BlogContentConfig } from "../../../server/platform/config/config.ts";
 import { shippedSource } from "./embedded.server.ts";
 import { readingTimeMinutes } from "./reading-time.ts";
 import { createSanitySource } from "./sanity.server.ts";

@@ -3,7 +3,7 @@
 // /billing/success's confirmation, /subscription's plan, renewal, cancelation and resumption,
 // /billing's card, invoices and portal, /billing/cancel, the past-due banner, and the CSP.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setOperatorPlan } from "../../../server/domain/account-plan.ts";
+import { setOperatorPlan } from "../../../server/billing/plan.ts";
 import { type FakeStripe, startFakeStripe } from "../../../test/fake-stripe.ts";
 import {
   createTestApp,

@@ -5,7 +5,7 @@ import { useState } from "react";
 import { NavLink, Outlet, useLocation, useNavigate, useOutletContext } from "react-router";
 import { toast } from "sonner";
 import { billingNotice } from "../../../server/billing/account.ts";
-import { downloadAlert } from "../../../server/domain/usage.ts";
+import { downloadAlert } from "../../../server/billing/usage.ts";
 import { PastDueBanner } from "../../components/billing/past-due-banner.tsx";
 import { UsageBanner } from "../../components/billing/usage-banner.tsx";
 import { useFlashToast } from "../../components/dashboard/use-flash-toast.ts";

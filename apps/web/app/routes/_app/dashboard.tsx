@@ -6,7 +6,7 @@ import { ArrowRight, Download, FolderGit2, FolderPlus, HardDrive, Tag } from "lu
 import { useEffect } from "react";
 import { Link, useOutletContext, useSearchParams } from "react-router";
 import { toast } from "sonner";
-import { usageSummary } from "../../../server/domain/usage.ts";
+import { usageSummary } from "../../../server/billing/usage.ts";
 import { UsageBars } from "../../components/billing/usage-bars.tsx";
 import { YankedBadge } from "../../components/dashboard/badges.tsx";
 import { FormattedDate } from "../../components/dashboard/formatted-date.tsx";

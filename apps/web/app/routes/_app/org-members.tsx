@@ -1,7 +1,7 @@
 // /orgs/{orgSlug}/members: who belongs to the organization and with which role. Admins and owners
 // change roles (only owners make or unmake owners, which is how ownership is handed over), remove
 // members, invite by email (the link is mailed, and shown here while open) and revoke
-// invitations; anyone may leave. The rules are the domain's (server/domain/orgs.ts): an
+// invitations; anyone may leave. The rules are the domain's (server/orgs/storage.ts): an
 // organization keeps at least one owner, and its refusals show in the form's alert.
 import { useForm } from "@conform-to/react";
 import { type OrgRole, orgRoleDescriptions, orgRoles } from "@packyard/contract/orgs.ts";

@@ -1,7 +1,7 @@
 // /profile: who you are on Packyard (spec §5). The username and name are saved by this route's
 // action; the sign-in email goes through better-auth's change-email flow from the browser. A
 // username is part of public URLs: the old one keeps redirecting to the new one and stays
-// yours for USERNAME_HOLD_DAYS (server/domain/usernames.ts, decision 014).
+// yours for USERNAME_HOLD_DAYS (server/accounts/usernames.ts, decision 014).
 import { type SubmissionResult, useForm } from "@conform-to/react";
 import { changeEmailSchema, profileSchema, USERNAME_HOLD_DAYS } from "@packyard/contract/profile.ts";
 import { useEffect, useRef, useState } from "react";
@@ -9,7 +9,7 @@ import { Form, useNavigation, useOutletContext, useRevalidator } from "react-rou
 import { toast } from "sonner";
 import { z } from "zod";
 import { changeProfile } from "../../../server/accounts/use-cases.ts";
-import { heldUsernames, UsernameTakenError } from "../../../server/domain/usernames.ts";
+import { heldUsernames, UsernameTakenError } from "../../../server/accounts/usernames.ts";
 import { FormattedDate } from "../../components/dashboard/formatted-date.tsx";
 import { PageHeader } from "../../components/page-header.tsx";
 import { Alert } from "../../components/ui/alert.tsx";

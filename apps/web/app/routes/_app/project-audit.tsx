@@ -1,7 +1,7 @@
 // /projects/{projectSlug}/audit: the project's audit log — uploads, deletions, yanks, releases,
 // settings and key rotations, with who made them (the owner signed in, or which API key) and
 // from which address — filtered by the query string (components/audit/audit-log.tsx).
-import { PROJECT_AUDIT_ACCESS } from "../../../server/domain/authorization.ts";
+import { PROJECT_AUDIT_ACCESS } from "../../../server/platform/core/authorization.ts";
 import { AuditLog } from "../../components/audit/audit-log.tsx";
 import { Breadcrumbs } from "../../components/dashboard/breadcrumbs.tsx";
 import { ProjectTabs } from "../../components/dashboard/project-tabs.tsx";

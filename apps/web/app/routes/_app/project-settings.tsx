@@ -18,7 +18,7 @@ import { useEffect, useRef } from "react";
 import { Form, redirect, useNavigation } from "react-router";
 import { toast } from "sonner";
 import { z } from "zod";
-import { getRepositorySettings } from "../../../server/domain/repository-settings.ts";
+import { getRepositorySettings } from "../../../server/projects/repository-settings.ts";
 import { transferProject, updateProjectRepositorySettings } from "../../../server/projects/use-cases.ts";
 import { getRetentionSettings } from "../../../server/retention/settings.ts";
 import { Breadcrumbs } from "../../components/dashboard/breadcrumbs.tsx";

@@ -9,8 +9,8 @@ import { useEffect, useRef, useState } from "react";
 import { data, useFetcher } from "react-router";
 import { toast } from "sonner";
 import { z } from "zod";
-import { WEBHOOK_MANAGE_ACCESS, WEBHOOK_READ_ACCESS } from "../../../server/domain/authorization.ts";
-import { requestContext } from "../../../server/http/request-context.ts";
+import { WEBHOOK_MANAGE_ACCESS, WEBHOOK_READ_ACCESS } from "../../../server/platform/core/authorization.ts";
+import { requestContext } from "../../../server/platform/http/request-context.ts";
 import {
   createWebhook,
   deleteWebhook,

@@ -13,8 +13,8 @@ import {
   Tag,
 } from "lucide-react";
 import { Link, redirect } from "react-router";
-import { listFileRows } from "../../../server/domain/releases.ts";
 import { deleteProject, updateProject } from "../../../server/projects/use-cases.ts";
+import { listFileRows } from "../../../server/releases/storage.ts";
 import { VisibilityBadge, YankedBadge } from "../../components/dashboard/badges.tsx";
 import { Breadcrumbs } from "../../components/dashboard/breadcrumbs.tsx";
 import { FormattedDate } from "../../components/dashboard/formatted-date.tsx";

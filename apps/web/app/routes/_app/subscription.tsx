@@ -6,7 +6,7 @@
 import { type PlanId, parseAnnual, plans } from "@packyard/contract/plans.ts";
 import { CalendarClock, ShieldCheck } from "lucide-react";
 import { Link, useSearchParams } from "react-router";
-import { usageSummary } from "../../../server/domain/usage.ts";
+import { usageSummary } from "../../../server/billing/usage.ts";
 import { ConfirmedBillingButton, StripeRedirectButton } from "../../components/billing/billing-forms.tsx";
 import { PastDueBanner } from "../../components/billing/past-due-banner.tsx";
 import { UsageBars } from "../../components/billing/usage-bars.tsx";

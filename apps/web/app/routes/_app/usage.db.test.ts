@@ -4,8 +4,8 @@
 // dashboard page shows a banner. SQLite and PostgreSQL.
 import { plans } from "@packyard/contract/plans.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setOperatorPlan } from "../../../server/domain/account-plan.ts";
-import { currentMonth } from "../../../server/domain/downloads.ts";
+import { setOperatorPlan } from "../../../server/billing/plan.ts";
+import { currentMonth } from "../../../server/downloads/counts.ts";
 import { createTestApp, databaseKind, onboardedUser, type TestApp } from "../../../test/harness.ts";
 
 let app: TestApp;

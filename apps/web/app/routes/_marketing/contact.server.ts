@@ -1,13 +1,13 @@
 // The contact page's server side: the form token for the page, and a submission handed to the
-// contact domain (server/domain/contact.ts) with the client's address from the request context.
+// contact domain (server/site/contact.ts) with the client's address from the request context.
 import type { RouterContextProvider } from "react-router";
+import { requestContext } from "../../../server/platform/http/request-context.ts";
 import {
   type ContactOutcome,
   type ContactSubmission,
   issueContactToken,
   submitContactMessage,
-} from "../../../server/domain/contact.ts";
-import { requestContext } from "../../../server/http/request-context.ts";
+} from "../../../server/site/contact.ts";
 
 type Context = Readonly<RouterContextProvider>;
 

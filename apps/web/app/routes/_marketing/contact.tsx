@@ -1,6 +1,6 @@
 // /contact (spec §3, §5): name, email, subject, message and type, checked in the browser and again
 // by the action with the contract's schema; the server also checks the form's signed token, a
-// honeypot field and the per-address limit (server/domain/contact.ts). The message is stored,
+// honeypot field and the per-address limit (server/site/contact.ts). The message is stored,
 // then mailed to CONTACT_EMAIL; the visitor sees a confirmation either way (and so does a
 // program that filled the honeypot, though its message was dropped).
 import { type SubmissionResult, useForm } from "@conform-to/react";

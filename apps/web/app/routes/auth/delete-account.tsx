@@ -1,10 +1,10 @@
 // /auth/delete-account: where a mailed account-deletion link lands when better-auth refuses it
-// (server/http/account-deletion-link.ts). ?error=INVALID_TOKEN: the link is wrong, expired, used,
+// (server/auth/account-deletion-link.ts). ?error=INVALID_TOKEN: the link is wrong, expired, used,
 // or for another account than the one signed in. ?token=…: the browser was not signed in; after
 // signing in, the account can be deleted from here with the same link. Decision 015.
 import { TriangleAlert } from "lucide-react";
 import { Link, redirect } from "react-router";
-import { accountDeletionSummary } from "../../../server/domain/account-deletion.ts";
+import { accountDeletionSummary } from "../../../server/accounts/deletion.ts";
 import { AuthShell } from "../../components/auth-shell.tsx";
 import { DELETED_CALLBACK_URL } from "../../components/settings/delete-account.tsx";
 import { Alert } from "../../components/ui/alert.tsx";

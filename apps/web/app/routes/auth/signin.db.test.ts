@@ -4,7 +4,7 @@
 // SQLite, and PostgreSQL when configured.
 import { explainAuthError, SPEC_REDIRECT_ERROR_CODES } from "@packyard/contract/auth-errors.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { escapeHtml } from "../../../server/http/error-page.ts";
+import { escapeHtml } from "../../../server/platform/http/error-page.ts";
 import { createTestApp, databaseKind, TEST_ORIGIN, type TestApp } from "../../../test/harness.ts";
 import { startOidcProvider, type TestOidcProvider } from "../../../test/oidc-provider.ts";
 

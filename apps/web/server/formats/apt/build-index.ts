@@ -20,7 +20,7 @@ import {
   ResumableDigests,
 } from "@packyard/formats/compress/resumable-digests.ts";
 import { type SigningKey, signCleartext, signDetachedArmored } from "@packyard/formats/openpgp/index.ts";
-import type { DigestThread } from "../../publishing/digest-thread.ts";
+import type { DigestThread } from "../../repositories/digest-thread.ts";
 import type { RestoredBlock, RestoredBlocks, RestoredIndex } from "./restore-blocks.ts";
 import { type IndexedPackage, SuiteIndexes, type SuiteIndexView } from "./suite-indexes.ts";
 import { compressStoredLater, type XzBlockCache, type XzEncoder, xzDocument } from "./xz-blocks.ts";

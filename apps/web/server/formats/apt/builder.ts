@@ -3,18 +3,18 @@
 
 import { gzipMemberCacheBytes } from "@packyard/formats/compress/gzip-members.ts";
 import type { Kysely } from "kysely";
-import type { Database } from "../../db/schema.ts";
-import { DAY_MS, DEFAULT_SUITE } from "../../domain/repository-settings.ts";
-import { DigestThread } from "../../publishing/digest-thread.ts";
-import type { MemoryBudget } from "../../publishing/memory-budget.ts";
+import type { Database } from "../../platform/db/schema.ts";
+import { DAY_MS, DEFAULT_SUITE } from "../../projects/repository-settings.ts";
+import { DigestThread } from "../../repositories/digest-thread.ts";
+import type { MemoryBudget } from "../../repositories/memory-budget.ts";
 import {
   compareSetOrder,
   compareUploadOrder,
   type PackageLoader,
   PackageSets,
   type ReleasedPackage,
-} from "../../publishing/package-sets.ts";
-import type { FormatBuilder } from "../../publishing/publisher.ts";
+} from "../../repositories/package-sets.ts";
+import type { FormatBuilder } from "../../repositories/publisher.ts";
 import {
   buildSuite,
   type GzipBlockCache,

@@ -12,9 +12,9 @@ import { isStoredXzBlock } from "@packyard/formats/compress/xz-stored.ts";
 import { buildTestDeb } from "@packyard/formats/deb/test-deb-builder.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, databaseKind, publishingProject, type TestApp } from "../../../test/harness.ts";
-import { aptReleaseSettings } from "../../domain/repository-settings.ts";
-import { MemoryBudget } from "../../publishing/memory-budget.ts";
-import type { FormatBuilder } from "../../publishing/publisher.ts";
+import { aptReleaseSettings } from "../../projects/repository-settings.ts";
+import { MemoryBudget } from "../../repositories/memory-budget.ts";
+import type { FormatBuilder } from "../../repositories/publisher.ts";
 import { createAptBuilder } from "./builder.ts";
 import { splitXzStream } from "./xz-blocks.ts";
 

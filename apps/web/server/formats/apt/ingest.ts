@@ -5,7 +5,7 @@ import type { Readable } from "node:stream";
 import { apiErrorCodeOr } from "@packyard/contract";
 import { poolPrefix, renderPackagesStanza } from "@packyard/formats/apt/index.ts";
 import { DebFormatError, readDeb } from "@packyard/formats/deb/index.ts";
-import { DomainError } from "../../domain/errors.ts";
+import { DomainError } from "../../platform/core/errors.ts";
 
 /** Suite and component names: what apt accepts in a sources line and a dists/ path. */
 const TOKEN = /^[a-z0-9][a-z0-9.+-]{0,63}$/;

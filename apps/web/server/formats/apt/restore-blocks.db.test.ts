@@ -9,8 +9,8 @@ import { buildTestDeb } from "@packyard/formats/deb/test-deb-builder.ts";
 import { requireTools } from "@packyard/formats/test-support/system-tools.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, databaseKind, publishingProject, type TestApp } from "../../../test/harness.ts";
-import { MemoryBudget } from "../../publishing/memory-budget.ts";
-import { RepositoryPublisher } from "../../publishing/publisher.ts";
+import { MemoryBudget } from "../../repositories/memory-budget.ts";
+import { RepositoryPublisher } from "../../repositories/publisher.ts";
 import { createAptBuilder } from "./builder.ts";
 import { splitXzStream, systemXzEncoder, type XzEncoder } from "./xz-blocks.ts";
 

@@ -4,8 +4,8 @@
 // index again — gzip and, above all, xz of every block was most of that build (issue 16).
 import { type CachedMember, splitGzipMembers } from "@packyard/formats/compress/gzip-members.ts";
 import type { Kysely } from "kysely";
-import type { Database } from "../../db/schema.ts";
-import type { BlobStore } from "../../storage/blob-store.ts";
+import type { Database } from "../../platform/db/schema.ts";
+import type { BlobStore } from "../../platform/storage/blob-store.ts";
 import { type CachedXzBlock, splitXzStream, type XzPiece, xzPiece } from "./xz-blocks.ts";
 
 /** A block of the served index: its gzip member and its xz block (or two, decision 049). */

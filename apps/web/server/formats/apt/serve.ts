@@ -2,10 +2,7 @@
 // by-hash files of every still-served generation), /dl/{u}/{p}/deb/pool/… (the packages), and
 // /dl/{u}/{p}/setup.deb.sh. The project's public keys are served by signing-keys.ts.
 import { gunzipSync } from "node:zlib";
-import { notFound } from "../../domain/errors.ts";
-import { cacheControl } from "../../http/cache-control.ts";
-import { type Answer, type Body, type DlDeps, type DlRequest, dlProject } from "../../http/dl-answer.ts";
-import type { IndexFileRef } from "../../publishing/publisher.ts";
+import { type Answer, type Body, type DlDeps, type DlRequest, dlProject } from "../../downloads/dl-answer.ts";
 import {
   cachedCurrentFile,
   cachedFileByHash,
@@ -13,8 +10,11 @@ import {
   cachedUsernameOf,
   indexBytes,
   NotInMemory,
-} from "../../serving/lookups.ts";
-import { servingCachesOf } from "../../serving/serve-cache.ts";
+} from "../../downloads/lookups.ts";
+import { servingCachesOf } from "../../downloads/serve-cache.ts";
+import { notFound } from "../../platform/core/errors.ts";
+import { cacheControl } from "../../platform/http/cache-control.ts";
+import type { IndexFileRef } from "../../repositories/publisher.ts";
 import { renderDebSetupScript } from "./setup-script.ts";
 
 /** A path under /dl/{u}/{p}/deb/ into dists/: its suite, the file, and for by-hash files the digest. */
@@ -105,7 +105,7 @@ export async function resolveAptFile(deps: DlDeps, req: DlRequest): Promise<Answ
   if (!dists) throw notFound();
   const { suite, path, byHash } = dists;
   // An uncompressed Packages file is not stored: it is the decompressed .gz of its generation.
-  // Index files are small and named by their sha256: answered from memory (serving/lookups.ts).
+  // Index files are small and named by their sha256: answered from memory (downloads/lookups.ts).
   const indexFile = async (file: IndexFileRef, headers: Record<string, string>): Promise<Answer> => {
     const answer = (body: Body, length: number): Answer => ({
       route: DEB_ROUTE,

@@ -6,10 +6,10 @@ import { signDetachedArmored } from "@packyard/formats/openpgp/index.ts";
 import { buildRepodataFiles, type RepodataMemberCaches } from "@packyard/formats/yum/repodata-blocks.ts";
 import { renderRepomd } from "@packyard/formats/yum/repomd-xml.ts";
 import type { Kysely } from "kysely";
-import type { Database, YumPackageTable } from "../../db/schema.ts";
-import { type MemoryBudget, stringBytes } from "../../publishing/memory-budget.ts";
-import { type PackageLoader, PackageSets, type ReleasedPackage } from "../../publishing/package-sets.ts";
-import type { FormatBuilder } from "../../publishing/publisher.ts";
+import type { Database, YumPackageTable } from "../../platform/db/schema.ts";
+import { type MemoryBudget, stringBytes } from "../../repositories/memory-budget.ts";
+import { type PackageLoader, PackageSets, type ReleasedPackage } from "../../repositories/package-sets.ts";
+import type { FormatBuilder } from "../../repositories/publisher.ts";
 import { type GroupOrder, orderGroup } from "./group-order.ts";
 
 interface RpmRow

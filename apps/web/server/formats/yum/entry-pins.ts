@@ -15,7 +15,7 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { type Kysely, sql } from "kysely";
-import type { Database } from "../../db/schema.ts";
+import type { Database } from "../../platform/db/schema.ts";
 
 /** How long after a repomd.xml answer its signature is still answered from that generation. */
 export const PAIR_WINDOW_MS = 30_000;

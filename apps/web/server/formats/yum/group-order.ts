@@ -7,7 +7,7 @@
 // file (package-sets.ts) — and those in `order` (name, then arch), ties in the set's order. That
 // is one total order, compareRows: a full sort and a merge into the previous order give the
 // same list.
-import type { ReleasedPackage } from "../../publishing/package-sets.ts";
+import type { ReleasedPackage } from "../../repositories/package-sets.ts";
 
 export interface OrderedRow extends ReleasedPackage {
   /** Group, name, epoch, version, release and arch: what makes two packages the same. */

@@ -11,8 +11,8 @@ import { signRpm } from "@packyard/formats/rpm/sign-rpm.ts";
 import { renderFilelistsPackage } from "@packyard/formats/yum/filelists-xml.ts";
 import { renderOtherPackage } from "@packyard/formats/yum/other-xml.ts";
 import { renderPrimaryPackage } from "@packyard/formats/yum/primary-xml.ts";
-import { DomainError } from "../../domain/errors.ts";
-import type { BlobStore, StagedBlob } from "../../storage/blob-store.ts";
+import { DomainError } from "../../platform/core/errors.ts";
+import type { BlobStore, StagedBlob } from "../../platform/storage/blob-store.ts";
 
 const GROUP = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 const RESERVED = new Set(["repodata", "packages"]);

@@ -18,8 +18,8 @@ import { databaseKind } from "../../../test/harness.ts";
 import { type LiveServer, publisher, startLiveServer } from "../../../test/live-server.ts";
 import { movingClock } from "../../../test/moving-clock.ts";
 import { makeTempDir, removeTempDirs } from "../../../test/temp-dirs.ts";
-import { collectUnreferencedBlobs } from "../../domain/blobs.ts";
-import { keyLifecyclePass } from "../../publishing/key-lifecycle-job.ts";
+import { collectUnreferencedBlobs } from "../../releases/blobs.ts";
+import { keyLifecyclePass } from "../../signing-keys/lifecycle-job.ts";
 import { queueRpmResign, RESIGN_BATCH, resignProjectRpms } from "./resign-rpms.ts";
 
 const hasTools = requireTools(["rpmbuild", "rpmkeys", "dnf", "gpg", "sha256sum"]);

@@ -8,15 +8,15 @@
 // transaction, so a project with thousands of packages never holds one; a retry resumes where
 // the last attempt stopped (what is done is recorded per file).
 import type { Kysely } from "kysely";
-import type { Database } from "../../db/schema.ts";
-import { deleteOrphanBytes, placeBlob } from "../../domain/blobs.ts";
-import { nowIso } from "../../domain/ids.ts";
-import { recordPackageIndexChange } from "../../domain/package-index-changes.ts";
-import type { JobDefinition, JobQueue } from "../../jobs/queue.ts";
-import type { Logger } from "../../logger.ts";
-import type { RepositoryPublisher } from "../../publishing/publisher.ts";
-import type { SigningKeyService } from "../../publishing/signing-keys.ts";
-import type { BlobStore } from "../../storage/blob-store.ts";
+import { nowIso } from "../../platform/core/ids.ts";
+import type { Database } from "../../platform/db/schema.ts";
+import type { JobDefinition, JobQueue } from "../../platform/jobs/queue.ts";
+import type { Logger } from "../../platform/observability/logger.ts";
+import type { BlobStore } from "../../platform/storage/blob-store.ts";
+import { deleteOrphanBytes, placeBlob } from "../../releases/blobs.ts";
+import { recordPackageIndexChange } from "../../repositories/changes.ts";
+import type { RepositoryPublisher } from "../../repositories/publisher.ts";
+import type { SigningKeyService } from "../../signing-keys/keys.ts";
 import { signStagedRpm, yumRecord } from "./ingest.ts";
 import { keysToServe } from "./rpm-signers.ts";
 

@@ -1,13 +1,13 @@
-import { notFound } from "../../domain/errors.ts";
-import { cacheControl } from "../../http/cache-control.ts";
-import { type Answer, type Body, type DlDeps, type DlRequest, dlProject } from "../../http/dl-answer.ts";
+import { type Answer, type Body, type DlDeps, type DlRequest, dlProject } from "../../downloads/dl-answer.ts";
 import {
   cachedCurrentFile,
   cachedUsernameOf,
   cachedYumPackageFile,
   indexBytes,
   NotInMemory,
-} from "../../serving/lookups.ts";
+} from "../../downloads/lookups.ts";
+import { notFound } from "../../platform/core/errors.ts";
+import { cacheControl } from "../../platform/http/cache-control.ts";
 import { renderRepoFile, renderRpmSetupScript } from "./setup-script.ts";
 
 const REPOMD = "repodata/repomd.xml";

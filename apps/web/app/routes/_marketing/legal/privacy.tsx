@@ -1,6 +1,6 @@
 // /legal/privacy: what the hosted Packyard keeps about its users and visitors, why, for how long,
 // who processes it for us, and how to have it deleted. Retention periods here are the ones the
-// code applies (sessions: server/auth/auth.ts; contact messages: server/domain/contact.ts).
+// code applies (sessions: server/auth/auth.ts; contact messages: server/site/contact.ts).
 import { Link } from "react-router";
 import { LegalPage, type LegalSection } from "../../../components/marketing/legal-page.tsx";
 import { pageMeta } from "../../../lib/meta.ts";

@@ -1,0 +1,220 @@
+// Download accounting. Every response body served from an owner's /dl URLs (release files, APT
+// pool files and indexes, YUM packages and repodata) adds the bytes it handed to the client to
+// the owner's monthly total, ranges and cut-off downloads by what was actually sent. A release
+// file's bytes — from its stable URL, APT's pool or a YUM repository — also count in the
+// project's download statistics (decision 033: per file, UTC day, kind of client and
+// distribution), and a file delivered to its last byte counts as one download of that file and
+// of the month. Responses are added up in memory (DownloadBatch) and written in one transaction
+// per flush (writeDownloadBatch); usage.ts's countServed decides when.
+import { type ClientKind, DISTRIBUTION_MAX } from "@packyard/contract/stats.ts";
+import { type Kysely, sql } from "kysely";
+import type { Database } from "../platform/db/schema.ts";
+
+/**
+ * The UTC day of a moment, "2026-11-24", and its month: made once per day, however many
+ * responses it counts.
+ */
+let dayNumber = Number.NaN;
+let dayText = "";
+let monthText = "";
+function dayOf(date: Date): string {
+  const day = Math.floor(date.getTime() / 86_400_000);
+  if (day !== dayNumber) {
+    dayText = date.toISOString().slice(0, 10);
+    monthText = dayText.slice(0, 7);
+    dayNumber = day;
+  }
+  return dayText;
+}
+
+/** The month a download counts in: UTC, "2026-11". */
+export const currentMonth = (date = new Date()) => {
+  dayOf(date);
+  return monthText;
+};
+
+/** The release file a response served bytes of, as its statistics name it. */
+export interface ServedFile {
+  id: string;
+  projectId: string;
+  version: string;
+  filename: string;
+}
+
+export interface Served {
+  ownerId: string;
+  /** Bytes of the body the client's connection took. */
+  bytes: number;
+  /** The release file these bytes are of; none for an index, a key or a script. */
+  file?: ServedFile;
+  /** The file reached the client to its last byte: one download. */
+  download?: boolean;
+  /** Who asked (from the User-Agent), and for which distribution: for the statistics. */
+  client?: ClientKind;
+  distribution?: string;
+}
+
+/** The owner's month after a batch was written. */
+export interface MonthTotals {
+  ownerId: string;
+  month: string;
+  bytes: number;
+  /** The allowance warning already mailed this month: 0, 80 or 100. */
+  notifiedPercent: number;
+}
+
+interface MonthEntry {
+  ownerId: string;
+  month: string;
+  downloads: number;
+  bytes: number;
+}
+
+interface StatEntry {
+  file: ServedFile;
+  day: string;
+  client: ClientKind;
+  distribution: string;
+  downloads: number;
+  bytes: number;
+}
+
+/** Served responses added up: per owner and month, per file, per statistics row. */
+export class DownloadBatch {
+  readonly months = new Map<string, MonthEntry>();
+  /** Downloads per release file (its download_count). */
+  readonly files = new Map<string, number>();
+  readonly stats = new Map<string, StatEntry>();
+
+  get size(): number {
+    return this.months.size + this.files.size + this.stats.size;
+  }
+
+  add(served: Served, at: Date): void {
+    const downloads = served.file && served.download ? 1 : 0;
+    const month = currentMonth(at);
+    const monthKey = `${served.ownerId} ${month}`;
+    const entry = this.months.get(monthKey);
+    if (entry) {
+      entry.downloads += downloads;
+      entry.bytes += served.bytes;
+    } else this.months.set(monthKey, { ownerId: served.ownerId, month, downloads, bytes: served.bytes });
+    const file = served.file;
+    if (!file) return;
+    if (downloads) this.files.set(file.id, (this.files.get(file.id) ?? 0) + 1);
+    const day = dayOf(at);
+    const client = served.client ?? "other";
+    // The column's width: one over-long name must not fail a whole batch on PostgreSQL.
+    const distribution = (served.distribution ?? "").slice(0, DISTRIBUTION_MAX);
+    const statKey = `${file.id}\0${day}\0${client}\0${distribution}`;
+    const stat = this.stats.get(statKey);
+    if (stat) {
+      stat.downloads += downloads;
+      stat.bytes += served.bytes;
+    } else this.stats.set(statKey, { file, day, client, distribution, downloads, bytes: served.bytes });
+  }
+
+  /** Adds another batch's numbers to this one (a failed write, tried again with the next). */
+  merge(other: DownloadBatch): void {
+    for (const [key, m] of other.months) {
+      const entry = this.months.get(key);
+      if (entry) {
+        entry.downloads += m.downloads;
+        entry.bytes += m.bytes;
+      } else this.months.set(key, { ...m });
+    }
+    for (const [id, n] of other.files) this.files.set(id, (this.files.get(id) ?? 0) + n);
+    for (const [key, s] of other.stats) {
+      const entry = this.stats.get(key);
+      if (entry) {
+        entry.downloads += s.downloads;
+        entry.bytes += s.bytes;
+      } else this.stats.set(key, { ...s });
+    }
+  }
+}
+
+/** Rows per multi-row INSERT: well under SQLite's and PostgreSQL's parameter limits. */
+const STAT_ROWS_PER_INSERT = 200;
+
+/**
+ * Writes a batch in one transaction: the owners' months (upserts), the files' download counters,
+ * and the statistics rows (multi-row upserts). Rows of accounts and projects deleted meanwhile
+ * are dropped.
+ */
+export async function writeDownloadBatch(db: Kysely<Database>, batch: DownloadBatch): Promise<MonthTotals[]> {
+  return db.transaction().execute(async (tx) => {
+    const totals: MonthTotals[] = [];
+    // In key order, so two servers writing at once lock rows in the same order (no deadlock).
+    const byKey = <T>(map: Map<string, T>) => [...map.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
+    // Accounts deleted meanwhile are skipped: their rows are gone, and a foreign key must not
+    // fail everyone else's counts.
+    const ownerIds = [...new Set([...batch.months.values()].map((m) => m.ownerId))];
+    const owners =
+      ownerIds.length === 0
+        ? new Set<string>()
+        : new Set(
+            (await tx.selectFrom("user").select("id").where("id", "in", ownerIds).execute()).map((u) => u.id),
+          );
+    for (const [, m] of byKey(batch.months)) {
+      if (!owners.has(m.ownerId)) continue;
+      const row = await tx
+        .insertInto("download_month")
+        .values({ owner_id: m.ownerId, month: m.month, downloads: m.downloads, bytes: m.bytes })
+        .onConflict((oc) =>
+          oc.columns(["owner_id", "month"]).doUpdateSet({
+            downloads: sql`download_month.downloads + ${m.downloads}`,
+            bytes: sql`download_month.bytes + ${m.bytes}`,
+          }),
+        )
+        .returning(["bytes", "notified_percent"])
+        .executeTakeFirstOrThrow();
+      totals.push({
+        ownerId: m.ownerId,
+        month: m.month,
+        bytes: Number(row.bytes),
+        notifiedPercent: Number(row.notified_percent),
+      });
+    }
+    for (const [id, n] of byKey(batch.files))
+      await tx
+        .updateTable("release_file")
+        .set({ download_count: sql`download_count + ${n}` })
+        .where("id", "=", id)
+        .execute();
+    const stats = byKey(batch.stats).map(([, s]) => s);
+    if (stats.length > 0) {
+      const projectIds = [...new Set(stats.map((s) => s.file.projectId))];
+      const existing = new Set(
+        (await tx.selectFrom("project").select("id").where("id", "in", projectIds).execute()).map(
+          (p) => p.id,
+        ),
+      );
+      const rows = stats
+        .filter((s) => existing.has(s.file.projectId))
+        .map((s) => ({
+          project_id: s.file.projectId,
+          file_id: s.file.id,
+          version: s.file.version,
+          filename: s.file.filename,
+          day: s.day,
+          client: s.client,
+          distribution: s.distribution,
+          downloads: s.downloads,
+          bytes: s.bytes,
+        }));
+      for (let i = 0; i < rows.length; i += STAT_ROWS_PER_INSERT)
+        await tx
+          .insertInto("download_stat")
+          .values(rows.slice(i, i + STAT_ROWS_PER_INSERT))
+          .onConflict((oc) =>
+            oc.columns(["file_id", "day", "client", "distribution"]).doUpdateSet({
+              downloads: sql`download_stat.downloads + excluded.downloads`,
+              bytes: sql`download_stat.bytes + excluded.bytes`,
+            }),
+          )
+          .execute();
+    }
+    return totals;
+  });
+}

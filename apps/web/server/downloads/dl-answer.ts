@@ -1,0 +1,259 @@
+// The one answer to a /dl request (decision 074): resolveDownload decides everything a download
+// URL answers — who may see the project, which file, redirects, ranges, conditional requests,
+// HEAD, what is counted — and returns it as an Answer (status, headers, body, what to count).
+// Two writers put an Answer on the wire and decide nothing: the Hono routes (downloads.ts,
+// formats/apt/serve.ts, formats/yum/serve.ts, signing-keys.ts, badges.ts through dlHandler below) and the raw node:http
+// path of anonymous downloads (fast-dl.ts), which asks for an answer from memory only.
+import { createGunzip } from "node:zlib";
+import { classifyClient } from "@packyard/contract/stats.ts";
+import type { Context } from "hono";
+import { countServed } from "../billing/usage.ts";
+import type { PackageFormat } from "../formats/format.ts";
+import {
+  EntryPins,
+  type PinStore,
+  type Requester,
+  requesterOf,
+  SharedEntryPins,
+} from "../formats/yum/entry-pins.ts";
+import { resolveBadge } from "../http/badges.ts";
+import { accountingOf, resolveReleaseFile } from "../http/downloads.ts";
+import { apiErrorResponse } from "../platform/http/api-errors.ts";
+import { deliveryMeter, pullStream } from "../platform/http/stream-blob.ts";
+import type { BlobStore } from "../platform/storage/blob-store.ts";
+import { projectAsked } from "../projects/visible.ts";
+import type { Services } from "../services.ts";
+import { resolveArmoredKeys, resolveBinaryKeyring } from "../signing-keys/dl-routes.ts";
+import type { ServedFile } from "./counts.ts";
+
+/**
+ * Which /dl route a request is for (each resolver module registers its own patterns): a
+ * package format's are `package` (/dl/{u}/{p}/{routePrefix}/…) and `setupScript`, with the format.
+ */
+export type DlRoute = "release" | "package" | "setupScript" | "gpgKey" | "keyring" | "badge";
+
+/** A /dl request as both writers see it. Header names are lower-case. */
+export interface DlRequest {
+  route: DlRoute;
+  /** The package format of a `package` or `setupScript` route (formats/registry.ts). */
+  format?: PackageFormat;
+  method: "GET" | "HEAD";
+  username: string;
+  slug: string;
+  /** The route's other parameters: version and filename, name (badge), rest (after the format's prefix). */
+  params: { version?: string; filename?: string; name?: string; rest?: string };
+  header(name: string): string | undefined;
+  query(name: string): string | undefined;
+  /** Neither an Authorization nor a Cookie header: nobody signed in, no key. */
+  anonymous: boolean;
+  /** The request's headers, for resolving who asks (a key, a session). */
+  headers(): Headers;
+  /** Who asks, for YUM's entry pins (formats/yum/entry-pins.ts). */
+  requester(): Requester;
+}
+
+/** A body: bytes in memory, or a stored blob's bytes start..end (inclusive), or a gzip's content. */
+export type Body =
+  /** `sha256`: the bytes are the content cache's of that name (an index file). */
+  | { kind: "bytes"; bytes: Uint8Array; sha256?: string }
+  | { kind: "blob"; store: BlobStore; sha256: string; size: number; start: number; end: number }
+  | { kind: "gunzip"; store: BlobStore; sha256: string; size: number };
+
+/** What a GET's body counts: the owner's bytes, and a release file's download. */
+export interface Count {
+  ownerId: string;
+  file?: ServedFile;
+  /** The distribution the URL names (an APT suite, a YUM group), unless the client names one. */
+  distribution?: string;
+  /** The body ends at the file's last byte: delivered whole, it is one download. */
+  lastByte?: boolean;
+  /** Counted when answered, as if delivered (a presigned redirect, an empty file): these bytes. */
+  issued?: number;
+}
+
+export interface Answer {
+  /** The route pattern, for the request log (as Hono names it: /dl/:username/…). */
+  route: string;
+  status: number;
+  headers: Record<string, string>;
+  /** The body of a GET (a HEAD and a 304 send none). */
+  body?: Body;
+  /** An error answer (api-errors.ts's body), with `headers` added. */
+  error?: { code: "RANGE_NOT_SATISFIABLE"; message: string };
+  count?: Count;
+  /**
+   * The same answer for every anonymous GET or HEAD of this URL until the next change (the
+   * body is in memory and nothing of the request but its URL decided it).
+   */
+  reusable?: boolean;
+}
+
+/** What the resolvers share: the services, the YUM entry pins, whether only memory may answer. */
+export interface DlDeps {
+  services: Services;
+  pins: PinStore;
+  /** Answer from the serving cache only: anything it lacks throws NotInMemory (lookups.ts). */
+  memoryOnly: boolean;
+}
+
+const shared = new WeakMap<Services, PinStore>();
+
+/** The deps of the services' resolvers: one pin store per services, whichever writer asks. */
+export function dlDeps(services: Services, memoryOnly: boolean): DlDeps {
+  let pins = shared.get(services);
+  if (!pins) {
+    // Several servers share one PostgreSQL database: the pins are shared through it.
+    pins =
+      services.database.kind === "postgres" ? new SharedEntryPins(services.database.db) : new EntryPins();
+    shared.set(services, pins);
+  }
+  return { services, pins, memoryOnly };
+}
+
+/** The one function that answers a /dl request; throws domain errors (NOT_FOUND, a moved name). */
+export function resolveDownload(deps: DlDeps, req: DlRequest): Promise<Answer> {
+  switch (req.route) {
+    case "release":
+      return resolveReleaseFile(deps, req);
+    case "package":
+      return formatOf(req).resolve(deps, req);
+    case "setupScript":
+      return formatOf(req).resolveSetupScript(deps, req);
+    case "gpgKey":
+      return resolveArmoredKeys(deps, req);
+    case "keyring":
+      return resolveBinaryKeyring(deps, req);
+    case "badge":
+      return resolveBadge(deps, req);
+  }
+}
+
+function formatOf(req: DlRequest): PackageFormat {
+  if (!req.format) throw new Error(`the /dl route ${req.route} needs its package format`);
+  return req.format;
+}
+
+/** The /dl request a Hono route received (`format`: a package format's route). */
+export function dlRequestOf(c: Context, route: DlRoute, format?: PackageFormat): DlRequest {
+  const raw = c.req.raw.headers;
+  const username = c.req.param("username")!;
+  const slug = c.req.param("slug")!;
+  let rest: string | undefined;
+  if (route === "package" && format) {
+    const prefix = `/dl/${username}/${slug}/${format.routePrefix}/`;
+    rest = decodeURIComponent(c.req.path.slice(c.req.path.indexOf(prefix) + prefix.length));
+  }
+  return {
+    route,
+    format,
+    method: c.req.method === "HEAD" ? "HEAD" : "GET",
+    username,
+    slug,
+    params: {
+      version: c.req.param("version"),
+      filename: c.req.param("filename"),
+      name: c.req.param("name"),
+      rest,
+    },
+    header: (name) => c.req.header(name),
+    query: (name) => c.req.query(name),
+    anonymous: !raw.has("authorization") && !raw.has("cookie"),
+    headers: () => raw,
+    requester: () => requesterOf(c.env, raw),
+  };
+}
+
+/** A Hono handler answering `route` with resolveDownload: the Hono writer of an Answer. */
+export function dlHandler(services: Services, route: DlRoute, format?: PackageFormat) {
+  const accounting = accountingOf(services);
+  const deps = dlDeps(services, false);
+  return async (c: Context): Promise<Response> => {
+    const req = dlRequestOf(c, route, format);
+    const answer = await resolveDownload(deps, req);
+    if (answer.error) {
+      const res = apiErrorResponse(answer.error.code, answer.error.message);
+      for (const [name, value] of Object.entries(answer.headers)) res.headers.set(name, value);
+      return res;
+    }
+    const { status, headers, count } = answer;
+    const body = req.method === "HEAD" || status === 304 ? undefined : answer.body;
+    if (count?.issued !== undefined && req.method === "GET") {
+      countServed(
+        accounting,
+        servedOf(count, req.header("user-agent"), count.issued, count.lastByte === true),
+      );
+    }
+    if (!body) return new Response(null, { status, headers });
+    const length = body.kind === "blob" ? body.end - body.start + 1 : bodyLength(body);
+    const meter =
+      count && count.issued === undefined
+        ? deliveryMeter(
+            c,
+            (sent, complete) =>
+              countServed(
+                accounting,
+                servedOf(count, req.header("user-agent"), sent, complete && count.lastByte === true),
+              ),
+            body.kind === "blob" ? length : undefined,
+          )
+        : undefined;
+    if (body.kind === "bytes") {
+      meter?.chunk(body.bytes.byteLength);
+      meter?.end();
+      return new Response(body.bytes as Uint8Array<ArrayBuffer>, { status, headers });
+    }
+    if (body.kind === "blob") {
+      // Read as a range even when whole: the stream then ends at the last byte, without a
+      // further read to find the end of the file.
+      const source = await body.store.open(
+        body.sha256,
+        body.size > 0 ? { start: body.start, end: body.end } : undefined,
+      );
+      return new Response(pullStream(source, undefined, meter), { status, headers });
+    }
+    const compressed = await body.store.open(body.sha256);
+    const source = compressed.pipe(createGunzip());
+    compressed.once("error", (error) => source.destroy(error));
+    return new Response(
+      pullStream(source, () => compressed.destroy(), meter),
+      { status, headers },
+    );
+  };
+}
+
+function bodyLength(body: Body): number {
+  if (body.kind === "bytes") return body.bytes.byteLength;
+  if (body.kind === "blob") return body.end - body.start + 1;
+  return body.size;
+}
+
+/**
+ * What one served GET adds to the owner's month and the project's statistics: a release
+ * file's bytes with who asked (from the User-Agent), an index's or a key's bytes alone.
+ */
+export function servedOf(count: Count, userAgent: string | undefined, bytes: number, download: boolean) {
+  const { ownerId, file } = count;
+  if (!file) return { ownerId, bytes };
+  const asked = classifyClient(userAgent);
+  const distribution = asked.distribution ?? count.distribution;
+  return {
+    ownerId,
+    bytes,
+    file,
+    download,
+    client: asked.client,
+    ...(distribution ? { distribution } : {}),
+  };
+}
+
+/** The project a /dl request names, if the caller may see it (visible-project.ts). */
+export function dlProject(deps: DlDeps, req: DlRequest) {
+  return projectAsked(deps.services, {
+    username: req.username,
+    slug: req.slug,
+    anonymous: req.anonymous,
+    headers: req.headers,
+    dl: true,
+    memoryOnly: deps.memoryOnly,
+  });
+}

@@ -1,0 +1,52 @@
+// Who is calling: an API key (`Authorization: Bearer pky_…`, or HTTP Basic with the key as the
+// password, which apt and dnf send), else the session cookie, else nobody.
+import { KeyChecks } from "../../auth/key-checks.ts";
+import type { Services } from "../../services.ts";
+import type { Actor } from "../core/authorization.ts";
+import { DomainError } from "../core/errors.ts";
+
+const keyChecks = new WeakMap<Services, KeyChecks>();
+
+/** The server's API key checks (auth/key-checks.ts), made at their first use. */
+export function keyChecksOf(services: Services): KeyChecks {
+  let checks = keyChecks.get(services);
+  if (!checks) {
+    const { db, kind } = services.database;
+    checks = new KeyChecks({ auth: services.auth, db, postgres: kind === "postgres" });
+    keyChecks.set(services, checks);
+  }
+  return checks;
+}
+
+/** Forgets the keys checked and stops listening for key changes (the server stops). */
+export async function closeKeyChecks(services: Services): Promise<void> {
+  await keyChecks.get(services)?.close();
+}
+
+function keyFromHeaders(headers: Headers): string | undefined {
+  const authorization = headers.get("authorization");
+  if (!authorization) return undefined;
+  const [scheme, value = ""] = authorization.split(/\s+/, 2);
+  if (/^bearer$/i.test(scheme ?? "")) return value.trim();
+  if (/^basic$/i.test(scheme ?? "")) {
+    const decoded = Buffer.from(value, "base64").toString("utf8");
+    const password = decoded.slice(decoded.indexOf(":") + 1);
+    return password || undefined;
+  }
+  return undefined;
+}
+
+/** The caller, or null when anonymous. A key that is present but invalid is an error. */
+export async function resolveActor(services: Services, headers: Headers): Promise<Actor | null> {
+  const key = keyFromHeaders(headers);
+  if (key !== undefined) return keyChecksOf(services).check(key);
+  const session = await services.auth.api.getSession({ headers });
+  return session ? { kind: "session", userId: session.user.id } : null;
+}
+
+export async function requireActor(services: Services, headers: Headers): Promise<Actor> {
+  const actor = await resolveActor(services, headers);
+  if (!actor)
+    throw new DomainError("UNAUTHENTICATED", "Sign in or send an API key: Authorization: Bearer <key>");
+  return actor;
+}
