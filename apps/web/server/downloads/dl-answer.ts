@@ -8,6 +8,8 @@ import { createGunzip } from "node:zlib";
 import { classifyClient } from "@packyard/contract/stats.ts";
 import type { Context } from "hono";
 import { countServed } from "../billing/usage.ts";
+import { resolveBadge } from "../formats/files/badges.ts";
+import { accountingOf, resolveReleaseFile } from "../formats/files/serve.ts";
 import type { PackageFormat } from "../formats/format.ts";
 import {
   EntryPins,
@@ -16,8 +18,6 @@ import {
   requesterOf,
   SharedEntryPins,
 } from "../formats/yum/entry-pins.ts";
-import { resolveBadge } from "../http/badges.ts";
-import { accountingOf, resolveReleaseFile } from "../http/downloads.ts";
 import { apiErrorResponse } from "../platform/http/api-errors.ts";
 import { deliveryMeter, pullStream } from "../platform/http/stream-blob.ts";
 import type { BlobStore } from "../platform/storage/blob-store.ts";

@@ -15,10 +15,10 @@
 import { close, open, read as readFd, readFile } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { countServed } from "../billing/usage.ts";
+import { accountingOf } from "../formats/files/serve.ts";
 import type { PackageFormat } from "../formats/format.ts";
 import { formatOfRoute } from "../formats/registry.ts";
 import { requesterOf } from "../formats/yum/entry-pins.ts";
-import { accountingOf } from "../http/downloads.ts";
 import { recordRequest, requestIdOf } from "../platform/http/request-log.ts";
 import { fixedSecurityHeaders } from "../platform/http/security-headers.ts";
 import type { Services } from "../services.ts";

@@ -1,6 +1,6 @@
 import { importKinds } from "@packyard/contract";
 import { describe, expect, it } from "vitest";
-import { classifyFile } from "../domain/file-types.ts";
+import { classifyFile } from "./files/file-types.ts";
 import { formatOfFile, formatOfKind, formatOfRoute, formats, parseUploadTargets } from "./registry.ts";
 
 /** Filenames of packages as they are uploaded (test/served-indexes.ts uploads these). */

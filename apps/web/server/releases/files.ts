@@ -7,7 +7,7 @@ import type { SigningKey } from "@packyard/formats/openpgp/index.ts";
 import type { Kysely } from "kysely";
 import { limitsEnabled } from "../billing/plan.ts";
 import { accountHoldings, type LimitsSetting } from "../billing/usage.ts";
-import { classifyFile } from "../domain/file-types.ts";
+import { classifyFile } from "../formats/files/file-types.ts";
 import type { Ingested, PackageFormat } from "../formats/format.ts";
 import { formatOfFile, formatOfKind, type UploadTargets } from "../formats/registry.ts";
 import { assertUploadAllowed } from "../platform/core/authorization.ts";

@@ -165,7 +165,7 @@ export const envSchema = z.object({
     .transform((p) => p.replace(/^\/+/, "").replace(/\/*$/, "/"))
     .optional(),
   // Release file downloads answered with a redirect to a presigned GetObject URL of the bucket
-  // instead of streamed through the server (http/downloads.ts), valid this many seconds.
+  // instead of streamed through the server (formats/files/serve.ts), valid this many seconds.
   S3_PRESIGNED_DOWNLOADS: boolean.optional(),
   S3_PRESIGNED_EXPIRES_SECONDS: z.coerce.number().int().min(10).max(3600).optional(),
   // Webhooks (server/webhooks) and importers (server/imports): true lets them reach loopback,

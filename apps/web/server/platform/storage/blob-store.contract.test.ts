@@ -8,7 +8,7 @@ import { ListObjectsV2Command, type S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadS3rver, startS3rver, type TestS3 } from "../../../test/s3rver.ts";
 import { makeTempDir, removeTempDirs } from "../../../test/temp-dirs.ts";
-import { parseRange } from "../../http/downloads.ts";
+import { parseRange } from "../../formats/files/serve.ts";
 import { BlobMissingError, type BlobStore, BlobTooLargeError, createLocalBlobStore } from "./blob-store.ts";
 import { createS3BlobStore, createS3Client } from "./s3-blob-store.ts";
 

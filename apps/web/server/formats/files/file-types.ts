@@ -1,7 +1,7 @@
 // What kind of file a filename is, and the Content-Type it is served with: a package format's
 // (formats/registry.ts), else one of the generic kinds below.
 import type { FileKind } from "@packyard/contract";
-import { formatOfFile } from "../formats/registry.ts";
+import { formatOfFile } from "../registry.ts";
 
 const rules: [RegExp, FileKind, string][] = [
   [/\.zip$/i, "archive", "application/zip"],

@@ -1,6 +1,6 @@
 import sax from "sax";
 import { describe, expect, it } from "vitest";
-import { BADGE_COLORS, renderBadge, textWidth } from "./badge.ts";
+import { BADGE_COLORS, renderBadge, textWidth } from "./badge-svg.ts";
 
 interface Parsed {
   root: { name: string; attributes: Record<string, string> };

@@ -4,7 +4,7 @@
 // overlap), so a release published before a rotation verifies with the key published after it.
 import { createHash } from "node:crypto";
 import { signDetachedArmored } from "@packyard/formats/openpgp/index.ts";
-import type { SigningKeyService } from "../signing-keys/keys.ts";
+import type { SigningKeyService } from "../../signing-keys/keys.ts";
 
 export function renderSha256Sums(files: readonly { sha256: string; filename: string }[]): string {
   return files.map((f) => `${f.sha256}  ${f.filename}\n`).join("");

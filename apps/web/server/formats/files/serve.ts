@@ -15,12 +15,12 @@ import {
   type DlRequest,
   dlHandler,
   dlProject,
-} from "../downloads/dl-answer.ts";
-import { cachedRelease, NotInMemory } from "../downloads/lookups.ts";
-import { notFound } from "../platform/core/errors.ts";
-import { cacheControl as cacheControlOf } from "../platform/http/cache-control.ts";
-import { usernameAwareErrors } from "../projects/visible.ts";
-import type { Services } from "../services.ts";
+} from "../../downloads/dl-answer.ts";
+import { cachedRelease, NotInMemory } from "../../downloads/lookups.ts";
+import { notFound } from "../../platform/core/errors.ts";
+import { cacheControl as cacheControlOf } from "../../platform/http/cache-control.ts";
+import { usernameAwareErrors } from "../../projects/visible.ts";
+import type { Services } from "../../services.ts";
 import { renderSha256Sums, sha256SumsEtag, signSha256Sums } from "./checksums.ts";
 
 /** Parses a single `bytes=` range against a size; undefined for none or several, null if unsatisfiable. */

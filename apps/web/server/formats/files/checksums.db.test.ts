@@ -6,8 +6,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { requireTools } from "@packyard/formats/test-support/system-tools.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, databaseKind, onboardedUser, type TestApp } from "../../test/harness.ts";
-import { makeTempDir, removeTempDirs } from "../../test/temp-dirs.ts";
+import { createTestApp, databaseKind, onboardedUser, type TestApp } from "../../../test/harness.ts";
+import { makeTempDir, removeTempDirs } from "../../../test/temp-dirs.ts";
 
 const hasTools = requireTools(["gpg", "gpgconf", "sha256sum"]);
 

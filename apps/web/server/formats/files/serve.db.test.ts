@@ -5,8 +5,8 @@ import { rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { databaseKind } from "../../test/harness.ts";
-import { type LiveServer, publisher, startLiveServer } from "../../test/live-server.ts";
+import { databaseKind } from "../../../test/harness.ts";
+import { type LiveServer, publisher, startLiveServer } from "../../../test/live-server.ts";
 
 const MiB = 1024 * 1024;
 const BIG = 200 * MiB;

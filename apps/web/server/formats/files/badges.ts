@@ -7,13 +7,13 @@
 import { createHash } from "node:crypto";
 import { formatBadgeCount } from "@packyard/contract/stats.ts";
 import { Hono } from "hono";
-import { type Answer, type DlDeps, type DlRequest, dlHandler, dlProject } from "../downloads/dl-answer.ts";
-import { monthDownloads } from "../downloads/stats.ts";
-import { notFound } from "../platform/core/errors.ts";
-import { usernameAwareErrors } from "../projects/visible.ts";
-import { resolveLatest } from "../releases/storage.ts";
-import type { Services } from "../services.ts";
-import { BADGE_COLORS, renderBadge } from "../stats/badge.ts";
+import { type Answer, type DlDeps, type DlRequest, dlHandler, dlProject } from "../../downloads/dl-answer.ts";
+import { monthDownloads } from "../../downloads/stats.ts";
+import { notFound } from "../../platform/core/errors.ts";
+import { usernameAwareErrors } from "../../projects/visible.ts";
+import { resolveLatest } from "../../releases/storage.ts";
+import type { Services } from "../../services.ts";
+import { BADGE_COLORS, renderBadge } from "./badge-svg.ts";
 
 export const BADGE_MAX_AGE_SECONDS = 300;
 
