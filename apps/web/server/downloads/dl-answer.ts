@@ -19,12 +19,14 @@ import {
   SharedEntryPins,
 } from "../formats/yum/entry-pins.ts";
 import { apiErrorResponse } from "../platform/http/api-errors.ts";
+import { cacheControl } from "../platform/http/cache-control.ts";
 import { deliveryMeter, pullStream } from "../platform/http/stream-blob.ts";
 import type { BlobStore } from "../platform/storage/blob-store.ts";
 import { projectAsked } from "../projects/visible.ts";
 import type { Services } from "../services.ts";
 import { resolveArmoredKeys, resolveBinaryKeyring } from "../signing-keys/dl-routes.ts";
 import type { ServedFile } from "./counts.ts";
+import { cachedUsernameOf } from "./lookups.ts";
 
 /**
  * Which /dl route a request is for (each resolver module registers its own patterns): a
@@ -118,7 +120,7 @@ export function resolveDownload(deps: DlDeps, req: DlRequest): Promise<Answer> {
     case "package":
       return formatOf(req).resolve(deps, req);
     case "setupScript":
-      return formatOf(req).resolveSetupScript(deps, req);
+      return resolveSetupScript(deps, req);
     case "gpgKey":
       return resolveArmoredKeys(deps, req);
     case "keyring":
@@ -126,6 +128,29 @@ export function resolveDownload(deps: DlDeps, req: DlRequest): Promise<Answer> {
     case "badge":
       return resolveBadge(deps, req);
   }
+}
+
+/** /dl/{user}/{project}/setup.{routePrefix}.sh: the format's script for this project. */
+async function resolveSetupScript(deps: DlDeps, req: DlRequest): Promise<Answer> {
+  const { services, memoryOnly } = deps;
+  const format = formatOf(req);
+  const project = await dlProject(deps, req);
+  const script = format.setupScript({
+    baseUrl: services.config.baseUrl,
+    // The owner's name as written now, whatever the case of the one asked for.
+    owner: await cachedUsernameOf(services.database.db, project.owner_id, memoryOnly),
+    slug: project.slug,
+    private: project.visibility === "private",
+  });
+  return {
+    route: `/dl/:username/:slug/setup.${format.routePrefix}.sh`,
+    status: 200,
+    headers: {
+      "content-type": "text/x-shellscript; charset=utf-8",
+      "cache-control": cacheControl({ kind: "script", shared: project.visibility === "public" }),
+    },
+    body: { kind: "bytes", bytes: Buffer.from(script) },
+  };
 }
 
 function formatOf(req: DlRequest): PackageFormat {

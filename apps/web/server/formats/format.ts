@@ -69,8 +69,6 @@ export interface PackageFormat<Target = unknown, Parsed = unknown> {
   setupScript(options: { baseUrl: string; owner: string; slug: string; private: boolean }): string;
   /** The answer to /dl/{user}/{project}/{routePrefix}/… (downloads/dl-answer.ts's `package` route). */
   resolve(deps: DlDeps, req: DlRequest): Promise<Answer>;
-  /** The answer to /dl/{user}/{project}/setup.{routePrefix}.sh. */
-  resolveSetupScript(deps: DlDeps, req: DlRequest): Promise<Answer>;
   /** Where an upload goes: its query or form fields (name → OpenAPI description). */
   readonly targetFields: Readonly<Record<string, string>>;
   /** The fields' values → a checked target (its defaults when absent); throws a DomainError. */

@@ -6,7 +6,7 @@ import type { PackageFormat } from "../format.ts";
 import { createAptBuilder } from "./builder.ts";
 import { createAptRepositorySource } from "./import.ts";
 import { type AptTarget, debRecord, type ParsedDeb, parseAptTarget, parseDeb } from "./ingest.ts";
-import { resolveAptFile, resolveDebSetupScript } from "./serve.ts";
+import { resolveAptFile } from "./serve.ts";
 import { renderDebSetupScript } from "./setup-script.ts";
 
 export const aptFormat: PackageFormat<AptTarget, ParsedDeb> = {
@@ -17,7 +17,6 @@ export const aptFormat: PackageFormat<AptTarget, ParsedDeb> = {
   routePrefix: "deb",
   setupScript: renderDebSetupScript,
   resolve: resolveAptFile,
-  resolveSetupScript: resolveDebSetupScript,
   targetFields: {
     distribution: "APT suite of a .deb (default `stable`)",
     component: "APT component of a .deb (default `main`)",

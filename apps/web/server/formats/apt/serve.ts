@@ -7,7 +7,6 @@ import {
   cachedCurrentFile,
   cachedFileByHash,
   cachedPoolFile,
-  cachedUsernameOf,
   indexBytes,
   NotInMemory,
 } from "../../downloads/lookups.ts";
@@ -15,7 +14,6 @@ import { servingCachesOf } from "../../downloads/serve-cache.ts";
 import { notFound } from "../../platform/core/errors.ts";
 import { cacheControl } from "../../platform/http/cache-control.ts";
 import type { IndexFileRef } from "../../repositories/publisher.ts";
-import { renderDebSetupScript } from "./setup-script.ts";
 
 /** A path under /dl/{u}/{p}/deb/ into dists/: its suite, the file, and for by-hash files the digest. */
 export interface DistsPath {
@@ -43,27 +41,6 @@ export function contentTypeOf(path: string): string {
 }
 
 const DEB_ROUTE = "/dl/:username/:slug/deb/*";
-
-export async function resolveDebSetupScript(deps: DlDeps, req: DlRequest): Promise<Answer> {
-  const { services, memoryOnly } = deps;
-  const project = await dlProject(deps, req);
-  const script = renderDebSetupScript({
-    baseUrl: services.config.baseUrl,
-    // The owner's name as written now, whatever the case of the one asked for.
-    owner: await cachedUsernameOf(services.database.db, project.owner_id, memoryOnly),
-    slug: project.slug,
-    private: project.visibility === "private",
-  });
-  return {
-    route: "/dl/:username/:slug/setup.deb.sh",
-    status: 200,
-    headers: {
-      "content-type": "text/x-shellscript; charset=utf-8",
-      "cache-control": cacheControl({ kind: "script", shared: project.visibility === "public" }),
-    },
-    body: { kind: "bytes", bytes: Buffer.from(script) },
-  };
-}
 
 /** A file of the APT repository: a package in pool/, an index in dists/ (current or by hash). */
 export async function resolveAptFile(deps: DlDeps, req: DlRequest): Promise<Answer> {

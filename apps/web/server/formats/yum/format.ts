@@ -7,7 +7,7 @@ import { createYumBuilder } from "./builder.ts";
 import { createYumRepositorySource } from "./import.ts";
 import { parseYumGroup, type SignedRpm, signStagedRpm, yumRecord } from "./ingest.ts";
 import { projectsWithStaleRpms, queueRpmResign, resignRpmsJob, rpmVerifyingKeys } from "./resign-rpms.ts";
-import { resolveRpmSetupScript, resolveYumFile } from "./serve.ts";
+import { resolveYumFile } from "./serve.ts";
 import { renderRpmSetupScript } from "./setup-script.ts";
 
 /** A signed .rpm and the fingerprint of the key that signed it (yum_package.signed_by). */
@@ -24,7 +24,6 @@ export const yumFormat: PackageFormat<string, IngestedRpm> = {
   routePrefix: "rpm",
   setupScript: renderRpmSetupScript,
   resolve: resolveYumFile,
-  resolveSetupScript: resolveRpmSetupScript,
   targetFields: { group: "YUM group of an .rpm (default: the repository root)" },
   parseTarget: (field) => parseYumGroup(field("group")),
   // The original is not stored (its signed copy is staged anew): no digest beyond sha256.

@@ -8,7 +8,7 @@ import {
 } from "../../downloads/lookups.ts";
 import { notFound } from "../../platform/core/errors.ts";
 import { cacheControl } from "../../platform/http/cache-control.ts";
-import { renderRepoFile, renderRpmSetupScript } from "./setup-script.ts";
+import { renderRepoFile } from "./setup-script.ts";
 
 const REPOMD = "repodata/repomd.xml";
 const SIGNATURE = "repodata/repomd.xml.asc";
@@ -21,27 +21,6 @@ function entityTags(header: string): string[] {
 }
 
 const RPM_ROUTE = "/dl/:username/:slug/rpm/*";
-
-export async function resolveRpmSetupScript(deps: DlDeps, req: DlRequest): Promise<Answer> {
-  const { services, memoryOnly } = deps;
-  const project = await dlProject(deps, req);
-  const script = renderRpmSetupScript({
-    baseUrl: services.config.baseUrl,
-    // The owner's name as written now, whatever the case of the one asked for.
-    owner: await cachedUsernameOf(services.database.db, project.owner_id, memoryOnly),
-    slug: project.slug,
-    private: project.visibility === "private",
-  });
-  return {
-    route: "/dl/:username/:slug/setup.rpm.sh",
-    status: 200,
-    headers: {
-      "content-type": "text/x-shellscript; charset=utf-8",
-      "cache-control": cacheControl({ kind: "script", shared: project.visibility === "public" }),
-    },
-    body: { kind: "bytes", bytes: Buffer.from(script) },
-  };
-}
 
 /** A file of the YUM repository (or a group's): the .repo file, a package, repodata. */
 export async function resolveYumFile(deps: DlDeps, req: DlRequest): Promise<Answer> {
