@@ -239,7 +239,9 @@ describe.each(implementations)("blob store contract: $name", ({ available, make 
 
     it("removes stale temporary data (a stage cut off by a crash)", async () => {
       const { store, leftovers } = make();
-      await store.stage(chunked(randomBytes(1000)), { maxBytes: 1000 }); // never committed
+      // Never committed; larger than one part (on S3 a smaller body is only ever in memory).
+      const size = 6 * 1024 * 1024;
+      await store.stage(chunked(randomBytes(size)), { maxBytes: size });
       expect(await leftovers()).toHaveLength(1);
       expect(await store.removeStaleTemporary(60_000)).toBe(0);
       await new Promise((r) => setTimeout(r, 20));

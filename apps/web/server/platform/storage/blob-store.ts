@@ -51,7 +51,10 @@ export interface StageOptions {
 export interface StagedBlob extends BlobDigests {
   /** Reads the staged bytes (before commit: the packages are read from here). */
   read(): Readable;
-  /** Makes the blob visible under its sha256. Idempotent; a blob already stored is kept. */
+  /**
+   * Makes the blob visible under its sha256. Idempotent; a blob already stored is kept, or
+   * written again with the same bytes (S3, a body staged in memory: cheaper than asking first).
+   */
   commit(): Promise<void>;
   /** Throws the temporary file away. */
   discard(): Promise<void>;

@@ -1,10 +1,16 @@
 // The BlobStore (blob-store.ts) on S3-compatible object storage, for running several servers
 // on one bucket. Nothing touches the local disk:
-// - stage() streams the body through the hashes (sha256 and those asked for) into a multipart upload (lib-storage's Upload)
-//   under <root>tmp/<uuid>.part, a part at a time, so memory holds a few parts, never the file;
-//   an error or an over-limit body aborts the upload and leaves nothing.
-// - commit() copies the temporary object to <root>sha256/<sha256> (kept when already there)
-//   and deletes the temporary one: the content key only ever holds whole, hashed content.
+// - stage() streams the body through the hashes (sha256 and those asked for). A body that fits in
+//   one part (5 MiB: a package, mostly) stays in memory: read() answers from it and commit() puts
+//   it straight to <root>sha256/<sha256>: one request, where a temporary object cost five one
+//   after another on the upload's path (PUT, GET to parse it, HEAD, COPY, DELETE; issue 44). No
+//   HEAD first: the key only ever holds whole content with that hash, so writing the same bytes
+//   again is harmless.
+// - A larger body goes into a multipart upload (lib-storage's Upload) under
+//   <root>tmp/<uuid>.part, a part at a time, so memory holds a few parts, never the file; an
+//   error or an over-limit body aborts the upload and leaves nothing. commit() copies it to
+//   <root>sha256/<sha256> (kept when already there: a HEAD spares a server-side copy of
+//   megabytes) and deletes the temporary one: the content key only ever holds whole, hashed content.
 // - open() is a ranged GetObject whose body is read at the client's pace; stat() is HeadObject;
 //   listPage() is ListObjectsV2 with its continuation token as the cursor.
 // - presignGet() signs a GetObject URL (S3_PRESIGNED_DOWNLOADS) with the response's
@@ -33,6 +39,7 @@ import {
   BlobTooLargeError,
   isHex64,
   listAll,
+  type StagedBlob,
 } from "./blob-store.ts";
 import { ALL_EXTRA_DIGESTS, createDigester } from "./digests.ts";
 
@@ -112,8 +119,11 @@ function lazyBody(get: () => Promise<Readable>): Readable {
   );
 }
 
+/** lib-storage's default part size, and its minimum. */
+const DEFAULT_PART_SIZE = 5 * 1024 * 1024;
+
 export interface S3StoreOptions {
-  /** Multipart part size (bytes, at least 5 MiB). */
+  /** Multipart part size (bytes, at least 5 MiB); a body up to this size is staged in memory. */
   partSize?: number;
   /** Parts uploaded at once per stage(). */
   queueSize?: number;
@@ -166,34 +176,83 @@ export function createS3BlobStore(
   };
   const empty = (range?: { start: number; end: number }) => range !== undefined && range.end < range.start;
 
+  /** A staged body held in memory (one part at most): nothing is written before commit(). */
+  const stagedInMemory = (whole: Buffer, digests: BlobDigests): StagedBlob => {
+    let settled = false;
+    return {
+      ...digests,
+      read() {
+        return Readable.from([whole], { objectMode: false });
+      },
+      async commit() {
+        if (settled) return;
+        settled = true;
+        // Straight to the content key, without a HEAD: it holds these very bytes or nothing.
+        await client.send(new PutObjectCommand({ Bucket: bucket, Key: keyOf(digests.sha256), Body: whole }));
+      },
+      async discard() {
+        settled = true;
+      },
+    };
+  };
+
   const store: BlobStore = {
     async stage(body, { maxBytes, digests: wanted = ALL_EXTRA_DIGESTS, extraDigestsUpTo, keepDigests }) {
-      const tmpKey = `${tmpPrefix}${randomUUID()}.part`;
+      const partSize = options.partSize ?? DEFAULT_PART_SIZE;
       const digester = createDigester(wanted, { extraUpTo: extraDigestsUpTo, keep: keepDigests });
       let size = 0;
       // The body's own failure (or the size limit), which is what the caller must see even when
       // aborting the multipart upload fails too.
       let failure: unknown;
+      const received = (async function* () {
+        try {
+          for await (const chunk of body) {
+            size += chunk.byteLength;
+            if (size > maxBytes) throw new BlobTooLargeError(maxBytes);
+            digester.update(chunk);
+            yield chunk;
+          }
+        } catch (error) {
+          failure = error;
+          throw error;
+        }
+      })();
+      // The beginning of the body, until it ends or outgrows one part: never more than a part
+      // (and a chunk) in memory.
+      const first: Uint8Array[] = [];
+      let ended = false;
+      try {
+        while (size <= partSize) {
+          const next = await received.next();
+          if (next.done) {
+            ended = true;
+            break;
+          }
+          first.push(next.value);
+        }
+      } catch (error) {
+        digester.abort();
+        throw error;
+      }
+      if (ended) {
+        const whole = Buffer.concat(first);
+        first.length = 0;
+        return stagedInMemory(whole, { ...(await digester.digest()), size });
+      }
+
+      const tmpKey = `${tmpPrefix}${randomUUID()}.part`;
       const source = Readable.from(
         (async function* () {
-          try {
-            for await (const chunk of body) {
-              size += chunk.byteLength;
-              if (size > maxBytes) throw new BlobTooLargeError(maxBytes);
-              digester.update(chunk);
-              yield chunk;
-            }
-          } catch (error) {
-            failure = error;
-            throw error;
-          }
+          // Handed over one at a time, so the Upload's parts are the only copy kept.
+          while (first.length > 0) yield first.shift()!;
+          yield* received;
         })(),
         { objectMode: false },
       );
       const upload = new Upload({
         client,
         params: { Bucket: bucket, Key: tmpKey, Body: source },
-        partSize: options.partSize ?? 5 * 1024 * 1024,
+        partSize,
         queueSize: options.queueSize ?? 2,
         leavePartsOnError: false,
       });
@@ -201,6 +260,9 @@ export function createS3BlobStore(
         await upload.done();
       } catch (error) {
         source.destroy();
+        // The upload failed before reading all of the body: it is let go (not waited for: a
+        // stalled body would hold this answer).
+        received.return(undefined).catch(() => {});
         digester.abort();
         await remove(tmpKey).catch(() => {});
         throw failure ?? error;
