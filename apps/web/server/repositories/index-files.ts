@@ -4,6 +4,10 @@
 //
 // - A build touches a file's `index_blob` row (upsert, touched_at = now) before it asks whether
 //   the bytes are stored, and writes them if not. The upsert waits for a sweep holding the row.
+//   A row the touch inserted is new content: written without asking (a HEAD less per file on
+//   S3, issue 44). Writing bytes that were there after all is harmless (a content key holds
+//   whole content with that hash); what must never happen, skipping a write, needs a row that
+//   was there and bytes found stored, as before.
 // - The switch that inserts the generations referring to the files takes a shared lock on their
 //   rows (PostgreSQL; SQLite has one writer) and gives up if one is gone: a sweep removed it in
 //   between, so the build stores its files again.
@@ -14,7 +18,7 @@
 // - Bytes with no row (a build cut off before its first touch, files written before migration
 //   0015) are removed, once not written to for the grace period, by inserting a row for them
 //   first, as for release blobs (releases/blobs.ts).
-import type { Kysely, Transaction } from "kysely";
+import { type Kysely, sql, type Transaction } from "kysely";
 import { nowIso } from "../platform/core/ids.ts";
 import type { Database } from "../platform/db/schema.ts";
 import type { BlobStore } from "../platform/storage/blob-store.ts";
@@ -25,13 +29,17 @@ type Db = Kysely<Database>;
 
 /**
  * Records that a build is using the files now (one statement for all); waits while a sweep holds
- * one of their rows.
+ * one of their rows. Returns the hashes whose row it inserted: content no build had touched
+ * (or swept since), whose bytes the build writes without asking the store first. A hash taken
+ * for new by mistake costs a write of the same bytes again; one taken for known, a question to
+ * the store: neither loses anything.
  */
 export async function touchIndexFiles(
   db: Db,
   files: readonly { sha256: string; size: number }[],
-): Promise<void> {
-  if (files.length === 0) return;
+): Promise<Set<string>> {
+  const inserted = new Set<string>();
+  if (files.length === 0) return inserted;
   const touched = nowIso();
   // One row per file: the same content twice in one statement would be an upsert conflict.
   const rows = [
@@ -39,11 +47,35 @@ export async function touchIndexFiles(
       files.map((f) => [f.sha256, { sha256: f.sha256, size: f.size, touched_at: touched }]),
     ).values(),
   ];
-  await db
+  const upsert = db
     .insertInto("index_blob")
     .values(rows)
-    .onConflict((oc) => oc.column("sha256").doUpdateSet({ touched_at: touched }))
-    .execute();
+    .onConflict((oc) => oc.column("sha256").doUpdateSet({ touched_at: touched }));
+  if (isPostgres(db)) {
+    // xmax is 0 in a row version the statement inserted; one it updated carries the lock the
+    // upsert took on the existing row (the usual way to tell the two apart in one round trip).
+    const result = await upsert.returning(["sha256", sql<boolean>`(xmax = 0)`.as("inserted")]).execute();
+    for (const row of result) if (row.inserted) inserted.add(row.sha256);
+    return inserted;
+  }
+  // SQLite (one writer, in-process): the rows there before, asked first. A build or sweep in
+  // another process in between only makes a guess wrong in one of the harmless ways above.
+  const known = new Set<string>();
+  for (let i = 0; i < rows.length; i += 500) {
+    const found = await db
+      .selectFrom("index_blob")
+      .select("sha256")
+      .where(
+        "sha256",
+        "in",
+        rows.slice(i, i + 500).map((row) => row.sha256),
+      )
+      .execute();
+    for (const row of found) known.add(row.sha256);
+  }
+  await upsert.execute();
+  for (const row of rows) if (!known.has(row.sha256)) inserted.add(row.sha256);
+  return inserted;
 }
 
 /**

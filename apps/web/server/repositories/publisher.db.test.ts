@@ -14,7 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gate } from "../../test/gate.ts";
 import { createTestApp, databaseKind, onboardedUser, postJson, type TestApp } from "../../test/harness.ts";
 import { lockedOrSettled } from "../../test/row-locks.ts";
+import { loadS3rver, startS3rver } from "../../test/s3rver.ts";
 import { type BlobStore, createLocalBlobStore } from "../platform/storage/blob-store.ts";
+import { createS3BlobStore, createS3Client } from "../platform/storage/s3-blob-store.ts";
 import { type FormatBuilder, RepositoryPublisher } from "./publisher.ts";
 
 let app: TestApp;
@@ -29,7 +31,7 @@ beforeAll(async () => {
   app = await createTestApp();
   storeDir = mkdtempSync(join(tmpdir(), "packyard-index-store-"));
   ({ cookie } = await onboardedUser(app, "indexer"));
-  for (const slug of ["first", "second", "third", "fourth", "early", "primed", "spared"]) {
+  for (const slug of ["first", "second", "third", "fourth", "early", "primed", "spared", "on-s3"]) {
     const res = await postJson(app, "/api/v1/projects", { slug, name: slug }, cookie);
     expect(res.status).toBe(201);
     projectIds[slug] = ((await res.json()) as { project: { id: string } }).project.id;
@@ -339,5 +341,73 @@ describe(`spares of the large index files (${databaseKind})`, () => {
     expect(spares()).toHaveLength(1);
     await publisher.close();
     expect(spares()).toEqual([]);
+  });
+});
+
+const s3rverModule = await loadS3rver();
+
+describe.skipIf(!s3rverModule)(`index files on S3 (${databaseKind})`, () => {
+  it("writes a file whose row the build inserted without a HeadObject, and asks about one whose row was there", async () => {
+    const s3 = await startS3rver(s3rverModule!);
+    const client = createS3Client(s3.settings);
+    try {
+      /** The requests sent, as command and key. */
+      const sent: string[] = [];
+      client.middlewareStack.add(
+        (next, context) => async (args) => {
+          sent.push(`${context.commandName} ${(args.input as { Key?: string }).Key ?? ""}`);
+          return next(args);
+        },
+        { step: "initialize", name: "countRequests" },
+      );
+      const store = createS3BlobStore(client, s3.settings.bucket, "indexes/");
+      const publisher = new RepositoryPublisher(
+        { db: db(), store, keys: app.services.keys, logger: app.services.logger, builders: [builder] },
+        { graceMs: 0, keepGenerations: 1 },
+      );
+      const id = projectIds["on-s3"]!;
+      const key = (text: string) => `indexes/sha256/${sha256(text)}`;
+      const kept = "on S3, unchanged between publishes";
+
+      // Both files are new content: their rows are inserted by the build's touch, so each is
+      // put at once, without asking the bucket first.
+      content.set(id, [kept, "on S3, first"]);
+      await publisher.publish(id);
+      expect(sent.filter((r) => r.startsWith("HeadObjectCommand"))).toEqual([]);
+      expect(sent.filter((r) => r.startsWith("PutObjectCommand")).sort()).toEqual(
+        [`PutObjectCommand ${key(kept)}`, `PutObjectCommand ${key("on S3, first")}`].sort(),
+      );
+      await served(publisher, store, id, kept);
+
+      // The unchanged file's row was there: the bucket is asked, has it, and it is not written
+      // again; the changed one is new and only put.
+      sent.length = 0;
+      content.set(id, [kept, "on S3, second"]);
+      await publisher.publish(id);
+      expect(sent.filter((r) => /^(Head|Put)Object/.test(r)).sort()).toEqual(
+        [`HeadObjectCommand ${key(kept)}`, `PutObjectCommand ${key("on S3, second")}`].sort(),
+      );
+
+      // A row that is there with its bytes gone (a build cut off between its touch and its
+      // write): asked, found missing, written.
+      await store.delete(sha256(kept));
+      sent.length = 0;
+      content.set(id, [kept, "on S3, third"]);
+      await publisher.publish(id);
+      expect(sent.filter((r) => /^(Head|Put)Object/.test(r)).sort()).toEqual(
+        [
+          `HeadObjectCommand ${key(kept)}`,
+          `PutObjectCommand ${key(kept)}`,
+          `PutObjectCommand ${key("on S3, third")}`,
+        ].sort(),
+      );
+      await served(publisher, store, id, kept);
+      // The generations are numbered on, one statement for all repositories.
+      const newest = await publisher.servedFile(id, "apt", "stable", "index0");
+      expect(newest?.generationNumber).toBe(3);
+    } finally {
+      client.destroy();
+      await s3.stop();
+    }
   });
 });

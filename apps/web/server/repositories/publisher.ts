@@ -276,6 +276,18 @@ export class RepositoryPublisher {
     // Everything committed up to this revision is in what this build reads.
     const revision = Number(project.index_revision);
     const date = this.#clock();
+    /** Names of a format's repositories already published. */
+    const publishedNames = (format: RepositoryFormat) =>
+      this.#db
+        .selectFrom("repo_generation")
+        .select("name")
+        .distinct()
+        .where("project_id", "=", projectId)
+        .where("format", "=", format)
+        .execute();
+    // The first attempt's, asked beside the signing keys: a round trip less one after another.
+    const publishedFirst = this.#builders.map((builder) => publishedNames(builder.format));
+    for (const names of publishedFirst) names.catch(() => {});
     // One set of signers for every format, recorded at the switch: the key lifecycle job
     // re-signs when the keys that should sign differ from those that did (key-lifecycle.ts).
     const { rows: keyRows, signers } = await this.#keys.active(project, date);
@@ -296,15 +308,9 @@ export class RepositoryPublisher {
       const early = new Map<string, Promise<StoredRef>>();
       // The formats are built side by side: one's files are written while the other builds
       // (a project of .deb files only still asks the YUM builder, ~0.6 ms at 10,000 packages).
-      const builds = this.#builders.map(async (builder) => {
+      const builds = this.#builders.map(async (builder, i) => {
         const done: PendingRepository[] = [];
-        const published = await this.#db
-          .selectFrom("repo_generation")
-          .select("name")
-          .distinct()
-          .where("project_id", "=", projectId)
-          .where("format", "=", builder.format)
-          .execute();
+        const published = await (attempt === 1 ? publishedFirst[i]! : publishedNames(builder.format));
         const repositories = await builder.build({
           db: this.#db,
           store: this.#store,
@@ -370,7 +376,7 @@ export class RepositoryPublisher {
       return;
     }
     this.#spares?.prepare(written, AFTER_PUBLISH_MS, this.#options.spareMinBytes);
-    for (const { format, name } of pending) await this.#prune(projectId, format, name);
+    await Promise.all(pending.map(({ format, name }) => this.#prune(projectId, format, name)));
     this.#metrics?.published(ms / 1000);
     this.#logger.debug(`published ${project.username}/${project.slug} in ${Math.round(ms)} ms`);
     await announcePublished(this.#db, {
@@ -400,13 +406,15 @@ export class RepositoryPublisher {
       else rest.push({ ref: this.#describe(path, bytes, repository.digests?.get(path)), bytes });
     }
     // The files not handed over early, touched in one statement.
-    await touchIndexFiles(
+    const inserted = await touchIndexFiles(
       this.#db,
       rest.map((file) => file.ref),
     );
     const refs = await Promise.all([
       ...started,
-      ...rest.map((file) => this.#place(file.ref, file.bytes, keyOf(file.ref.path))),
+      ...rest.map((file) =>
+        this.#place(file.ref, file.bytes, keyOf(file.ref.path), inserted.has(file.ref.sha256)),
+      ),
     ]);
     const stored = refs.map((r) => r.sha256);
     for (const { path, size, sha256, sha512 } of repository.listed ?? [])
@@ -425,8 +433,8 @@ export class RepositoryPublisher {
     key: string,
   ): Promise<StoredRef> {
     const ref = this.#describe(path, bytes, known);
-    await touchIndexFiles(this.#db, [ref]);
-    return this.#place(ref, bytes, key);
+    const inserted = await touchIndexFiles(this.#db, [ref]);
+    return this.#place(ref, bytes, key, inserted.has(ref.sha256));
   }
 
   /** A file's row: its digests (computed unless the builder knew them) and size. */
@@ -442,11 +450,16 @@ export class RepositoryPublisher {
 
   /**
    * Writes a touched file's bytes unless that content is stored already: from the spare of the
-   * file at `key` (its previous content) when there is one.
+   * file at `key` (its previous content) when there is one. A file whose row the touch inserted
+   * (`inserted`) is written without asking the store: new content, and on S3 the question was a
+   * sequential HEAD before the PUT (index-files.ts says why a wrong guess loses nothing). A row
+   * that was there may have lost its bytes (a build cut off between its touch and its write):
+   * asked, as before.
    */
-  async #place(ref: StoredRef, bytes: Uint8Array, key: string): Promise<StoredRef> {
+  async #place(ref: StoredRef, bytes: Uint8Array, key: string, inserted: boolean): Promise<StoredRef> {
     const spare = this.#spares?.take(key);
-    if (!(await this.#store.exists(ref.sha256))) await this.#store.putBytes(bytes, ref.sha256, { spare });
+    if (inserted || !(await this.#store.exists(ref.sha256)))
+      await this.#store.putBytes(bytes, ref.sha256, { spare });
     else if (spare) this.#spares!.giveBack(key, spare);
     // Every client asks for the new entry file first, and its bytes are in hand: the first
     // request after the switch does not read them back from the store. Named by content, so
@@ -495,7 +508,7 @@ export class RepositoryPublisher {
         ).length > 0
       )
         return { outcome: "files-swept", previousRevision };
-      for (const repository of pending) await this.#insertGeneration(tx, projectId, repository, date);
+      await this.#insertGenerations(tx, projectId, pending, date);
       await tx
         .updateTable("project")
         .set({ published_revision: revision, signed_by: signedBy })
@@ -505,36 +518,40 @@ export class RepositoryPublisher {
     });
   }
 
-  async #insertGeneration(
+  /**
+   * One generation per repository, numbered after the repository's newest, and their files: two
+   * statements whatever the number of repositories (a round trip each inside the switch's lock).
+   */
+  async #insertGenerations(
     tx: Transaction<Database>,
     projectId: string,
-    repository: PendingRepository,
+    pending: PendingRepository[],
     date: Date,
   ) {
-    const { format, name, refs } = repository;
-    const { max } = await tx
-      .selectFrom("repo_generation")
-      .select((eb) => eb.fn.max("number").as("max"))
-      .where("project_id", "=", projectId)
-      .where("format", "=", format)
-      .where("name", "=", name)
-      .executeTakeFirstOrThrow();
-    const id = newRowId();
+    if (pending.length === 0) return;
+    const generations = pending.map((repository) => ({ id: newRowId(), repository }));
     await tx
       .insertInto("repo_generation")
-      .values({
-        id,
-        project_id: projectId,
-        format,
-        name,
-        number: Number(max ?? 0) + 1,
-        created_at: date.toISOString(),
-      })
+      .values(
+        generations.map(({ id, repository: { format, name } }) => ({
+          id,
+          project_id: projectId,
+          format,
+          name,
+          number: sql<number>`(select coalesce(max(number), 0) + 1 from repo_generation
+            where project_id = ${projectId} and format = ${format} and name = ${name})`,
+          created_at: date.toISOString(),
+        })),
+      )
       .execute();
-    if (refs.length)
+    const files = generations.flatMap(({ id, repository }) =>
+      repository.refs.map((r) => ({ generation_id: id, ...r })),
+    );
+    // In statements of at most 1,000 rows (5,000 parameters): far within both databases' limits.
+    for (let i = 0; i < files.length; i += 1000)
       await tx
         .insertInto("repo_index_file")
-        .values(refs.map((r) => ({ generation_id: id, ...r })))
+        .values(files.slice(i, i + 1000))
         .execute();
   }
 
