@@ -66,6 +66,13 @@ export function seedPackyard(
   return JSON.parse(readFileSync(state, "utf8")) as SeedState;
 }
 
+/** When addOne's clock started, the PUT was answered and the new entry file was seen (performance.now()). */
+export interface AddMarks {
+  started?: number;
+  answered?: number;
+  ended?: number;
+}
+
 type Reply = { ok: boolean; error?: string; [key: string]: unknown };
 
 export class PackyardServer {
@@ -172,7 +179,7 @@ export class PackyardServer {
     file: PackageFile,
     version: string,
     probe: EntryProbe,
-    options: { settle?: boolean } = {},
+    options: { settle?: boolean; marks?: AddMarks } = {},
   ): Promise<Sample> {
     const bytes = readFileSync(file.path);
     const before = probe.fingerprint(await this.#entry(probe));
@@ -182,6 +189,7 @@ export class PackyardServer {
     const clientCpu = process.cpuUsage();
     const machineCpu = machineBusyMs();
     const started = performance.now();
+    if (options.marks) options.marks.started = started;
     const res = await fetch(
       `${this.url}/api/v1/projects/${this.state.slug}/releases/${version}/files/${file.filename}`,
       { method: "PUT", headers: this.#headers(), body: bytes },
@@ -199,6 +207,7 @@ export class PackyardServer {
       current = probe.fingerprint(entry);
     }
     const ms = performance.now() - started;
+    if (options.marks) Object.assign(options.marks, { answered, ended: started + ms });
     const machine = machineBusyMs() - machineCpu;
     const peak = peakRssKb(this.pid);
     const client = process.cpuUsage(clientCpu);

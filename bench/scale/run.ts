@@ -1,14 +1,17 @@
-// Scale-mode benchmark (issue 15, "Speed"): Packyard on PostgreSQL + S3-compatible storage
-// (s3rver) against the embedded mode (SQLite + local disk), and upload throughput of one server
-// against three behind a round-robin proxy. See README.md beside this file.
+// Scale-mode benchmark (issues 15 and 44): Packyard on PostgreSQL + S3-compatible storage
+// (s3rver) against the embedded mode (SQLite + local disk) — also with latency added to every S3
+// request, with the S3 requests and PostgreSQL round trips of each publish counted — uploads
+// through three servers until the signed index lists them all, and upload throughput of one
+// server against three behind a round-robin proxy. See README.md beside this file.
 //
 //   export PATH=$PWD/node_modules/.bin:$PATH
-//   .ci/with-postgres node bench/scale/run.ts [--size 10000] [--runs 9] [--uploads 200]
-//        [--debs 100] [--concurrency 8] [--rounds 4] [--parts b,throughput]
+//   .ci/with-postgres node bench/scale/run.ts [--sizes 10000,50000] [--runs 9] [--s3-latency 20]
+//        [--uploads-three 100] [--parts b,three,throughput] [--uploads 200] [--upload-mib 1]
+//        [--debs 100] [--concurrency 8] [--rounds 4]
 //        [--dir /tmp/packyard-bench-scale] [--quiet-wait 2] [--keep]
 //        [--out bench/scale/results/latest.json]
 import { execFileSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import {
   closeSync,
   fsyncSync,
@@ -23,6 +26,7 @@ import {
 } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { gunzipSync } from "node:zlib";
 import {
   CopyObjectCommand,
   DeleteObjectCommand,
@@ -41,22 +45,27 @@ import {
   startServerProcess,
 } from "../../apps/web/test/server-process.ts";
 import { writeBenchDebs, writeNewDebs } from "../apt/lib/debs.ts";
-import { aptEntry } from "../apt/lib/packyard.ts";
+import { aptEntry, packagesHash } from "../apt/lib/packyard.ts";
+import { LatencyProxy, sequentialRoundTrips } from "../lib/latency-proxy.ts";
 import { chunkSums, type Row, row } from "../lib/measure.ts";
-import { type PackageFile, PackyardServer, seedPackyard } from "../lib/packyard.ts";
+import { type AddMarks, type PackageFile, PackyardServer, seedPackyard } from "../lib/packyard.ts";
+import { PgCountProxy } from "../lib/pg-count-proxy.ts";
 import { accounted, machineBusyMs, type Sample, type Summary, summarize, waitForQuiet } from "../lib/proc.ts";
 import { checkPackyardPrerequisites, commitOf, logger, machineInfo } from "../lib/run-info.ts";
 
 const { values: args } = parseArgs({
   options: {
-    size: { type: "string", default: "10000" },
+    sizes: { type: "string", default: "10000,50000" },
+    size: { type: "string" },
     runs: { type: "string", default: "9" },
+    "s3-latency": { type: "string", default: "20" },
+    "uploads-three": { type: "string", default: "100" },
     uploads: { type: "string", default: "200" },
     "upload-mib": { type: "string", default: "1" },
     debs: { type: "string", default: "100" },
     concurrency: { type: "string", default: "8" },
     rounds: { type: "string", default: "4" },
-    parts: { type: "string", default: "b,throughput" },
+    parts: { type: "string", default: "b,three" },
     dir: { type: "string", default: "/tmp/packyard-bench-scale" },
     out: { type: "string", default: join(import.meta.dirname, "results", "latest.json") },
     commit: { type: "string" },
@@ -65,8 +74,11 @@ const { values: args } = parseArgs({
   },
 });
 
-const size = Number(args.size);
+// --size N (the option before issue 44) is --sizes N.
+const sizes = (args.size ?? args.sizes).split(",").map(Number);
 const runs = Number(args.runs);
+const s3LatencyMs = Number(args["s3-latency"]);
+const uploadsThree = Number(args["uploads-three"]);
 const uploads = Number(args.uploads);
 const uploadBytes = Number(args["upload-mib"]) * 1024 * 1024;
 const debCount = Number(args.debs);
@@ -75,6 +87,7 @@ const rounds = Number(args.rounds);
 const parts = new Set(args.parts.split(","));
 const quietWaitMs = Number(args["quiet-wait"]) * 1000;
 const dir = resolve(args.dir);
+if (sizes.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--sizes: ${args.sizes}`);
 const log = logger();
 const webDir = join(import.meta.dirname, "../../apps/web");
 
@@ -160,11 +173,18 @@ interface Mode {
 }
 
 /** addOne with s3rver's and PostgreSQL's CPU during the sample added to its own. */
-async function addOneAccounted(mode: Mode, file: PackageFile, version: string, b: Backends, settle = true) {
+async function addOneAccounted(
+  mode: Mode,
+  file: PackageFile,
+  version: string,
+  b: Backends,
+  settle = true,
+  marks?: AddMarks,
+) {
   await waitForQuiet(quietWaitMs);
   return accounted(async () => {
     const before = backendCpu(b);
-    const sample = await mode.server.addOne(file, version, aptEntry, { settle });
+    const sample = await mode.server.addOne(file, version, aptEntry, { settle, marks });
     const after = backendCpu(b);
     const s3 = after.s3rver - before.s3rver;
     const pgCpu = after.postgres - before.postgres;
@@ -262,87 +282,295 @@ async function s3rverRoundTrips(s3: TestS3, count: number) {
   return Object.fromEntries(Object.entries(times).map(([k, v]) => [k, summarize(v.slice(2))]));
 }
 
+/** The three stretches of a sample a request or round trip can fall in. */
+interface ByPhase {
+  /** From the PUT to its answer. */
+  put: number;
+  /** From the answer to the new InRelease seen (the InRelease polls, a publish after the answer). */
+  untilEntry: number;
+  /** After it, until the proxies were idle (work the publish left for later; also the benchmark's check of Packages.gz). */
+  after: number;
+}
+
+/** What one sample of a counted mode asked of S3 and PostgreSQL, from the proxies' logs. */
+interface Counts {
+  /** "<operation> <what for>[ · <phase>]" → requests. */
+  s3: Record<string, number>;
+  s3ByPhase: ByPhase;
+  /** Of the requests from the PUT to the new InRelease: stretches with at least one in flight. */
+  s3Sequential: number;
+  /** "<statement's first 60 characters>[ · <phase>]" → round trips. */
+  pg: Record<string, number>;
+  pgByPhase: ByPhase;
+}
+
+const PHASE_SUFFIX: Record<keyof ByPhase, string> = {
+  put: "",
+  untilEntry: " · after the answer",
+  after: " · after the InRelease",
+};
+
+/** Waits (up to 3 s) until neither proxy has seen traffic for 300 ms: the sample's requests are all in their logs. */
+async function proxiesIdle(s3Proxy: LatencyProxy, pgProxy: PgCountProxy) {
+  const deadline = performance.now() + 3000;
+  while (performance.now() < deadline) {
+    const last = Math.max(s3Proxy.lastActivity, pgProxy.lastActivity);
+    if (performance.now() - last >= 300) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The Counts of the proxies' logs since marks.started (the sample's requests), each by what it was for and when. */
+async function countSample(
+  s3Proxy: LatencyProxy,
+  pgProxy: PgCountProxy,
+  marks: AddMarks,
+  deb: PackageFile,
+  prefix: string,
+  db: pg.Client,
+): Promise<Counts> {
+  await proxiesIdle(s3Proxy, pgProxy);
+  const started = marks.started!;
+  const phaseOf = (at: number): keyof ByPhase =>
+    at <= marks.answered! ? "put" : at <= marks.ended! ? "untilEntry" : "after";
+  const s3Log = s3Proxy.take().filter((r) => r.started >= started);
+  const pgLog = pgProxy.take().filter((r) => r.at >= started);
+  const debSha = createHash("sha256").update(readFileSync(deb.path)).digest("hex");
+  const keyed = s3Log.map((r) => ({ r, key: r.key.startsWith(prefix) ? r.key.slice(prefix.length) : r.key }));
+  const shas = [
+    ...new Set(keyed.flatMap(({ key }) => /^indexes\/sha256\/([0-9a-f]{64})$/.exec(key)?.[1] ?? [])),
+  ];
+  const names = new Map<string, string>();
+  if (shas.length) {
+    // Named after the sample, by the rows the publish wrote (untimed; straight to PostgreSQL).
+    try {
+      for (const r of (await db.query("select sha256 from index_blob where sha256 = any($1)", [shas])).rows)
+        names.set(r.sha256, "index block");
+      for (const r of (
+        await db.query("select distinct path, sha256 from repo_index_file where sha256 = any($1)", [shas])
+      ).rows)
+        names.set(r.sha256, `index ${r.path}`);
+    } catch (error) {
+      log(`naming index keys failed (left unnamed): ${(error as Error).message}`);
+    }
+  }
+  const purpose = (key: string) => {
+    const [store, ...rest] = key.split("/");
+    const tail = rest.join("/");
+    if (tail.startsWith("tmp/")) return `${store}/tmp/… (staging the upload)`;
+    if (tail === `sha256/${debSha}`) return "the package (blobs/sha256/<the .deb>)";
+    if (tail.startsWith("sha256/"))
+      return names.get(tail.slice(7)) ?? `${store}/sha256/… (not the .deb, unnamed)`;
+    return key === "" ? "(the bucket)" : key;
+  };
+  const s3: Record<string, number> = {};
+  const s3ByPhase: ByPhase = { put: 0, untilEntry: 0, after: 0 };
+  for (const { r, key } of keyed) {
+    const phase = phaseOf(r.started);
+    const label = `${r.kind} ${purpose(key)}${PHASE_SUFFIX[phase]}`;
+    s3[label] = (s3[label] ?? 0) + 1;
+    s3ByPhase[phase]++;
+  }
+  const pgCounts: Record<string, number> = {};
+  const pgByPhase: ByPhase = { put: 0, untilEntry: 0, after: 0 };
+  for (const r of pgLog) {
+    const phase = phaseOf(r.at);
+    const label = `${r.statement.slice(0, 60)}${PHASE_SUFFIX[phase]}`;
+    pgCounts[label] = (pgCounts[label] ?? 0) + 1;
+    pgByPhase[phase]++;
+  }
+  return {
+    s3,
+    s3ByPhase,
+    s3Sequential: sequentialRoundTrips(s3Log.filter((r) => r.started <= marks.ended!)),
+    pg: pgCounts,
+    pgByPhase,
+  };
+}
+
+/** Median per sample of each label's count (0 in a sample without it), most frequent first. */
+function medianCounts(all: readonly Record<string, number>[]): [string, number][] {
+  const labels = [...new Set(all.flatMap((c) => Object.keys(c)))];
+  return labels
+    .map((label) => [label, summarize(all.map((c) => c[label] ?? 0)).median] as [string, number])
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+}
+
+interface BMode extends Mode {
+  /** ms the S3 proxy adds to each request during this mode's samples; undefined: not on S3. */
+  s3DelayMs?: number;
+}
+
+const B_PREFIX = "bench-b/";
+
 async function partB(s3: TestS3, b: Backends) {
   const scratch = join(dir, "b");
-  log(`(b): writing ${size} + ${2 * runs + 1} .deb files`);
-  const debs = writeBenchDebs(join(scratch, "debs"), size);
-  const news = writeNewDebs(join(scratch, "new"), 2 * runs + 1, "s");
+  const largest = Math.max(...sizes);
+  log(`(b): writing ${largest} .deb files`);
+  const debs = writeBenchDebs(join(scratch, "debs"), largest);
   const database = await createPostgresDatabase();
-  const scaleEnv = { ...s3.env, S3_PREFIX: "bench-b/", DATABASE_URL: database.url };
-  await keepS3rverDirectories(s3, scaleEnv.S3_PREFIX);
-  const setupSeconds: Record<string, number> = {};
-  const modes: Mode[] = [];
+  const seedEnv = { ...s3.env, S3_PREFIX: B_PREFIX, DATABASE_URL: database.url };
+  await keepS3rverDirectories(s3, B_PREFIX);
+  // The scale-mode server reaches s3rver and PostgreSQL through the counting proxies (the
+  // S3 one adds --s3-latency for the third mode); seeding goes straight to them.
+  const s3Proxy = new LatencyProxy(s3.endpoint);
+  const target = new URL(database.url);
+  const pgProxy = new PgCountProxy(target.hostname, Number(target.port));
+  const serveEnv = {
+    ...seedEnv,
+    S3_ENDPOINT: await s3Proxy.listen(),
+    DATABASE_URL: await pgProxy.listen(database.url),
+  };
+  const db = new pg.Client({ connectionString: database.url });
+  await db.connect();
+  const bySize: BResult[] = [];
+  let seeded = 0;
   try {
-    for (const [label, env] of [
-      ["embedded", {}],
-      ["scale", scaleEnv],
-    ] as const) {
-      const modeScratch = join(scratch, label);
-      mkdirSync(modeScratch, { recursive: true });
-      log(`(b) ${label}: seeding ${size} packages through uploadFile`);
-      const seeded = seedPackyard(join(scratch, `data-${label}`), debs, modeScratch, { env });
-      setupSeconds[`${label}: seed (uploadFile × N, 8 at a time)`] = seeded.seedMs / 1000;
-      setupSeconds[`${label}: first publish`] = seeded.firstPublishMs / 1000;
-      const server = await PackyardServer.start(join(scratch, `data-${label}`), modeScratch, { env });
-      modes.push({ label, server });
+    for (const [sizeIndex, size] of [...sizes].sort((x, y) => x - y).entries()) {
+      bySize.push(await bAtSize(size, sizeIndex, debs.slice(seeded, size), seeded > 0));
+      seeded = size;
     }
-    for (const mode of modes) {
-      await mode.server.warmUp(aptEntry);
-      // One unrecorded upload first, so the route's code is warm like a running server's.
-      await mode.server.addOne(news[2 * runs]!, "2.0.warmup", aptEntry);
-    }
-    log(`(b): ${runs} samples per mode, interleaved`);
-    const samples: Record<string, Sample[]> = { embedded: [], scale: [] };
-    for (let i = 0; i < runs; i++) {
-      const order = i % 2 ? [...modes].reverse() : modes;
-      for (const mode of order) {
-        samples[mode.label]!.push(await addOneAccounted(mode, news[i]!, `2.0.${i}`, b));
-      }
-    }
-    const rows: Row[] = [
-      row(
-        "b",
-        "Packyard embedded",
-        "SQLite + local disk: HTTP PUT of the .deb → new InRelease served",
-        samples.embedded!,
-      ),
-      row(
-        "b",
-        "Packyard scale mode",
-        "PostgreSQL + s3rver: HTTP PUT of the .deb → new InRelease served",
-        samples.scale!,
-      ),
-    ];
-
-    log(`(b): ${runs} more per mode with timers around the stores' calls`);
-    for (const mode of modes) await mode.server.call("instrument");
-    const timed: Record<string, Sample[]> = { embedded: [], scale: [] };
-    for (let i = 0; i < runs; i++) {
-      const order = i % 2 ? [...modes].reverse() : modes;
-      for (const mode of order) {
-        timed[mode.label]!.push(await addOneAccounted(mode, news[runs + i]!, `3.0.${i}`, b, false));
-      }
-    }
-    const timers: Record<string, unknown> = {};
-    for (const mode of modes) {
-      const timings = (await mode.server.call("timings")).timings as Record<string, number[]>;
-      timers[mode.label] = {
-        endToEnd: summarize(timed[mode.label]!.map((s) => s.ms)),
-        perCall: Object.fromEntries(
-          Object.entries(timings).map(([k, v]) => [
-            k,
-            { calls: v.length / runs, totalPerUpload: summarize(chunkSums(v, v.length / runs)) },
-          ]),
-        ),
-      };
-    }
-    log("(b): s3rver and local disk round trips");
-    const roundTrips = await s3rverRoundTrips(s3, 30);
-    return { size, rows, setupSeconds, timers, roundTrips };
   } finally {
-    for (const mode of modes) await mode.server.stop();
+    await db.end();
+    await s3Proxy.close();
+    await pgProxy.close();
     await database.drop();
   }
+  log("(b): s3rver and local disk round trips");
+  const roundTrips = await s3rverRoundTrips(s3, 30);
+  return { sizes: bySize, s3LatencyMs, roundTrips };
+
+  async function bAtSize(size: number, sizeIndex: number, more: PackageFile[], extend: boolean) {
+    const labels = ["embedded", "scale", ...(s3LatencyMs > 0 ? [`scale + ${s3LatencyMs} ms S3`] : [])];
+    const news = writeNewDebs(join(scratch, `new-${size}`), labels.length * runs + 2 * runs + 2, `s${size}`);
+    let nextNew = 0;
+    const setupSeconds: Record<string, number> = {};
+    const modes: BMode[] = [];
+    try {
+      for (const [label, env] of [
+        ["embedded", {}],
+        ["scale", seedEnv],
+      ] as const) {
+        const modeScratch = join(scratch, label);
+        mkdirSync(modeScratch, { recursive: true });
+        log(
+          `(b) ${label}: seeding ${extend ? `${more.length} more, to ` : ""}${size} packages through uploadFile`,
+        );
+        const seededState = seedPackyard(join(scratch, `data-${label}`), more, modeScratch, { env, extend });
+        setupSeconds[`${label}: seed (uploadFile × N, 8 at a time)`] = seededState.seedMs / 1000;
+        setupSeconds[`${label}: first publish`] = seededState.firstPublishMs / 1000;
+        const server = await PackyardServer.start(join(scratch, `data-${label}`), modeScratch, {
+          env: label === "scale" ? serveEnv : {},
+        });
+        if (label === "embedded") modes.push({ label, server });
+        else {
+          modes.push({ label, server, s3DelayMs: 0 });
+          if (s3LatencyMs > 0) modes.push({ label: labels[2]!, server, s3DelayMs: s3LatencyMs });
+        }
+      }
+      const version = (mode: number, i: number) => `${sizeIndex + 2}.${mode}.${i}`;
+      for (const mode of modes.slice(0, 2)) {
+        await mode.server.warmUp(aptEntry);
+        // One unrecorded upload first, so the route's code is warm like a running server's.
+        await mode.server.addOne(news[nextNew++]!, version(9, nextNew), aptEntry);
+      }
+      log(`(b) N = ${size}: ${runs} samples per mode (${labels.join(", ")}), interleaved`);
+      const samples: Record<string, Sample[]> = Object.fromEntries(labels.map((l) => [l, []]));
+      const counts: Record<string, Counts[]> = Object.fromEntries(labels.slice(1).map((l) => [l, []]));
+      for (let i = 0; i < runs; i++) {
+        // Each mode first, last and in between in turn.
+        const order = modes.map((_, m) => modes[(m + i) % modes.length]!);
+        if (i % 2) order.reverse();
+        for (const mode of order) {
+          const m = modes.indexOf(mode);
+          const deb = news[nextNew++]!;
+          const marks: AddMarks = {};
+          if (mode.s3DelayMs !== undefined) s3Proxy.delayMs = mode.s3DelayMs;
+          const sample = await addOneAccounted(mode, deb, version(m, i), b, true, marks);
+          samples[mode.label]!.push(sample);
+          if (mode.s3DelayMs === undefined) continue;
+          const c = await countSample(s3Proxy, pgProxy, marks, deb, B_PREFIX, db);
+          counts[mode.label]!.push(c);
+          sample.extra = {
+            ...sample.extra,
+            "S3 requests": c.s3ByPhase.put + c.s3ByPhase.untilEntry,
+            "S3 sequential round trips": c.s3Sequential,
+            "S3 requests after the InRelease": c.s3ByPhase.after,
+            "PostgreSQL round trips": c.pgByPhase.put + c.pgByPhase.untilEntry,
+            "PostgreSQL round trips after the InRelease": c.pgByPhase.after,
+          };
+          log(
+            `  ${mode.label} #${i + 1}: ${sample.ms.toFixed(1)} ms; S3 requests ${c.s3ByPhase.put} in the PUT + ${c.s3ByPhase.untilEntry} until the InRelease (${c.s3Sequential} sequential) + ${c.s3ByPhase.after} after; PostgreSQL round trips ${c.pgByPhase.put} + ${c.pgByPhase.untilEntry} + ${c.pgByPhase.after}`,
+          );
+        }
+      }
+      s3Proxy.delayMs = 0;
+      const rows: Row[] = modes.map((mode) =>
+        row(
+          "b",
+          mode.label,
+          `${mode.s3DelayMs === undefined ? "SQLite + local disk" : "PostgreSQL + s3rver"}: HTTP PUT of the .deb → new InRelease served`,
+          samples[mode.label]!,
+        ),
+      );
+      const countSummary = Object.fromEntries(
+        Object.entries(counts).map(([label, list]) => [
+          label,
+          {
+            s3: medianCounts(list.map((c) => c.s3)),
+            pg: medianCounts(list.map((c) => c.pg)),
+            perSample: list,
+          },
+        ]),
+      );
+
+      log(`(b) N = ${size}: ${runs} more per mode with timers around the stores' calls`);
+      const timedModes = modes.slice(0, 2);
+      for (const mode of timedModes) await mode.server.call("instrument");
+      const timed: Record<string, Sample[]> = { embedded: [], scale: [] };
+      for (let i = 0; i < runs; i++) {
+        const order = i % 2 ? [...timedModes].reverse() : timedModes;
+        for (const mode of order) {
+          const m = modes.indexOf(mode) + 5;
+          timed[mode.label]!.push(await addOneAccounted(mode, news[nextNew++]!, version(m, i), b, false));
+        }
+      }
+      s3Proxy.take();
+      pgProxy.take();
+      const timers: Record<string, Timers> = {};
+      for (const mode of timedModes) {
+        const timings = (await mode.server.call("timings")).timings as Record<string, number[]>;
+        timers[mode.label] = {
+          endToEnd: summarize(timed[mode.label]!.map((s) => s.ms)),
+          perCall: Object.fromEntries(
+            Object.entries(timings).map(([k, v]) => [
+              k,
+              { calls: v.length / runs, totalPerUpload: summarize(chunkSums(v, v.length / runs)) },
+            ]),
+          ),
+        };
+      }
+      return { size, rows, setupSeconds, timers, counts: countSummary };
+    } finally {
+      for (const mode of modes.slice(0, 2)) await mode.server.stop();
+    }
+  }
+}
+
+interface BResult {
+  size: number;
+  rows: Row[];
+  setupSeconds: Record<string, number>;
+  timers: Record<string, Timers>;
+  counts: Record<
+    string,
+    {
+      s3: [string, number][];
+      pg: [string, number][];
+      perSample: Counts[];
+    }
+  >;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -360,14 +588,14 @@ interface Cluster {
 const USERNAME = "bench-owner";
 const SLUG = "fleet";
 
-async function startCluster(count: number, s3: TestS3): Promise<Cluster> {
+async function startCluster(count: number, s3: TestS3, prefix = `throughput-${count}/`): Promise<Cluster> {
   const database = await createPostgresDatabase();
   const proxy = new RoundRobinProxy();
   const url = await proxy.listen();
-  await keepS3rverDirectories(s3, `throughput-${count}/`);
+  await keepS3rverDirectories(s3, prefix);
   const env = {
     ...s3.env,
-    S3_PREFIX: `throughput-${count}/`,
+    S3_PREFIX: prefix,
     DATABASE_URL: database.url,
     BASE_URL: url,
     LOG_LEVEL: "error",
@@ -648,6 +876,118 @@ async function partThroughput(s3: TestS3, b: Backends) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Part 3: --uploads-three concurrent .deb uploads through three servers (one PostgreSQL, one
+// bucket) behind the round-robin proxy, until the signed index served through the proxy lists
+// every one of them.
+
+/** The package names the APT index lists, as any server behind `url` serves it now (InRelease → Packages.gz by hash). */
+async function listedPackages(url: string): Promise<{ fingerprint: string; names: Set<string> }> {
+  const base = `${url}/dl/${USERNAME}/${SLUG}/deb/dists/stable`;
+  const entry = await fetch(`${base}/InRelease`);
+  const inRelease = await entry.text();
+  if (entry.status === 404) return { fingerprint: "", names: new Set() };
+  if (entry.status !== 200) throw new Error(`InRelease: ${entry.status}`);
+  const fingerprint = packagesHash(inRelease);
+  const gz = /^ ([0-9a-f]{64}) +\d+ main\/binary-amd64\/Packages\.gz$/m.exec(
+    inRelease.slice(inRelease.indexOf("\nSHA256:")),
+  )?.[1];
+  if (!gz) throw new Error("InRelease lists no main/binary-amd64/Packages.gz");
+  const res = await fetch(`${base}/main/binary-amd64/by-hash/SHA256/${gz}`);
+  if (res.status !== 200) throw new Error(`Packages.gz by hash: ${res.status}`);
+  const packages = gunzipSync(Buffer.from(await res.arrayBuffer()));
+  if (createHash("sha256").update(packages).digest("hex") !== fingerprint)
+    throw new Error("the inflated Packages.gz is not the Packages InRelease lists");
+  const names = new Set([...packages.toString("utf8").matchAll(/^Package: (.+)$/gm)].map((m) => m[1]!));
+  return { fingerprint, names };
+}
+
+async function partThree(s3: TestS3, b: Backends) {
+  const scratch = join(dir, "three");
+  mkdirSync(scratch, { recursive: true });
+  log(`three servers: starting them (PostgreSQL + s3rver) behind a round-robin proxy`);
+  const cluster = await startCluster(3, s3, "three/");
+  try {
+    const versions = Array.from({ length: 10 }, (_, i) => `1.0.${i}`);
+    await createReleases(cluster, ["0.0.1", ...versions]);
+    const put = (file: UploadFile) =>
+      fetch(`${cluster.url}/api/v1/projects/${SLUG}/releases/${file.version}/files/${file.filename}`, {
+        method: "PUT",
+        headers: { authorization: `Bearer ${cluster.token}`, "content-type": "application/octet-stream" },
+        body: file.bytes,
+      });
+    // Warm-up, unrecorded: two .deb files through every server.
+    const warm = writeNewDebs(join(scratch, "warm"), 6, "tw");
+    await inParallel(warm, 3, async (d) => {
+      const res = await put({ filename: d.filename, bytes: readFileSync(d.path), version: "0.0.1" });
+      await res.text();
+      if (res.status !== 201) throw new Error(`warm-up PUT: ${res.status}`);
+    });
+    const debs = writeNewDebs(join(scratch, "debs"), uploadsThree, "t");
+    const files = debs.map((d, i) => ({
+      name: d.name,
+      filename: d.filename,
+      bytes: readFileSync(d.path),
+      version: versions[i % versions.length]!,
+    }));
+    await waitForQuiet(quietWaitMs);
+    const cpuBefore = backendCpu(b);
+    const serversBefore = cluster.servers.map((s) => cpuMs(s.child.pid!));
+    log(`three servers: ${files.length} concurrent .deb uploads`);
+    const started = performance.now();
+    const answers = await Promise.all(
+      files.map(async (file) => {
+        const res = await put(file);
+        const body = await res.text();
+        return { name: file.name, status: res.status, at: performance.now(), body: body.slice(0, 200) };
+      }),
+    );
+    const lastAnswer = Math.max(...answers.map((a) => a.at));
+    const stored = answers.filter((a) => a.status === 201);
+    for (const failed of answers.filter((a) => a.status !== 201))
+      log(`  PUT ${failed.name}: ${failed.status} ${failed.body}`);
+    // Then the signed index, through the proxy (any server), until it lists every stored one.
+    let listedAt: number | undefined;
+    let names = new Set<string>();
+    let polls = 0;
+    const deadline = lastAnswer + 60_000;
+    while (performance.now() < deadline) {
+      polls++;
+      names = (await listedPackages(cluster.url)).names;
+      if (stored.every((a) => names.has(a.name))) {
+        listedAt = performance.now();
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const serverCpuMs = cluster.servers.map((s, i) => cpuMs(s.child.pid!) - serversBefore[i]!);
+    const cpuAfter = backendCpu(b);
+    const lost = stored.filter((a) => !names.has(a.name)).map((a) => a.name);
+    const result = {
+      uploads: files.length,
+      failed: files.length - stored.length,
+      lost: lost.length,
+      lostNames: lost,
+      firstRequestToLastAnswerMs: lastAnswer - started,
+      firstRequestToAllListedMs: listedAt === undefined ? undefined : listedAt - started,
+      lastAnswerToAllListedMs: listedAt === undefined ? undefined : listedAt - lastAnswer,
+      polls,
+      answerMs: summarize(answers.map((a) => a.at - started)),
+      cpuMs: {
+        servers: serverCpuMs,
+        s3rver: cpuAfter.s3rver - cpuBefore.s3rver,
+        postgres: cpuAfter.postgres - cpuBefore.postgres,
+      },
+    };
+    log(
+      `  first request → last answer ${result.firstRequestToLastAnswerMs.toFixed(0)} ms, → all listed ${listedAt === undefined ? "never (60 s)" : `${result.firstRequestToAllListedMs!.toFixed(0)} ms`}; failed ${result.failed}, lost ${result.lost}`,
+    );
+    return result;
+  } finally {
+    await cluster.drop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Report
 
 const f = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
@@ -657,40 +997,69 @@ function markdown(results: Results): string {
   const out: string[] = [
     `Run ${results.date} at commit ${results.commit}; ${results.machine.cpus} × ${results.machine.cpuModel}, ${results.machine.memoryGiB} GiB; Node ${results.versions.node}, PostgreSQL ${results.versions.postgres}, s3rver ${results.versions.s3rver}; load average before ${results.loadAverage.before}, after ${results.loadAverage.after}.`,
     "",
+    ...issue44Lines(results),
   ];
   if (results.b) {
-    const { rows, roundTrips, setupSeconds, timers } = results.b;
-    const [emb, scale] = rows;
-    out.push(
-      `## (b) One more .deb into a ${results.b.size.toLocaleString("en-US")}-package repository, ${emb!.samples.length} samples per mode, interleaved`,
-      "",
-      "| mode | ms, median (min–max) | PUT answered ms | Packyard + client CPU ms | s3rver CPU ms | PostgreSQL CPU ms | others' CPU % |",
-      "|---|---:|---:|---:|---:|---:|---:|",
-    );
-    for (const r of rows) {
-      const e = (k: string) => (r.extra[k] ? f(r.extra[k].median) : "–");
+    const { roundTrips } = results.b;
+    for (const at of results.b.sizes) {
+      const { rows, setupSeconds, timers, counts } = at;
+      const [emb, scale, slow] = rows;
       out.push(
-        `| ${r.system} | ${cell(r.time)} | ${e("PUT answered ms")} | ${e("Packyard + client CPU ms")} | ${e("s3rver CPU ms")} | ${e("PostgreSQL CPU ms")} | ${e("others' CPU %")} |`,
+        `## (b) One more .deb into a ${at.size.toLocaleString("en-US")}-package repository, ${emb!.samples.length} samples per mode, interleaved`,
+        "",
+        "| mode | ms, median (min–max) | PUT answered ms | S3 requests (sequential) + after | PostgreSQL round trips + after | Packyard + client CPU ms | s3rver CPU ms | PostgreSQL CPU ms | others' CPU % |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+      );
+      for (const r of rows) {
+        const e = (k: string) => (r.extra[k] ? f(r.extra[k].median) : "–");
+        const n = (k: string) => (r.extra[k] ? String(r.extra[k].median) : "–");
+        out.push(
+          `| ${r.system} | ${cell(r.time)} | ${e("PUT answered ms")} | ${n("S3 requests")} (${n("S3 sequential round trips")}) + ${n("S3 requests after the InRelease")} | ${n("PostgreSQL round trips")} + ${n("PostgreSQL round trips after the InRelease")} | ${e("Packyard + client CPU ms")} | ${e("s3rver CPU ms")} | ${e("PostgreSQL CPU ms")} | ${e("others' CPU %")} |`,
+        );
+      }
+      out.push(
+        "",
+        `Ratio scale / embedded (medians): **${(scale!.time.median / emb!.time.median).toFixed(2)}** (target ≤ 1.2)`,
+      );
+      if (slow)
+        out.push(
+          `${slow.system} − embedded (medians): **${signed(slow.time.median - emb!.time.median)} ms** (target ≤ +60 ms)`,
+        );
+      out.push("");
+      for (const [mode, c] of Object.entries(counts)) {
+        out.push(
+          `What each publish asked, ${mode} (median count per sample; unmarked: during the PUT; "after the answer": until the new InRelease was seen, its polls included; "after the InRelease": until the proxies were idle, the benchmark's fetch of Packages.gz included):`,
+          "",
+          `- S3: ${c.s3.map(([k, v]) => `${k} ×${v}`).join("; ") || "none"}`,
+          `- PostgreSQL: ${c.pg.map(([k, v]) => `\`${k}\` ×${v}`).join("; ") || "none"}`,
+          "",
+        );
+      }
+      out.push("Timers around the stores' calls, per upload (median of the sum per upload):", "");
+      for (const [mode, t] of Object.entries(timers)) {
+        out.push(`- ${mode} (end to end ${cell(t.endToEnd)}):`);
+        for (const [k, v] of Object.entries(t.perCall))
+          out.push(`  - ${k}: ${v.calls.toFixed(1)} calls, ${cell(v.totalPerUpload)} ms`);
+      }
+      out.push(
+        "",
+        `Set-up: ${Object.entries(setupSeconds)
+          .map(([k, v]) => `${k} ${v.toFixed(1)} s`)
+          .join("; ")}`,
+        "",
       );
     }
-    out.push(
-      "",
-      `Ratio scale / embedded (medians): **${(scale!.time.median / emb!.time.median).toFixed(2)}**`,
-      "",
-    );
-    out.push("Timers around the stores' calls, per upload (median of the sum per upload):", "");
-    for (const [mode, t] of Object.entries(timers) as [string, Timers][]) {
-      out.push(`- ${mode} (end to end ${cell(t.endToEnd)}):`);
-      for (const [k, v] of Object.entries(t.perCall))
-        out.push(`  - ${k}: ${v.calls.toFixed(1)} calls, ${cell(v.totalPerUpload)} ms`);
-    }
-    out.push("", "Round trips from the driver, ms, median (min–max) of 30:", "");
+    out.push("Round trips from the driver straight to s3rver, ms, median (min–max) of 30:", "");
     for (const [k, v] of Object.entries(roundTrips)) out.push(`- ${k}: ${cell(v)}`);
+    out.push("");
+  }
+  if (results.three) {
+    const t = results.three;
+    const ms = (v: number | undefined) => (v === undefined ? "never (60 s)" : `${v.toFixed(0)} ms`);
     out.push(
+      `## ${t.uploads} concurrent .deb uploads through three servers (one PostgreSQL, one bucket, round-robin proxy)`,
       "",
-      `Set-up: ${Object.entries(setupSeconds)
-        .map(([k, v]) => `${k} ${v.toFixed(1)} s`)
-        .join("; ")}`,
+      `First request → last answer ${ms(t.firstRequestToLastAnswerMs)}; → the signed index (through the proxy) lists all ${t.uploads - t.failed}: ${ms(t.firstRequestToAllListedMs)}, **${ms(t.lastAnswerToAllListedMs)} after the last answer** (target ≤ 1 s); failed uploads ${t.failed}; **lost ${t.lost}**${t.lost ? ` (${t.lostNames.join(", ")})` : ""}.`,
       "",
     );
   }
@@ -721,6 +1090,38 @@ function markdown(results: Results): string {
   return out.join("\n");
 }
 
+const signed = (v: number) => `${v >= 0 ? "+" : "−"}${f(Math.abs(v))}`;
+
+/** Issue 44's four lines (a line per size), medians. */
+function issue44Lines(results: Results): string[] {
+  const one: string[] = [];
+  const two: string[] = [];
+  const three: string[] = [];
+  const x = (r: Row, k: string) => r.extra[k]?.median ?? 0;
+  for (const at of results.b?.sizes ?? []) {
+    const [emb, scale, slow] = at.rows;
+    const n = `N = ${at.size.toLocaleString("en-US")}`;
+    one.push(
+      `- (1) (b) ${n}: embedded ${f(emb!.time.median)} ms, scale ${f(scale!.time.median)} ms: **${(scale!.time.median / emb!.time.median).toFixed(2)}×** (target ≤ 1.2×)`,
+    );
+    if (slow)
+      two.push(
+        `- (2) (b) ${n}, ${slow.system}: ${f(slow.time.median)} ms, **${signed(slow.time.median - emb!.time.median)} ms** over embedded (target ≤ +60 ms)`,
+      );
+    for (const r of [scale, slow].filter((r): r is Row => r !== undefined))
+      three.push(
+        `- (3) per publish, ${n}, ${r.system}: ${x(r, "S3 requests")} S3 requests (${x(r, "S3 sequential round trips")} sequential) + ${x(r, "S3 requests after the InRelease")} after, ${x(r, "PostgreSQL round trips")} PostgreSQL round trips + ${x(r, "PostgreSQL round trips after the InRelease")} after (what for: below)`,
+      );
+  }
+  const lines = [...one, ...two, ...three];
+  const t = results.three;
+  if (t)
+    lines.push(
+      `- (4) three servers, ${t.uploads} concurrent uploads: last answer ${f(t.firstRequestToLastAnswerMs)} ms, all listed ${t.firstRequestToAllListedMs === undefined ? "never" : `${f(t.firstRequestToAllListedMs)} ms`} after the first request (${t.lastAnswerToAllListedMs === undefined ? "not within 60 s" : `**${signed(t.lastAnswerToAllListedMs)} ms**`} after the last answer; target ≤ 1 s), failed ${t.failed}, **lost ${t.lost}**`,
+    );
+  return lines.length ? ["Issue 44:", "", ...lines, ""] : [];
+}
+
 interface Timers {
   endToEnd: Summary;
   perCall: Record<string, { calls: number; totalPerUpload: Summary }>;
@@ -737,6 +1138,7 @@ interface Results {
   versions: Record<string, string>;
   args: typeof args;
   b?: Awaited<ReturnType<typeof partB>>;
+  three?: Awaited<ReturnType<typeof partThree>>;
   throughput?: Awaited<ReturnType<typeof partThroughput>>;
   loadAverage: { before: string; after?: string };
 }
@@ -775,6 +1177,7 @@ async function main() {
   try {
     const backends: Backends = { s3rver: s3rverPid(), postmaster: postmasterPid(new URL(adminUrl).port) };
     if (parts.has("b")) results.b = await partB(s3, backends);
+    if (parts.has("three")) results.three = await partThree(s3, backends);
     if (parts.has("throughput")) results.throughput = await partThroughput(s3, backends);
   } finally {
     await s3.stop();
