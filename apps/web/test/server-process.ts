@@ -41,7 +41,7 @@ function statusField(pid: number, field: string): number {
  * again (decision 046). Command-line only: NODE_OPTIONS refuses --heap-growing-percent.
  * start-command.test.ts checks that every start command carries them.
  */
-export const START_NODE_FLAGS = ["--max-semi-space-size=1", "--heap-growing-percent=100"];
+export const START_NODE_FLAGS = ["--max-semi-space-size=8", "--heap-growing-percent=100"];
 
 /** The SECRET every server process of the tests runs with (the CLI must use the same). */
 export const PROCESS_TEST_SECRET = "process-test-secret-process-test-secret";

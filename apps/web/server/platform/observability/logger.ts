@@ -39,7 +39,7 @@ export function logContext(): LogFields | undefined {
  * the kernel's OOM killer, power) loses: the lines of the last FLUSH_MS, at most BUFFER_BYTES.
  * Decision 072.
  */
-export const BUFFER_BYTES = 8 * 1024;
+export const BUFFER_BYTES = 2 * 1024;
 export const FLUSH_MS = 1000;
 
 type Destination = pino.DestinationStream & { flush?: () => void };
