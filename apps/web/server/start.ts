@@ -191,8 +191,6 @@ export async function startServer(
     throw error;
   }
   const ready = services;
-  // The first publish does not wait for the digest thread to boot (decision 044).
-  ready.repos.warm();
   let loading: Promise<Listener> | undefined;
   loadApp = () =>
     (loading ??= (async () => {

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sharedBytes } from "@packyard/formats/compress/gzip-members.ts";
 import { type KeyedChunk, ResumableDigests } from "@packyard/formats/compress/resumable-digests.ts";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { DigestThread } from "./digest-thread.ts";
 
 const thread = new DigestThread();
@@ -55,6 +55,15 @@ describe("DigestThread", () => {
   it("fails a digest whose midstates the thread does not have, so the caller hashes afresh", async () => {
     const there = thread.hasher(["sha512"]);
     await expect(there.hash(3, [sharedBytes("x")])).rejects.toThrow(/no midstate/);
+  });
+
+  it("is running only once started and up, and no longer once closed", async () => {
+    const fresh = new DigestThread();
+    expect(fresh.running).toBe(false);
+    fresh.warm();
+    await vi.waitFor(() => expect(fresh.running).toBe(true), { timeout: 15_000 });
+    await fresh.close();
+    expect(fresh.running).toBe(false);
   });
 
   it("keeps a process running while a digest is awaited, and lets it end once idle", () => {

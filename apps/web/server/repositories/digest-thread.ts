@@ -5,9 +5,9 @@
 //
 // Each remote hasher is a MidstateHasher in the thread, fed the same chunks as its ResumableDigests
 // on the main thread, so both keep the same checkpoints. The chunks to hash are joined into one
-// buffer that is moved to the thread (one copy, no per-chunk cloning). The thread starts when a
-// starting server warms it (decision 044), else with the first publish that needs it; if it
-// fails, callers hash on the main thread instead.
+// buffer that is moved to the thread (one copy, no per-chunk cloning). The thread is started by
+// the first build that could use it and used once it is up: until then, and if it fails, builds
+// hash on the main thread (decision 078: an idle server holds no second thread).
 import { Worker } from "node:worker_threads";
 import type { DigestAlgorithm, RemoteHasher } from "@packyard/formats/compress/resumable-digests.ts";
 
@@ -37,6 +37,7 @@ function pack(chunks: readonly Uint8Array[]): {
 export class DigestThread {
   #worker: Worker | undefined;
   #failed = false;
+  #online = false;
   #calls = 0;
   #hashers = 0;
   readonly #pending = new Map<number, { resolve(hex: string[]): void; reject(error: Error): void }>();
@@ -44,7 +45,7 @@ export class DigestThread {
     this.#worker?.postMessage({ op: "forget", hasher });
   });
 
-  /** Starts the thread now, idle and unreferenced, so the first digest does not wait for it to boot. */
+  /** Starts the thread now, idle and unreferenced, so that a later digest does not wait for it to boot. */
   warm(): void {
     this.#start();
   }
@@ -52,6 +53,11 @@ export class DigestThread {
   /** Whether hashing can go to the thread (false after it failed once). */
   get available(): boolean {
     return !this.#failed;
+  }
+
+  /** Whether the thread is up: hashing sent to it now does not wait for it to boot. */
+  get running(): boolean {
+    return this.#online && !this.#failed;
   }
 
   /** A new hasher in the thread for `algorithms`; forgotten there once the handle is collected. */
@@ -135,6 +141,9 @@ export class DigestThread {
           pending.reject(new Error(`digest thread: ${String(error)}`));
         this.#pending.clear();
       };
+      worker.once("online", () => {
+        this.#online = true;
+      });
       worker.on("error", fail);
       worker.on("exit", (code) => fail(`exited with ${code}`));
       // Idle, never what keeps the process running (after the listeners: a "message" listener

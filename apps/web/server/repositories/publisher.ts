@@ -81,8 +81,6 @@ export interface BuiltRepository {
 export interface FormatBuilder {
   format: RepositoryFormat;
   build(context: BuildContext): Promise<BuiltRepository[]>;
-  /** Starts now what the first build would otherwise wait for (a helper thread); optional. */
-  warm?(): void;
   /**
    * Called once a publish is over (live, superseded or failed): starts what its builds left to do
    * after it (compressing Packages.xz blocks they stored, decision 049); optional.
@@ -199,14 +197,6 @@ export class RepositoryPublisher {
 
   get store(): BlobStore {
     return this.#store;
-  }
-
-  /**
-   * Lets the builders start what their first build would wait for (the digest thread boots in
-   * ~60 ms): called by a starting server, so its first publish does not wait (decision 044).
-   */
-  warm(): void {
-    for (const builder of this.#builders) builder.warm?.();
   }
 
   /** Builds running now and builds waiting for one of the same project (the publish queue). */

@@ -3,9 +3,11 @@
 // reused as they were (nothing compressed or hashed), and every file is what a build from
 // scratch makes.
 import { createHash } from "node:crypto";
+import { gunzipSync } from "node:zlib";
 import { generateSigningKey, loadSigningKey, type SigningKey } from "@packyard/formats/openpgp/index.ts";
 import { requireTools } from "@packyard/formats/test-support/system-tools.ts";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { DigestThread } from "../../repositories/digest-thread.ts";
 import { buildSuite, type IndexDigests } from "./build-index.ts";
 import { type IndexedPackage, SuiteIndexes } from "./suite-indexes.ts";
 import { systemXzEncoder, type XzBlockCache, type XzEncoder } from "./xz-blocks.ts";
@@ -102,5 +104,60 @@ describe.runIf(hasXz)("buildSuite again after a change", () => {
     // The new package is the last entry of its index: listed in upload order.
     const amd64 = indexes.index("main", "amd64");
     expect(amd64.at(-1)!.name).toBe("zzz-new");
+  });
+});
+
+describe.runIf(hasXz)("buildSuite and the digest thread", () => {
+  it("hashes here while the thread boots, in the thread once it is up, and lists the same digests", async () => {
+    const thread = new DigestThread();
+    try {
+      const indexes = new SuiteIndexes<Row>(
+        (a, b) => b.serial - a.serial,
+        (a, b) => a.serial - b.serial,
+      );
+      indexes.apply(
+        [],
+        Array.from({ length: 200 }, (_, i) => row(`thr-${i}`, "amd64")),
+      );
+      const kept = {
+        gzipCache: new Map(),
+        xzCache: new Map<string, XzBlockCache>(),
+        digests: new Map<string, IndexDigests>(),
+      };
+      const options = { origin: "Packyard", label: "t/t", suite: "stable", signers: [key], thread };
+      // Nothing started the thread: the first build does not wait for it to boot, it starts it.
+      expect(thread.running).toBe(false);
+      const first = await buildSuite({
+        ...options,
+        date: new Date(),
+        indexes,
+        xz: systemXzEncoder(),
+        ...kept,
+      });
+      expect(kept.digests.get("main/binary-amd64/Packages")!.remote).toBeUndefined();
+      await vi.waitFor(() => expect(thread.running).toBe(true), { timeout: 15_000 });
+      indexes.apply([], [row("thr-new", "amd64")]);
+      const second = await buildSuite({
+        ...options,
+        date: new Date(),
+        indexes,
+        xz: systemXzEncoder(),
+        ...kept,
+      });
+      expect(kept.digests.get("main/binary-amd64/Packages")!.remote).toBeDefined();
+      // The digests Release lists are those of the bytes, whichever thread computed them.
+      const plain = (built: typeof first) =>
+        built.listed.find((entry) => entry.path === "main/binary-amd64/Packages")!;
+      for (const built of [first, second]) {
+        const gz = built.files.get("main/binary-amd64/Packages.gz")!;
+        const text = gunzipSync(gz);
+        expect(plain(built).sha256).toBe(createHash("sha256").update(text).digest("hex"));
+        expect(plain(built).sha512).toBe(createHash("sha512").update(text).digest("hex"));
+      }
+      expect(plain(second).sha512).not.toBe(plain(first).sha512);
+    } finally {
+      await thread.close();
+    }
+    expect(thread.running).toBe(false);
   });
 });

@@ -183,7 +183,6 @@ export function createAptBuilder(
 
   return {
     format: "apt",
-    warm: () => thread?.warm(),
     afterPublish: startCompressing,
     /** Resolves once the blocks the builds so far stored are compressed (tests wait for it). */
     async settled() {
