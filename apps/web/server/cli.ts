@@ -163,7 +163,7 @@ async function migrateCommand(
   if (!config) return 78;
   const logger = createLogger("warn");
   const database = openDatabase(config.database, (error) =>
-    logger.warn(`idle database connection closed: ${error.message}`),
+    logger.warn(`database connection: ${error.message}`),
   );
   try {
     const options = authOptions({

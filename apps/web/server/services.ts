@@ -85,7 +85,7 @@ export async function createServices(
   // Every failure logged with its error is also reported (when SENTRY_DSN is set).
   const logger = reportingLogger(baseLogger, errors);
   const database = openDatabase(config.database, (error) =>
-    logger.warn(`idle database connection closed: ${error.message}`),
+    logger.warn(`database connection: ${error.message}`),
   );
   const metrics = createMetrics();
   const jobs = await createJobQueue(config, logger, metrics).catch(async (error: unknown) => {

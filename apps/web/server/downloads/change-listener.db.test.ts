@@ -2,10 +2,14 @@
 // that writes none of the tables /dl reads — here only its audit entry — drops it when its event
 // is announced, in this process and, on PostgreSQL, in another process sharing the database
 // (through the `packyard_changes` notification the event sends).
+
+import type { AuditAction } from "@packyard/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, databaseKind, onboardedUser, type TestApp } from "../../test/harness.ts";
+import { emitDomainEvent } from "../platform/core/changes.ts";
 import { change, SYSTEM } from "../platform/core/use-case.ts";
 import { openDatabase } from "../platform/db/database.ts";
+import { CHANGES_CHANNEL } from "./change-listener.ts";
 import { servingCachesOf } from "./serve-cache.ts";
 
 let app: TestApp;
@@ -54,6 +58,32 @@ describe(`the serving cache follows domain events (${databaseKind})`, () => {
       expect(await until(() => other.caches.rows.peek("probe-there") === undefined)).toBe(true);
     } finally {
       await other.close();
+    }
+  });
+});
+
+describe.runIf(databaseKind === "postgres")("the change notification (postgres)", () => {
+  it("goes out once for the events announced together", async () => {
+    const pg = (await import("pg")).default;
+    const listener = new pg.Client({
+      connectionString: (app.services.config.database as { url: string }).url,
+    });
+    const payloads: string[] = [];
+    listener.on("notification", (message) => payloads.push(message.payload ?? ""));
+    await listener.connect();
+    try {
+      await listener.query(`LISTEN ${CHANGES_CHANNEL}`);
+      const actions: AuditAction[] = ["project.updated", "release.yanked", "project.updated"];
+      const events = actions.map((action) =>
+        emitDomainEvent(db(), { type: "changed", action, ownerId: userId, projectId: null }),
+      );
+      await Promise.all(events);
+      expect(await until(() => payloads.length > 0)).toBe(true);
+      // Nothing more arrives: one notification for the three events.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(payloads).toEqual(["project.updated,release.yanked"]);
+    } finally {
+      await listener.end();
     }
   });
 });

@@ -20,20 +20,32 @@ const RETRY_MS = 1000;
  * processes too. Sent after the commit, by the process that made the change: a process that
  * dies between its commit and the notification leaves the others' caches stale until their next
  * change, a window of one query that the NOTIFY of a trigger did not have, but which holds no
- * list of tables (decision 074). Returns a function that stops following.
+ * list of tables (decision 074). The notification is sent as soon as the event is announced
+ * (events announced together go out as one, their names comma-separated), but the change does
+ * not wait for PostgreSQL's answer: a publish announces several events, and each answer was a
+ * round trip on its path (issue 44). A failed notification goes to `onError`. Returns a function
+ * that stops following.
  */
 export function followDomainEvents(
   db: Kysely<Database>,
   caches: Pick<ServingCaches, "rows">,
   notify: boolean,
+  onError: (error: unknown) => void = () => {},
 ): () => void {
-  return onDomainEvent(db, async (event) => {
+  let waiting: Set<string> | undefined;
+  const send = () => {
+    const names = [...(waiting ?? [])].join(",");
+    waiting = undefined;
+    sql`select pg_notify(${CHANGES_CHANNEL}, ${names})`.execute(db).catch(onError);
+  };
+  return onDomainEvent(db, (event) => {
     caches.rows.invalidate();
-    if (notify) {
-      await sql`select pg_notify(${CHANGES_CHANNEL}, ${event.type === "changed" ? event.action : event.type})`.execute(
-        db,
-      );
+    if (!notify) return;
+    if (!waiting) {
+      waiting = new Set();
+      queueMicrotask(send);
     }
+    waiting.add(event.type === "changed" ? event.action : event.type);
   });
 }
 

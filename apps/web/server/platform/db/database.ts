@@ -27,6 +27,10 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
+/**
+ * `onIdleError`: a PostgreSQL failure no caller awaits (an idle connection dropped, the LISTEN
+ * connection lost, a change notification not sent); the process goes on.
+ */
 export function openDatabase(
   database: Config["database"],
   onIdleError: (error: Error) => void = () => {},
@@ -41,7 +45,11 @@ export function openDatabase(
     const db = new Kysely<Database>({ dialect });
     registerServingCaches(db, caches);
     // Changes drop the cache by their domain events, announced to the other processes too.
-    followDomainEvents(db, caches, true);
+    let closed = false;
+    followDomainEvents(db, caches, true, (error) => {
+      const message = error instanceof Error ? error.message : String(error);
+      if (!closed) onIdleError(new Error(`change notification not sent: ${message}`, { cause: error }));
+    });
     // Other processes' changes arrive by LISTEN; until it is active nothing is cached.
     const listener: ChangeListener = listenForChanges(database.url, caches, onIdleError);
     const sweep = sweepContent(caches);
@@ -51,6 +59,7 @@ export function openDatabase(
       dialect,
       caches,
       close: async () => {
+        closed = true;
         clearInterval(sweep);
         await listener.close();
         // Kysely's destroy() ends the pool it was given.
