@@ -6,8 +6,10 @@
 //   the bytes are stored, and writes them if not. The upsert waits for a sweep holding the row.
 //   A row the touch inserted is new content: written without asking (a HEAD less per file on
 //   S3, issue 44). Writing bytes that were there after all is harmless (a content key holds
-//   whole content with that hash); what must never happen, skipping a write, needs a row that
-//   was there and bytes found stored, as before.
+//   whole content with that hash). What must never happen, skipping a write, needs a row that
+//   was there and either a committed generation referring to it (the switch below commits only
+//   after the bytes were written, and the sweep never removes referred-to bytes nor, after the
+//   touch, for the grace period) or bytes found stored.
 // - The switch that inserts the generations referring to the files takes a shared lock on their
 //   rows (PostgreSQL; SQLite has one writer) and gives up if one is gone: a sweep removed it in
 //   between, so the build stores its files again.
@@ -28,18 +30,27 @@ import { isPostgres } from "../releases/blobs.ts";
 type Db = Kysely<Database>;
 
 /**
+ * What a touch found of a file: `new` when it inserted the row (content no build had touched, or
+ * swept since: written without asking the store), `stored` when the row was there and a
+ * generation refers to it (a switch committed it, so its bytes were written, and the fresh touch
+ * keeps any sweep off them for the grace period: not asked either), `unknown` otherwise (a row
+ * there with no generation, as a build cut off between its touch and its write leaves it: the
+ * store is asked).
+ */
+export type TouchedFile = "new" | "stored" | "unknown";
+
+/**
  * Records that a build is using the files now (one statement for all); waits while a sweep holds
- * one of their rows. Returns the hashes whose row it inserted: content no build had touched
- * (or swept since), whose bytes the build writes without asking the store first. A hash taken
- * for new by mistake costs a write of the same bytes again; one taken for known, a question to
- * the store: neither loses anything.
+ * one of their rows. Returns what it found of each hash (`TouchedFile`). A hash taken for new by
+ * mistake costs a write of the same bytes again; one taken for unknown, a question to the store:
+ * neither loses anything.
  */
 export async function touchIndexFiles(
   db: Db,
   files: readonly { sha256: string; size: number }[],
-): Promise<Set<string>> {
-  const inserted = new Set<string>();
-  if (files.length === 0) return inserted;
+): Promise<Map<string, TouchedFile>> {
+  const found = new Map<string, TouchedFile>();
+  if (files.length === 0) return found;
   const touched = nowIso();
   // One row per file: the same content twice in one statement would be an upsert conflict.
   const rows = [
@@ -54,28 +65,49 @@ export async function touchIndexFiles(
   if (isPostgres(db)) {
     // xmax is 0 in a row version the statement inserted; one it updated carries the lock the
     // upsert took on the existing row (the usual way to tell the two apart in one round trip).
-    const result = await upsert.returning(["sha256", sql<boolean>`(xmax = 0)`.as("inserted")]).execute();
-    for (const row of result) if (row.inserted) inserted.add(row.sha256);
-    return inserted;
+    // The generations are those committed before the statement began (READ COMMITTED): one
+    // pruned since cannot matter, as the touch already keeps the sweep away.
+    const result = await upsert
+      .returning([
+        "sha256",
+        sql<boolean>`(xmax = 0)`.as("inserted"),
+        sql<boolean>`exists (select 1 from repo_index_file where repo_index_file.sha256 = index_blob.sha256)`.as(
+          "referenced",
+        ),
+      ])
+      .execute();
+    for (const row of result)
+      found.set(row.sha256, row.inserted ? "new" : row.referenced ? "stored" : "unknown");
+    return found;
   }
   // SQLite (one writer, in-process): the rows there before, asked first. A build or sweep in
   // another process in between only makes a guess wrong in one of the harmless ways above.
-  const known = new Set<string>();
+  for (const row of rows) found.set(row.sha256, "new");
   for (let i = 0; i < rows.length; i += 500) {
-    const found = await db
+    const there = await db
       .selectFrom("index_blob")
-      .select("sha256")
+      .select([
+        "sha256",
+        (eb) =>
+          eb
+            .exists(
+              eb
+                .selectFrom("repo_index_file")
+                .select("generation_id")
+                .whereRef("repo_index_file.sha256", "=", "index_blob.sha256"),
+            )
+            .as("referenced"),
+      ])
       .where(
         "sha256",
         "in",
         rows.slice(i, i + 500).map((row) => row.sha256),
       )
       .execute();
-    for (const row of found) known.add(row.sha256);
+    for (const row of there) found.set(row.sha256, row.referenced ? "stored" : "unknown");
   }
   await upsert.execute();
-  for (const row of rows) if (!known.has(row.sha256)) inserted.add(row.sha256);
-  return inserted;
+  return found;
 }
 
 /**

@@ -97,6 +97,15 @@ function holdAfterFoundStored(store: BlobStore, hex: string, g: ReturnType<typeo
   };
 }
 
+/** Holds the store's write of `hex` at the gate, before it writes. */
+function holdPut(store: BlobStore, hex: string, g: ReturnType<typeof gate>) {
+  const original = store.putBytes;
+  store.putBytes = async (bytes, asked, options) => {
+    if (asked === hex) await g.wait();
+    return original(bytes, asked, options);
+  };
+}
+
 /** Holds the store's delete of `hex` at the gate. */
 function holdDelete(store: BlobStore, hex: string, g: ReturnType<typeof gate>) {
   const original = store.delete;
@@ -125,13 +134,21 @@ describe(`index files shared between projects and servers (${databaseKind})`, ()
     await a.publisher.publish(first);
     await touchedLongAgo();
 
-    // Server B builds the second project with the very same file: it has found it stored and
-    // will not write it, and is held there...
-    const found = gate();
-    holdAfterFoundStored(b.store, sha256("shared index"), found);
-    content.set(second, ["shared index"]);
+    // Server B builds the second project with the very same file and one of its own: its touch
+    // found the shared file referred to by a generation (stored: neither asked about nor
+    // written), and B is held while it writes its own file...
+    const own = gate();
+    holdPut(b.store, sha256("second's own"), own);
+    const asked: string[] = [];
+    const exists = b.store.exists;
+    b.store.exists = (hex) => {
+      asked.push(hex);
+      return exists(hex);
+    };
+    content.set(second, ["shared index", "second's own"]);
     const reusing = b.publisher.publish(second);
-    await found.reached;
+    await own.reached;
+    expect(asked).toEqual([]);
 
     // ...while server A moves the first project on (its prune drops the generation that referred
     // to the file) and collects garbage.
@@ -143,7 +160,7 @@ describe(`index files shared between projects and servers (${databaseKind})`, ()
     expect(await a.publisher.collectIndexFiles(GRACE_MS)).toBe(0);
     expect(await a.store.exists(sha256("shared index"))).toBe(true);
 
-    found.open();
+    own.open();
     await reusing;
     await served(b.publisher, b.store, second, "shared index");
     // Once referred to, no pass removes it, however old its touch.
@@ -347,7 +364,7 @@ describe(`spares of the large index files (${databaseKind})`, () => {
 const s3rverModule = await loadS3rver();
 
 describe.skipIf(!s3rverModule)(`index files on S3 (${databaseKind})`, () => {
-  it("writes a file whose row the build inserted without a HeadObject, and asks about one whose row was there", async () => {
+  it("writes a file whose row the build inserted without a HeadObject, skips one a generation refers to, and asks about one whose row is there alone", async () => {
     const s3 = await startS3rver(s3rverModule!);
     const client = createS3Client(s3.settings);
     try {
@@ -379,29 +396,34 @@ describe.skipIf(!s3rverModule)(`index files on S3 (${databaseKind})`, () => {
       );
       await served(publisher, store, id, kept);
 
-      // The unchanged file's row was there: the bucket is asked, has it, and it is not written
-      // again; the changed one is new and only put.
+      // The unchanged file's row was there and the generation being served refers to it: its
+      // bytes were written before that switch, so the bucket is not asked; the changed one is
+      // new and only put.
       sent.length = 0;
       content.set(id, [kept, "on S3, second"]);
       await publisher.publish(id);
-      expect(sent.filter((r) => /^(Head|Put)Object/.test(r)).sort()).toEqual(
-        [`HeadObjectCommand ${key(kept)}`, `PutObjectCommand ${key("on S3, second")}`].sort(),
-      );
+      expect(sent.filter((r) => /^(Head|Put)Object/.test(r)).sort()).toEqual([
+        `PutObjectCommand ${key("on S3, second")}`,
+      ]);
 
-      // A row that is there with its bytes gone (a build cut off between its touch and its
-      // write): asked, found missing, written.
-      await store.delete(sha256(kept));
+      // A row that is there with no generation referring to it and its bytes never written (a
+      // build cut off between its touch and its write): asked, found missing, written.
+      const cutOff = "on S3, left by a build cut off";
+      await db()
+        .insertInto("index_blob")
+        .values({ sha256: sha256(cutOff), size: cutOff.length, touched_at: new Date().toISOString() })
+        .execute();
       sent.length = 0;
-      content.set(id, [kept, "on S3, third"]);
+      content.set(id, [cutOff, "on S3, third"]);
       await publisher.publish(id);
       expect(sent.filter((r) => /^(Head|Put)Object/.test(r)).sort()).toEqual(
         [
-          `HeadObjectCommand ${key(kept)}`,
-          `PutObjectCommand ${key(kept)}`,
+          `HeadObjectCommand ${key(cutOff)}`,
+          `PutObjectCommand ${key(cutOff)}`,
           `PutObjectCommand ${key("on S3, third")}`,
         ].sort(),
       );
-      await served(publisher, store, id, kept);
+      await served(publisher, store, id, cutOff);
       // The generations are numbered on, one statement for all repositories.
       const newest = await publisher.servedFile(id, "apt", "stable", "index0");
       expect(newest?.generationNumber).toBe(3);

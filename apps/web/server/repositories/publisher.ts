@@ -31,6 +31,7 @@ import {
   collectOrphanIndexBytes,
   missingIndexFiles,
   sweepIndexFiles,
+  type TouchedFile,
   touchIndexFiles,
 } from "./index-files.ts";
 import { IndexSpares, spareKey } from "./index-spares.ts";
@@ -396,14 +397,14 @@ export class RepositoryPublisher {
       else rest.push({ ref: this.#describe(path, bytes, repository.digests?.get(path)), bytes });
     }
     // The files not handed over early, touched in one statement.
-    const inserted = await touchIndexFiles(
+    const touched = await touchIndexFiles(
       this.#db,
       rest.map((file) => file.ref),
     );
     const refs = await Promise.all([
       ...started,
       ...rest.map((file) =>
-        this.#place(file.ref, file.bytes, keyOf(file.ref.path), inserted.has(file.ref.sha256)),
+        this.#place(file.ref, file.bytes, keyOf(file.ref.path), touched.get(file.ref.sha256)),
       ),
     ]);
     const stored = refs.map((r) => r.sha256);
@@ -423,8 +424,8 @@ export class RepositoryPublisher {
     key: string,
   ): Promise<StoredRef> {
     const ref = this.#describe(path, bytes, known);
-    const inserted = await touchIndexFiles(this.#db, [ref]);
-    return this.#place(ref, bytes, key, inserted.has(ref.sha256));
+    const touched = await touchIndexFiles(this.#db, [ref]);
+    return this.#place(ref, bytes, key, touched.get(ref.sha256));
   }
 
   /** A file's row: its digests (computed unless the builder knew them) and size. */
@@ -440,16 +441,20 @@ export class RepositoryPublisher {
 
   /**
    * Writes a touched file's bytes unless that content is stored already: from the spare of the
-   * file at `key` (its previous content) when there is one. A file whose row the touch inserted
-   * (`inserted`) is written without asking the store: new content, and on S3 the question was a
-   * sequential HEAD before the PUT (index-files.ts says why a wrong guess loses nothing). A row
-   * that was there may have lost its bytes (a build cut off between its touch and its write):
-   * asked, as before.
+   * file at `key` (its previous content) when there is one. What the touch found decides
+   * (index-files.ts): `new` content is written without asking the store, content a committed
+   * generation refers to (`stored`) is not written, and the store is asked about the rest (on S3
+   * each question was a sequential HEAD before the publish could go on).
    */
-  async #place(ref: StoredRef, bytes: Uint8Array, key: string, inserted: boolean): Promise<StoredRef> {
+  async #place(
+    ref: StoredRef,
+    bytes: Uint8Array,
+    key: string,
+    touched: TouchedFile | undefined,
+  ): Promise<StoredRef> {
     const spare = this.#spares?.take(key);
-    if (inserted || !(await this.#store.exists(ref.sha256)))
-      await this.#store.putBytes(bytes, ref.sha256, { spare });
+    const write = touched === "new" || (touched !== "stored" && !(await this.#store.exists(ref.sha256)));
+    if (write) await this.#store.putBytes(bytes, ref.sha256, { spare });
     else if (spare) this.#spares!.giveBack(key, spare);
     // Every client asks for the new entry file first, and its bytes are in hand: the first
     // request after the switch does not read them back from the store. Named by content, so
