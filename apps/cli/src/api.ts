@@ -7,6 +7,9 @@ import {
   type CreateProjectInput,
   type CreateReleaseInput,
   createdApiKey,
+  type EntitlementSummary,
+  entitlementSummary,
+  entitlementUsageDay,
   type InviteMemberInput,
   me,
   organization,
@@ -27,6 +30,15 @@ const e = encodeURIComponent;
 /** A project's API path from its slug or owner/slug (an organization's project: decision 040). */
 const projectPath = (ref: string) => `/api/v1/projects/${ref.split("/").map(e).join("/")}`;
 const releasePath = (slug: string, version: string) => `${projectPath(slug)}/releases/${e(version)}`;
+
+/** Whose entitlement tokens: a project's (slug or owner/slug) or an organization's. */
+export type EntitlementOwner = { project: string } | { org: string };
+const entitlementsPath = (owner: EntitlementOwner) =>
+  "project" in owner
+    ? `${projectPath(owner.project)}/entitlements`
+    : `/api/v1/orgs/${e(owner.org)}/entitlements`;
+const createdEntitlement = z.object({ entitlement: entitlementSummary, token: z.string() });
+const oneEntitlement = z.object({ entitlement: entitlementSummary });
 
 export interface UploadTarget {
   distribution?: string;
@@ -161,6 +173,35 @@ export function packyardApi(client: ApiClient) {
       (await client.call("POST", "/api/v1/keys", z.object({ key: createdApiKey }), { json: input })).key,
     deleteApiKey: async (id: string) => {
       await client.call("DELETE", `/api/v1/keys/${e(id)}`, z.unknown());
+    },
+
+    listEntitlements: async (owner: EntitlementOwner) =>
+      (
+        await client.call(
+          "GET",
+          entitlementsPath(owner),
+          z.object({ entitlements: z.array(entitlementSummary) }),
+        )
+      ).entitlements,
+    createEntitlement: async (owner: EntitlementOwner, input: Record<string, unknown>) =>
+      client.call("POST", entitlementsPath(owner), createdEntitlement, { json: input }),
+    getEntitlement: async (owner: EntitlementOwner, id: string): Promise<EntitlementSummary> =>
+      (await client.call("GET", `${entitlementsPath(owner)}/${e(id)}`, oneEntitlement)).entitlement,
+    entitlementUsage: async (owner: EntitlementOwner, id: string, days?: number) =>
+      client.call(
+        "GET",
+        `${entitlementsPath(owner)}/${e(id)}/usage${days === undefined ? "" : `?days=${days}`}`,
+        z.object({ entitlement: entitlementSummary, days: z.array(entitlementUsageDay) }),
+      ),
+    updateEntitlement: async (owner: EntitlementOwner, id: string, input: Record<string, unknown>) =>
+      (await client.call("PATCH", `${entitlementsPath(owner)}/${e(id)}`, oneEntitlement, { json: input }))
+        .entitlement,
+    rotateEntitlement: async (owner: EntitlementOwner, id: string, overlapHours?: number) =>
+      client.call("POST", `${entitlementsPath(owner)}/${e(id)}/rotate`, createdEntitlement, {
+        json: overlapHours === undefined ? {} : { overlapHours },
+      }),
+    deleteEntitlement: async (owner: EntitlementOwner, id: string) => {
+      await client.call("DELETE", `${entitlementsPath(owner)}/${e(id)}`, z.unknown());
     },
 
     listKeys: async (slug: string) =>

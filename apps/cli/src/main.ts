@@ -3,6 +3,7 @@
 // code (with --json, the error as JSON on stdout too).
 import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
 import type { Command, CommandGroup, OptionSpec } from "./command.ts";
+import { entitlementsCommand } from "./commands/entitlements.ts";
 import { keysCommand } from "./commands/keys.ts";
 import { loginCommand } from "./commands/login.ts";
 import { logoutCommand } from "./commands/logout.ts";
@@ -27,6 +28,7 @@ const commands: Record<string, Command | CommandGroup> = {
   keys: keysCommand,
   "signing-keys": signingKeysCommand,
   orgs: orgsCommand,
+  entitlements: entitlementsCommand,
 };
 
 const globalOptions: Record<string, OptionSpec> = {

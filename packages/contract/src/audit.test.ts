@@ -57,6 +57,7 @@ describe("the audit log's filters", () => {
       "account",
       "import",
       "organization",
+      "entitlement",
     ]);
   });
 });

@@ -39,6 +39,14 @@ export const AUDIT_ACTIONS = [
   "organization.invitation_created",
   "organization.invitation_accepted",
   "organization.invitation_revoked",
+  // Entitlement tokens (docs/entitlements.md): in the account's log, with the project when the
+  // token is one project's.
+  "entitlement.created",
+  "entitlement.updated",
+  "entitlement.disabled",
+  "entitlement.enabled",
+  "entitlement.rotated",
+  "entitlement.deleted",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -92,6 +100,12 @@ export const auditActionLabels: Record<AuditAction, string> = {
   "organization.invitation_created": "Member invited",
   "organization.invitation_accepted": "Invitation accepted",
   "organization.invitation_revoked": "Invitation revoked",
+  "entitlement.created": "Entitlement token created",
+  "entitlement.updated": "Entitlement token edited",
+  "entitlement.disabled": "Entitlement token disabled",
+  "entitlement.enabled": "Entitlement token enabled",
+  "entitlement.rotated": "Entitlement token rotated",
+  "entitlement.deleted": "Entitlement token deleted",
 };
 
 export const auditEntry = z.object({

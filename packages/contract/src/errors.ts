@@ -46,6 +46,8 @@ export const apiErrorStatus = {
   // An organization invitation opened by an account whose email is not the invited one.
   INVITATION_EMAIL_MISMATCH: 403,
   PLAN_LIMIT: 403,
+  // An entitlement token used past one of its limits: its dates, downloads or bytes this month.
+  ENTITLEMENT_LIMIT: 403,
   NOT_FOUND: 404,
   // A promotion's target project does not exist (or is not the caller's).
   PROMOTION_TARGET_NOT_FOUND: 404,

@@ -1,5 +1,6 @@
 export * from "./audit.ts";
 export * from "./auth-errors.ts";
+export * from "./entitlements.ts";
 export * from "./errors.ts";
 export * from "./imports.ts";
 export * from "./names.ts";

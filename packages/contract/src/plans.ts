@@ -11,6 +11,12 @@ export interface Plan {
   privateProjects: number | "unlimited";
   storageBytes: number;
   downloadBytesPerMonth: number;
+  /**
+   * Entitlement tokens the account may hold, across its projects (docs/entitlements.md): read
+   * tokens named for a publisher's customers, with limits and usage. An account's own machines
+   * read its private projects with read-only API keys, on every plan.
+   */
+  entitlementTokens: number | "unlimited";
   highlights: string[];
 }
 
@@ -26,6 +32,7 @@ export const plans: Record<PlanId, Plan> = {
     privateProjects: 1,
     storageBytes: 2 * GB,
     downloadBytesPerMonth: 20 * GB,
+    entitlementTokens: 0,
     // Read-only keys work on every plan (docs/api.md): no dearer plan sells them as its own.
     highlights: [
       "Unlimited public projects",
@@ -42,7 +49,8 @@ export const plans: Record<PlanId, Plan> = {
     privateProjects: 10,
     storageBytes: 25 * GB,
     downloadBytesPerMonth: 250 * GB,
-    highlights: ["Everything in Basic", "10 private projects"],
+    entitlementTokens: 25,
+    highlights: ["Everything in Basic", "10 private projects", "25 entitlement tokens for your customers"],
   },
   pro: {
     id: "pro",
@@ -52,7 +60,13 @@ export const plans: Record<PlanId, Plan> = {
     privateProjects: "unlimited",
     storageBytes: 250 * GB,
     downloadBytesPerMonth: 2 * TB,
-    highlights: ["Everything in Starter", "Unlimited private projects", "Priority support"],
+    entitlementTokens: "unlimited",
+    highlights: [
+      "Everything in Starter",
+      "Unlimited private projects",
+      "Unlimited entitlement tokens",
+      "Priority support",
+    ],
   },
 };
 

@@ -7,7 +7,7 @@
 // of the month. Responses are added up in memory (DownloadBatch) and written in one transaction
 // per flush (writeDownloadBatch); usage.ts's countServed decides when.
 import { type ClientKind, DISTRIBUTION_MAX } from "@packyard/contract/stats.ts";
-import { type Kysely, sql } from "kysely";
+import { type Kysely, sql, type Transaction } from "kysely";
 import type { Database } from "../platform/db/schema.ts";
 
 /**
@@ -52,6 +52,29 @@ export interface Served {
   /** Who asked (from the User-Agent), and for which distribution: for the statistics. */
   client?: ClientKind;
   distribution?: string;
+  /** The entitlement token the request came with: its usage (entitlements/checks.ts). */
+  entitlement?: EntitlementUse;
+}
+
+/** A response served to an entitlement token's holder. */
+export interface EntitlementUse {
+  id: string;
+  /** The day's hash of the address and client (no address is kept with the usage). */
+  machine: string;
+  /** Its last use, as the token's page shows it. */
+  address: string;
+  userAgent: string | null;
+}
+
+/** Package managers: a package they fetch is an install, anything else a download. */
+const INSTALLERS: ReadonlySet<ClientKind> = new Set(["apt", "dnf"]);
+
+interface EntitlementDayEntry {
+  id: string;
+  day: string;
+  downloads: number;
+  installs: number;
+  bytes: number;
 }
 
 /** The owner's month after a batch was written. */
@@ -85,9 +108,20 @@ export class DownloadBatch {
   /** Downloads per release file (its download_count). */
   readonly files = new Map<string, number>();
   readonly stats = new Map<string, StatEntry>();
+  /** Per entitlement token and day; its month's bytes; its machines; its last use. */
+  readonly entitlementDays = new Map<string, EntitlementDayEntry>();
+  readonly entitlementMonths = new Map<string, { id: string; month: string; bytes: number }>();
+  readonly entitlementMachines = new Map<string, { id: string; day: string; machine: string }>();
+  readonly entitlementLastUse = new Map<string, { at: string; address: string; userAgent: string | null }>();
 
   get size(): number {
-    return this.months.size + this.files.size + this.stats.size;
+    return (
+      this.months.size +
+      this.files.size +
+      this.stats.size +
+      this.entitlementDays.size +
+      this.entitlementLastUse.size
+    );
   }
 
   add(served: Served, at: Date): void {
@@ -99,6 +133,7 @@ export class DownloadBatch {
       entry.downloads += downloads;
       entry.bytes += served.bytes;
     } else this.months.set(monthKey, { ownerId: served.ownerId, month, downloads, bytes: served.bytes });
+    if (served.entitlement) this.#addEntitlementUse(served, served.entitlement, at, downloads, month);
     const file = served.file;
     if (!file) return;
     if (downloads) this.files.set(file.id, (this.files.get(file.id) ?? 0) + 1);
@@ -112,6 +147,35 @@ export class DownloadBatch {
       stat.downloads += downloads;
       stat.bytes += served.bytes;
     } else this.stats.set(statKey, { file, day, client, distribution, downloads, bytes: served.bytes });
+  }
+
+  #addEntitlementUse(served: Served, use: EntitlementUse, at: Date, downloads: number, month: string): void {
+    const day = dayOf(at);
+    const installs = downloads && INSTALLERS.has(served.client ?? "other") ? 1 : 0;
+    const dayKey = `${use.id}\0${day}`;
+    const entry = this.entitlementDays.get(dayKey);
+    if (entry) {
+      entry.downloads += downloads - installs;
+      entry.installs += installs;
+      entry.bytes += served.bytes;
+    } else
+      this.entitlementDays.set(dayKey, {
+        id: use.id,
+        day,
+        downloads: downloads - installs,
+        installs,
+        bytes: served.bytes,
+      });
+    const monthKey = `${use.id}\0${month}`;
+    const m = this.entitlementMonths.get(monthKey);
+    if (m) m.bytes += served.bytes;
+    else this.entitlementMonths.set(monthKey, { id: use.id, month, bytes: served.bytes });
+    this.entitlementMachines.set(`${dayKey}\0${use.machine}`, { id: use.id, day, machine: use.machine });
+    this.entitlementLastUse.set(use.id, {
+      at: at.toISOString(),
+      address: use.address,
+      userAgent: use.userAgent,
+    });
   }
 
   /** Adds another batch's numbers to this one (a failed write, tried again with the next). */
@@ -131,6 +195,23 @@ export class DownloadBatch {
         entry.bytes += s.bytes;
       } else this.stats.set(key, { ...s });
     }
+    for (const [key, d] of other.entitlementDays) {
+      const entry = this.entitlementDays.get(key);
+      if (entry) {
+        entry.downloads += d.downloads;
+        entry.installs += d.installs;
+        entry.bytes += d.bytes;
+      } else this.entitlementDays.set(key, { ...d });
+    }
+    for (const [key, m] of other.entitlementMonths) {
+      const entry = this.entitlementMonths.get(key);
+      if (entry) entry.bytes += m.bytes;
+      else this.entitlementMonths.set(key, { ...m });
+    }
+    for (const [key, m] of other.entitlementMachines) this.entitlementMachines.set(key, m);
+    // The newer use wins: this batch's, when it has one.
+    for (const [id, use] of other.entitlementLastUse)
+      if (!this.entitlementLastUse.has(id)) this.entitlementLastUse.set(id, use);
   }
 }
 
@@ -215,6 +296,71 @@ export async function writeDownloadBatch(db: Kysely<Database>, batch: DownloadBa
           )
           .execute();
     }
+    await writeEntitlementUse(tx, batch);
     return totals;
   });
+}
+
+/** The last-used client is kept to this many characters (a user agent is free text). */
+const CLIENT_MAX = 200;
+
+/** The entitlement tokens' part of a batch; rows of tokens deleted meanwhile are dropped. */
+async function writeEntitlementUse(tx: Transaction<Database>, batch: DownloadBatch): Promise<void> {
+  if (batch.entitlementLastUse.size === 0) return;
+  const ids = [...batch.entitlementLastUse.keys()].sort();
+  const live = new Set(
+    (await tx.selectFrom("entitlement").select("id").where("id", "in", ids).execute()).map((row) => row.id),
+  );
+  const byKey = <T>(map: Map<string, T>) => [...map.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
+  for (const [, m] of byKey(batch.entitlementMonths)) {
+    if (!live.has(m.id)) continue;
+    const use = batch.entitlementLastUse.get(m.id)!;
+    await tx
+      .updateTable("entitlement")
+      .set({
+        month_bytes: sql`case when "month" = ${m.month} then "month_bytes" + ${m.bytes} else ${m.bytes} end`,
+        month: m.month,
+        last_used_at: use.at,
+        last_used_address: use.address.slice(0, 64),
+        last_used_client: use.userAgent?.slice(0, CLIENT_MAX) ?? null,
+      })
+      .where("id", "=", m.id)
+      .execute();
+  }
+  const days = byKey(batch.entitlementDays)
+    .map(([, d]) => d)
+    .filter((d) => live.has(d.id));
+  for (let i = 0; i < days.length; i += STAT_ROWS_PER_INSERT)
+    await tx
+      .insertInto("entitlement_usage")
+      .values(
+        days.slice(i, i + STAT_ROWS_PER_INSERT).map((d) => ({
+          entitlement_id: d.id,
+          day: d.day,
+          downloads: d.downloads,
+          installs: d.installs,
+          bytes: d.bytes,
+        })),
+      )
+      .onConflict((oc) =>
+        oc.columns(["entitlement_id", "day"]).doUpdateSet({
+          downloads: sql`entitlement_usage.downloads + excluded.downloads`,
+          installs: sql`entitlement_usage.installs + excluded.installs`,
+          bytes: sql`entitlement_usage.bytes + excluded.bytes`,
+        }),
+      )
+      .execute();
+  const machines = byKey(batch.entitlementMachines)
+    .map(([, m]) => m)
+    .filter((m) => live.has(m.id));
+  for (let i = 0; i < machines.length; i += STAT_ROWS_PER_INSERT)
+    await tx
+      .insertInto("entitlement_machine")
+      .values(
+        machines
+          .slice(i, i + STAT_ROWS_PER_INSERT)
+          .map((m) => ({ entitlement_id: m.id, day: m.day, machine: m.machine })),
+      )
+      .onConflict((oc) => oc.columns(["entitlement_id", "day", "machine"]).doNothing())
+      .execute();
 }

@@ -8,6 +8,7 @@ import { createGunzip } from "node:zlib";
 import { classifyClient } from "@packyard/contract/stats.ts";
 import type { Context } from "hono";
 import { countServed } from "../billing/usage.ts";
+import { entitlementChecksOf, isEntitlementToken, type LoadedEntitlement } from "../entitlements/checks.ts";
 import { resolveBadge } from "../formats/files/badges.ts";
 import { accountingOf, resolveReleaseFile } from "../formats/files/serve.ts";
 import type { PackageFormat } from "../formats/format.ts";
@@ -18,15 +19,19 @@ import {
   requesterOf,
   SharedEntryPins,
 } from "../formats/yum/entry-pins.ts";
+import { assertEntitled, type EntitledTarget } from "../platform/core/authorization.ts";
+import { notFound } from "../platform/core/errors.ts";
+import { credentialFromHeaders } from "../platform/http/actor.ts";
 import { apiErrorResponse } from "../platform/http/api-errors.ts";
 import { cacheControl } from "../platform/http/cache-control.ts";
+import { clientAddress } from "../platform/http/request-log.ts";
 import { deliveryMeter, pullStream } from "../platform/http/stream-blob.ts";
 import type { BlobStore } from "../platform/storage/blob-store.ts";
 import { projectAsked } from "../projects/visible.ts";
 import type { Services } from "../services.ts";
 import { resolveArmoredKeys, resolveBinaryKeyring } from "../signing-keys/dl-routes.ts";
-import type { ServedFile } from "./counts.ts";
-import { cachedUsernameOf } from "./lookups.ts";
+import type { EntitlementUse, Served, ServedFile } from "./counts.ts";
+import { cachedProjectByName, cachedUsernameOf } from "./lookups.ts";
 
 /**
  * Which /dl route a request is for (each resolver module registers its own patterns): a
@@ -52,6 +57,11 @@ export interface DlRequest {
   headers(): Headers;
   /** Who asks, for YUM's entry pins (formats/yum/entry-pins.ts). */
   requester(): Requester;
+  /**
+   * Set by dlProject when the request carries an entitlement token that reads the project:
+   * resolveDownload then holds the answer to the token's limits (authorization.ts).
+   */
+  entitled?: { entitlement: LoadedEntitlement; projectId: string };
 }
 
 /** A body: bytes in memory, or a stored blob's bytes start..end (inclusive), or a gzip's content. */
@@ -71,6 +81,8 @@ export interface Count {
   lastByte?: boolean;
   /** Counted when answered, as if delivered (a presigned redirect, an empty file): these bytes. */
   issued?: number;
+  /** The entitlement token the answer was made for: its usage counts these bytes too. */
+  entitlement?: LoadedEntitlement;
 }
 
 export interface Answer {
@@ -88,6 +100,11 @@ export interface Answer {
    * body is in memory and nothing of the request but its URL decided it).
    */
   reusable?: boolean;
+  /**
+   * What an entitlement token must allow for this answer beyond its project: the suite, group
+   * and release version the URL and file name, and whether it is a release's file.
+   */
+  entitled?: Omit<EntitledTarget, "projectId">;
 }
 
 /** What the resolvers share: the services, the YUM entry pins, whether only memory may answer. */
@@ -113,7 +130,39 @@ export function dlDeps(services: Services, memoryOnly: boolean): DlDeps {
 }
 
 /** The one function that answers a /dl request; throws domain errors (NOT_FOUND, a moved name). */
-export function resolveDownload(deps: DlDeps, req: DlRequest): Promise<Answer> {
+export async function resolveDownload(deps: DlDeps, req: DlRequest): Promise<Answer> {
+  const answer = await resolveRoute(deps, req);
+  if (req.entitled) await entitle(deps, req.entitled, req.method, answer);
+  return answer;
+}
+
+/**
+ * Holds an answer made for an entitlement token to the token: NOT_FOUND outside its suites,
+ * groups or versions, ENTITLEMENT_LIMIT past a limit; a release's file answered from its first
+ * byte takes one of its downloads. The answer then counts in the token's usage.
+ */
+async function entitle(
+  deps: DlDeps,
+  entitled: NonNullable<DlRequest["entitled"]>,
+  method: DlRequest["method"],
+  answer: Answer,
+): Promise<void> {
+  const { entitlement, projectId } = entitled;
+  assertEntitled(entitlement, { projectId, ...answer.entitled }, deps.services.clock());
+  const body = answer.body;
+  const fromStart = body === undefined || body.kind !== "blob" || body.start === 0;
+  if (
+    answer.entitled?.file &&
+    method === "GET" &&
+    (answer.status === 200 || answer.status === 206) &&
+    fromStart
+  )
+    await entitlementChecksOf(deps.services).takeDownload(entitlement);
+  answer.reusable = false;
+  if (answer.count) answer.count = { ...answer.count, entitlement };
+}
+
+function resolveRoute(deps: DlDeps, req: DlRequest): Promise<Answer> {
   switch (req.route) {
     case "release":
       return resolveReleaseFile(deps, req);
@@ -135,19 +184,25 @@ async function resolveSetupScript(deps: DlDeps, req: DlRequest): Promise<Answer>
   const { services, memoryOnly } = deps;
   const format = formatOf(req);
   const project = await dlProject(deps, req);
+  // Fetched with a read token (`curl -fsSL -u TOKEN: …/setup.deb.sh | sudo bash`): the script
+  // writes that token into the machine's credentials, so it is nobody else's to keep.
+  const token = req.anonymous ? undefined : credentialFromHeaders(req.headers());
   const script = format.setupScript({
     baseUrl: services.config.baseUrl,
     // The owner's name as written now, whatever the case of the one asked for.
     owner: await cachedUsernameOf(services.database.db, project.owner_id, memoryOnly),
     slug: project.slug,
     private: project.visibility === "private",
+    ...(token ? { token } : {}),
   });
   return {
     route: `/dl/:username/:slug/setup.${format.routePrefix}.sh`,
     status: 200,
     headers: {
       "content-type": "text/x-shellscript; charset=utf-8",
-      "cache-control": cacheControl({ kind: "script", shared: project.visibility === "public" }),
+      "cache-control": token
+        ? "private, no-store"
+        : cacheControl({ kind: "script", shared: project.visibility === "public" }),
     },
     body: { kind: "bytes", bytes: Buffer.from(script) },
   };
@@ -202,23 +257,28 @@ export function dlHandler(services: Services, route: DlRoute, format?: PackageFo
     }
     const { status, headers, count } = answer;
     const body = req.method === "HEAD" || status === 304 ? undefined : answer.body;
-    if (count?.issued !== undefined && req.method === "GET") {
-      countServed(
-        accounting,
-        servedOf(count, req.header("user-agent"), count.issued, count.lastByte === true),
-      );
-    }
+    /** What the answer's bytes add to the owner's month, the statistics and a token's usage. */
+    const served = (bytes: number, download: boolean) => {
+      const userAgent = req.header("user-agent");
+      const entitled = count?.entitlement;
+      const use =
+        entitled &&
+        entitlementChecksOf(services).used(
+          entitled,
+          bytes,
+          clientAddress(c, services.config.trustProxy),
+          userAgent ?? null,
+        );
+      countServed(accounting, servedOf(count!, userAgent, bytes, download, use));
+    };
+    if (count?.issued !== undefined && req.method === "GET") served(count.issued, count.lastByte === true);
     if (!body) return new Response(null, { status, headers });
     const length = body.kind === "blob" ? body.end - body.start + 1 : bodyLength(body);
     const meter =
       count && count.issued === undefined
         ? deliveryMeter(
             c,
-            (sent, complete) =>
-              countServed(
-                accounting,
-                servedOf(count, req.header("user-agent"), sent, complete && count.lastByte === true),
-              ),
+            (sent, complete) => served(sent, complete && count.lastByte === true),
             body.kind === "blob" ? length : undefined,
           )
         : undefined;
@@ -256,9 +316,16 @@ function bodyLength(body: Body): number {
  * What one served GET adds to the owner's month and the project's statistics: a release
  * file's bytes with who asked (from the User-Agent), an index's or a key's bytes alone.
  */
-export function servedOf(count: Count, userAgent: string | undefined, bytes: number, download: boolean) {
+export function servedOf(
+  count: Count,
+  userAgent: string | undefined,
+  bytes: number,
+  download: boolean,
+  entitlement?: EntitlementUse,
+): Served {
   const { ownerId, file } = count;
-  if (!file) return { ownerId, bytes };
+  const of = entitlement ? { entitlement } : {};
+  if (!file) return { ownerId, bytes, ...of };
   const asked = classifyClient(userAgent);
   const distribution = asked.distribution ?? count.distribution;
   return {
@@ -268,11 +335,28 @@ export function servedOf(count: Count, userAgent: string | undefined, bytes: num
     download,
     client: asked.client,
     ...(distribution ? { distribution } : {}),
+    ...of,
   };
 }
 
-/** The project a /dl request names, if the caller may see it (visible-project.ts). */
-export function dlProject(deps: DlDeps, req: DlRequest) {
+/**
+ * The project a /dl request names, if the caller may see it (visible-project.ts). A request
+ * with an entitlement token gets the project when the token reads it (and is within its dates
+ * and bytes), else NOT_FOUND; the token is kept on the request for resolveDownload.
+ */
+export async function dlProject(deps: DlDeps, req: DlRequest) {
+  const { services } = deps;
+  if (!req.anonymous && !deps.memoryOnly) {
+    const credential = credentialFromHeaders(req.headers());
+    if (credential !== undefined && isEntitlementToken(credential)) {
+      const entitlement = await entitlementChecksOf(services).check(credential);
+      const project = await cachedProjectByName(services.database.db, req.username, req.slug);
+      if (!project) throw notFound("Project not found");
+      assertEntitled(entitlement, { projectId: project.id }, services.clock());
+      req.entitled = { entitlement, projectId: project.id };
+      return project;
+    }
+  }
   return projectAsked(deps.services, {
     username: req.username,
     slug: req.slug,

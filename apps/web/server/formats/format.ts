@@ -66,7 +66,14 @@ export interface PackageFormat<Target = unknown, Parsed = unknown> {
   /** /dl/{user}/{project}/{routePrefix}/… and setup.{routePrefix}.sh. */
   readonly routePrefix: string;
   /** setup.{routePrefix}.sh: what `curl … | sudo bash` runs to add the repository. */
-  setupScript(options: { baseUrl: string; owner: string; slug: string; private: boolean }): string;
+  setupScript(options: {
+    baseUrl: string;
+    owner: string;
+    slug: string;
+    private: boolean;
+    /** The read token the script was fetched with: the script writes it unless told another. */
+    token?: string;
+  }): string;
   /** The answer to /dl/{user}/{project}/{routePrefix}/… (downloads/dl-answer.ts's `package` route). */
   resolve(deps: DlDeps, req: DlRequest): Promise<Answer>;
   /** Where an upload goes: its query or form fields (name → OpenAPI description). */

@@ -2,6 +2,7 @@
 // by-hash files of every still-served generation), /dl/{u}/{p}/deb/pool/… (the packages), and
 // /dl/{u}/{p}/setup.deb.sh. The project's public keys are served by signing-keys.ts.
 import { gunzipSync } from "node:zlib";
+import { compareDebianVersions } from "@packyard/formats/deb/debian-version.ts";
 import { type Answer, type Body, type DlDeps, type DlRequest, dlProject } from "../../downloads/dl-answer.ts";
 import {
   cachedCurrentFile,
@@ -12,6 +13,7 @@ import {
 } from "../../downloads/lookups.ts";
 import { servingCachesOf } from "../../downloads/serve-cache.ts";
 import { notFound } from "../../platform/core/errors.ts";
+import type { Db } from "../../platform/core/use-case.ts";
 import { cacheControl } from "../../platform/http/cache-control.ts";
 import type { IndexFileRef } from "../../repositories/publisher.ts";
 
@@ -59,6 +61,11 @@ export async function resolveAptFile(deps: DlDeps, req: DlRequest): Promise<Answ
     const file = await cachedPoolFile(db, project.id, rest, memoryOnly);
     if (!file) throw notFound("Package not found");
     const size = Number(file.size);
+    // An entitlement token limited to suites reads a package listed in one of them (a pool file
+    // may be listed in several).
+    const entitledSuites = req.entitled?.entitlement.suites
+      ? await poolSuites(db, project.id, rest)
+      : undefined;
     return {
       route: DEB_ROUTE,
       status: 200,
@@ -75,12 +82,18 @@ export async function resolveAptFile(deps: DlDeps, req: DlRequest): Promise<Answ
         distribution: file.suite,
         lastByte: true,
       },
+      entitled: {
+        ...(entitledSuites ? { suite: entitledSuites } : {}),
+        version: { value: file.version, compare: compareDebianVersions },
+        file: true,
+      },
     };
   }
 
   const dists = parseDistsPath(rest);
   if (!dists) throw notFound();
   const { suite, path, byHash } = dists;
+  const entitled = { suite };
   // An uncompressed Packages file is not stored: it is the decompressed .gz of its generation.
   // Index files are small and named by their sha256: answered from memory (downloads/lookups.ts).
   const indexFile = async (file: IndexFileRef, headers: Record<string, string>): Promise<Answer> => {
@@ -91,6 +104,7 @@ export async function resolveAptFile(deps: DlDeps, req: DlRequest): Promise<Answ
       body,
       count,
       reusable: req.anonymous && body.kind === "bytes",
+      entitled,
     });
     const bytes = await bytesOf(file);
     if (bytes) return answer({ kind: "bytes", bytes, sha256: file.sha256 }, bytes.byteLength);
@@ -147,4 +161,16 @@ export async function resolveAptFile(deps: DlDeps, req: DlRequest): Promise<Answ
     // The entry files change with every publish: revalidate, briefly.
     "cache-control": cacheControl({ kind: "entry", shared }),
   });
+}
+
+/** The suites whose indexes list a pool file. */
+async function poolSuites(db: Db, projectId: string, poolPath: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom("deb_package")
+    .select("suite")
+    .distinct()
+    .where("project_id", "=", projectId)
+    .where("pool_path", "=", poolPath)
+    .execute();
+  return rows.map((row) => row.suite);
 }

@@ -1,16 +1,18 @@
 // setup.deb.sh: what `curl -fsSL …/setup.deb.sh | sudo bash` runs. Installs the project's
 // keyring under /etc/apt/keyrings, a deb822 source with Signed-By, credentials for a private
-// repository in /etc/apt/auth.conf.d when PACKYARD_TOKEN is given, then runs apt-get update.
+// repository in /etc/apt/auth.conf.d (mode 600) when a read token is given — the one the script
+// was fetched with (`curl -u TOKEN:`), or PACKYARD_TOKEN — then runs apt-get update.
 // PACKYARD_ROOT installs into another root (used by tests and image builds), and apt-get
 // updates that root's lists.
-
-const shellQuote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
+import { embeddableToken, shellQuote } from "../setup-scripts.ts";
 
 export function renderDebSetupScript(options: {
   baseUrl: string;
   owner: string;
   slug: string;
   private: boolean;
+  /** The read token the script was fetched with (`curl -u TOKEN: …`): written unless PACKYARD_TOKEN is set. */
+  token?: string;
 }): string {
   const repoUrl = `${options.baseUrl}/dl/${options.owner}/${options.slug}/deb`;
   const keyUrl = `${options.baseUrl}/dl/${options.owner}/${options.slug}/keyring.gpg`;
@@ -31,12 +33,12 @@ NAME=${shellQuote(name)}
 MACHINE=${shellQuote(machine)}
 ROOT="\${PACKYARD_ROOT:-}"
 DISTRIBUTION="\${PACKYARD_DISTRIBUTION:-stable}"
-TOKEN="\${PACKYARD_TOKEN:-}"
+TOKEN="\${PACKYARD_TOKEN:-${embeddableToken(options.token)}}"
 ${
   options.private
     ? `
 if [ -z "$TOKEN" ]; then
-  echo "This repository is private: set PACKYARD_TOKEN to a read token from the API keys page." >&2
+  echo "This repository is private: fetch this script with your read token (curl -fsSL -u TOKEN: …), or set PACKYARD_TOKEN to it." >&2
   exit 1
 fi
 `

@@ -7,6 +7,7 @@
 // a 302 to a short-lived presigned URL of the bucket, counted when issued by the same rule
 // (see presignedRedirect); HEAD, 304, 416 and every other conditional request stay here.
 import { normalizeFilename } from "@packyard/contract";
+import { compareDebianVersions } from "@packyard/formats/deb/debian-version.ts";
 import { Hono } from "hono";
 import {
   type Answer,
@@ -89,11 +90,17 @@ export async function resolveReleaseFile(deps: DlDeps, req: DlRequest): Promise<
     kind: isLatest ? "latest" : "immutable",
     shared: project.visibility !== "private",
   });
+  // An entitlement token reads the releases in its version range (dpkg's order: releases of
+  // every format share one version) — a file of one also takes one of its downloads.
+  let entitled: Answer["entitled"] = {
+    version: { value: release.version, compare: compareDebianVersions },
+  };
   const answer = (status: number, headers: Record<string, string>, body?: Answer["body"]): Answer => ({
     route: RELEASE_ROUTE,
     status,
     headers,
     ...(body ? { body } : {}),
+    entitled,
   });
 
   if (filename === "SHA256SUMS" || filename === "SHA256SUMS.asc") {
@@ -127,6 +134,7 @@ export async function resolveReleaseFile(deps: DlDeps, req: DlRequest): Promise<
 
   const file = files.find((f) => f.filename === filename);
   if (!file) throw notFound("File not found");
+  entitled = { ...entitled, file: true };
   const size = Number(file.size);
   const etag = `"${file.sha256}"`;
   const headers = releaseFileHeaders(file, cacheControl);
@@ -142,6 +150,7 @@ export async function resolveReleaseFile(deps: DlDeps, req: DlRequest): Promise<
       status: 416,
       headers: { "content-range": `bytes */${size}` },
       error: { code: "RANGE_NOT_SATISFIABLE", message: `The file is ${size} bytes long` },
+      entitled,
     };
   }
   const status = range ? 206 : 200;
@@ -159,7 +168,7 @@ export async function resolveReleaseFile(deps: DlDeps, req: DlRequest): Promise<
   const redirect = await presignedRedirect(services, req, file.sha256, size, headers);
   // Counted when issued, by the rule of a streamed GET that delivers what was asked: the
   // range's bytes (the whole file without one), a download when it ends at the last byte.
-  if (redirect) return { ...redirect, count: { ...count, issued: end - start + 1 } };
+  if (redirect) return { ...redirect, count: { ...count, issued: end - start + 1 }, entitled };
   if (size === 0) return { ...answer(status, headers), count: { ...count, issued: 0, lastByte: true } };
   // The bytes count as sent; a download when the file's last byte reached the client.
   return {

@@ -1,3 +1,4 @@
+import { rpmVersionCompare } from "@packyard/formats/rpm/rpm-version-compare.ts";
 import { type Answer, type Body, type DlDeps, type DlRequest, dlProject } from "../../downloads/dl-answer.ts";
 import {
   cachedCurrentFile,
@@ -6,6 +7,7 @@ import {
   indexBytes,
   NotInMemory,
 } from "../../downloads/lookups.ts";
+import { assertEntitled } from "../../platform/core/authorization.ts";
 import { notFound } from "../../platform/core/errors.ts";
 import { cacheControl } from "../../platform/http/cache-control.ts";
 import { renderRepoFile } from "./setup-script.ts";
@@ -35,6 +37,10 @@ export async function resolveYumFile(deps: DlDeps, req: DlRequest): Promise<Answ
   const group =
     parts[0] === "repodata" || parts[0] === "packages" || parts.length === 1 ? "" : parts.shift()!;
   const path = parts.join("/");
+  // An entitlement token limited to groups reads nothing else of the repository, before any
+  // answer is made (repomd.xml pins its requester).
+  if (req.entitled)
+    assertEntitled(req.entitled.entitlement, { projectId: project.id, group }, services.clock());
   // Packages and repodata alike count in the owner's downloaded bytes.
   const count = { ownerId: project.owner_id };
   const answer = (headers: Record<string, string>, body: Body, extra: Partial<Answer> = {}): Answer => ({
@@ -100,6 +106,7 @@ export async function resolveYumFile(deps: DlDeps, req: DlRequest): Promise<Answ
           ...(group ? { distribution: group } : {}),
           lastByte: true,
         },
+        entitled: { group, version: { value: file.version, compare: rpmVersionCompare }, file: true },
       },
     );
   }

@@ -1,6 +1,5 @@
 // The .repo file and setup.rpm.sh for a project's YUM/DNF repository.
-
-const shellQuote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
+import { embeddableToken, shellQuote } from "../setup-scripts.ts";
 
 export function renderRepoFile(options: {
   baseUrl: string;
@@ -26,6 +25,8 @@ export function renderRpmSetupScript(options: {
   owner: string;
   slug: string;
   private: boolean;
+  /** The read token the script was fetched with (`curl -u TOKEN: …`): written unless PACKYARD_TOKEN is set. */
+  token?: string;
 }): string {
   const base = `${options.baseUrl}/dl/${options.owner}/${options.slug}`;
   const name = `packyard-${options.owner}-${options.slug}`;
@@ -40,12 +41,12 @@ BASE=${shellQuote(base)}
 NAME=${shellQuote(name)}
 ROOT="\${PACKYARD_ROOT:-}"
 GROUP="\${PACKYARD_GROUP:-}"
-TOKEN="\${PACKYARD_TOKEN:-}"
+TOKEN="\${PACKYARD_TOKEN:-${embeddableToken(options.token)}}"
 ${
   options.private
     ? `
 if [ -z "$TOKEN" ]; then
-  echo "This repository is private: set PACKYARD_TOKEN to a read token from the API keys page." >&2
+  echo "This repository is private: fetch this script with your read token (curl -fsSL -u TOKEN: …), or set PACKYARD_TOKEN to it." >&2
   exit 1
 fi
 `

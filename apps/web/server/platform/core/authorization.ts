@@ -14,10 +14,16 @@
 // - Public projects are visible to everyone; a private one only to its owner and the members of
 //   the organization owning it. Anything not visible is "not found", so a private project never
 //   leaks.
+// - An entitlement token (a publisher's customer, docs/entitlements.md) reads the projects it
+//   names, under /dl only, within its suites, groups and version range; anything else is "not
+//   found", as for anyone who may not see the project. Past its dates, downloads or bytes of
+//   the month it is refused with ENTITLEMENT_LIMIT. It never reaches the API.
 // - Plans limit what an account (a user or an organization) may hold (private projects,
 //   storage), unless PLAN_LIMITS=off; the callers load the numbers (usage.ts) and skip these
 //   checks when limits are off. Downloads are never refused for a plan
 //   (docs/decisions/018-plan-limits.md).
+
+import { type VersionRange, versionInRange } from "@packyard/contract/entitlements.ts";
 import { formatFileSize } from "@packyard/contract/file-size.ts";
 import type { OrgRole } from "@packyard/contract/orgs.ts";
 import type { PlanId } from "@packyard/contract/plans.ts";
@@ -184,6 +190,9 @@ export const RETENTION_MANAGE_ACCESS: Access = "manage";
 export const REPOSITORY_SETTINGS_ACCESS: Access = "manage";
 export const SIGNING_KEY_ROTATE_ACCESS: Access = "manage";
 export const PROJECT_AUDIT_ACCESS: Access = "oversee";
+/** A project's entitlement tokens: made and changed by those who manage it, seen by those who oversee it. */
+export const ENTITLEMENT_MANAGE_ACCESS: Access = "manage";
+export const ENTITLEMENT_READ_ACCESS: Access = "oversee";
 
 /** Creating projects or reading and managing account-wide data. */
 export function assertAccountAccess(actor: Actor, needed: Access): void {
@@ -215,7 +224,7 @@ export function visibleProjectIds(actor: Actor): "*" | string[] {
 /** Where a PLAN_LIMIT refusal sends the user. */
 export const PRICING_PATH = "/pricing";
 
-function planLimit(limit: "privateProjects" | "storage", message: string): DomainError {
+function planLimit(limit: "privateProjects" | "storage" | "entitlementTokens", message: string): DomainError {
   return new DomainError("PLAN_LIMIT", message, { limit, pricing: PRICING_PATH });
 }
 
@@ -278,4 +287,93 @@ export function scopeFromPermissions(permissions: Record<string, string[]> | nul
   const projects = permissions?.projects ?? [];
   const access = permissions?.access?.includes("publish") ? "publish" : "read";
   return { projects: projects.includes("*") ? "*" : projects, access };
+}
+
+/** Throws PLAN_LIMIT when the account already holds as many entitlement tokens as its plan allows. */
+export function assertEntitlementTokenAllowed(plan: PlanId, held: number): void {
+  const { name, entitlementTokens: limit } = plans[plan];
+  if (limit === "unlimited" || held < limit) return;
+  throw planLimit(
+    "entitlementTokens",
+    limit === 0
+      ? `Your ${name} plan does not include entitlement tokens. Upgrade on ${PRICING_PATH} to give your customers their own tokens; your own machines read private projects with read-only API keys.`
+      : `Your ${name} plan includes ${limit} entitlement tokens and your account has ${held}. Delete tokens you no longer need, or upgrade on ${PRICING_PATH} for more.`,
+  );
+}
+
+/** An entitlement token as the decisions below need it (entitlements/checks.ts loads it). */
+export interface Entitlement {
+  id: string;
+  /** The account whose projects it reads. */
+  ownerId: string;
+  projectIds: readonly string[];
+  validFrom: string | null;
+  validUntil: string | null;
+  maxDownloads: number | null;
+  /** Files answered with it so far. */
+  downloads: number;
+  maxBytesPerMonth: number | null;
+  bytesThisMonth: number;
+  /** null: every suite, every group, every version. */
+  suites: readonly string[] | null;
+  groups: readonly string[] | null;
+  versionRange: VersionRange | null;
+}
+
+/** What a /dl request with an entitlement token reaches, as far as its URL and file say. */
+export interface EntitledTarget {
+  projectId: string;
+  /** An APT suite (dists/<suite>/…), or the suites listing a pool file (one of them will do). */
+  suite?: string | readonly string[];
+  /** A YUM group ("" for the repository root). */
+  group?: string;
+  /** The release version of the file served, compared in its format's order. */
+  version?: { value: string; compare: (a: string, b: string) => number };
+  /** A file of a release (not an index, key or script): counts against maxDownloads. */
+  file?: boolean;
+}
+
+export function entitlementLimit(message: string, limit: string): DomainError {
+  return new DomainError("ENTITLEMENT_LIMIT", message, { limit });
+}
+
+/**
+ * Throws unless the token may read the target now: NOT_FOUND outside its projects, suites,
+ * groups or version range; ENTITLEMENT_LIMIT before its validFrom, after its validUntil, and
+ * once its downloads (a file) or this month's bytes are used up.
+ */
+export function assertEntitled(entitlement: Entitlement, target: EntitledTarget, now: Date): void {
+  const { suites, groups, versionRange } = entitlement;
+  if (!entitlement.projectIds.includes(target.projectId)) throw notFound("Project not found");
+  if (target.suite !== undefined && suites) {
+    const asked = typeof target.suite === "string" ? [target.suite] : target.suite;
+    if (!asked.some((suite) => suites.includes(suite))) throw notFound();
+  }
+  if (target.group !== undefined && groups && !groups.includes(target.group)) throw notFound();
+  if (
+    target.version &&
+    versionRange &&
+    !versionInRange(versionRange, target.version.value, target.version.compare)
+  )
+    throw notFound();
+  const at = now.toISOString();
+  if (entitlement.validFrom && at < entitlement.validFrom)
+    throw entitlementLimit(`This entitlement token is valid from ${entitlement.validFrom}.`, "validFrom");
+  if (entitlement.validUntil && at >= entitlement.validUntil)
+    throw entitlementLimit(`This entitlement token expired at ${entitlement.validUntil}.`, "validUntil");
+  if (target.file && entitlement.maxDownloads !== null && entitlement.downloads >= entitlement.maxDownloads)
+    throw downloadsUsedUp(entitlement.maxDownloads);
+  if (entitlement.maxBytesPerMonth !== null && entitlement.bytesThisMonth >= entitlement.maxBytesPerMonth)
+    throw entitlementLimit(
+      `This entitlement token has used its ${formatFileSize(entitlement.maxBytesPerMonth)} for this month; it reads again on the 1st (UTC).`,
+      "maxBytesPerMonth",
+    );
+}
+
+/** The refusal once a token's downloads are used up (also when another request took the last one). */
+export function downloadsUsedUp(maxDownloads: number): DomainError {
+  return entitlementLimit(
+    `This entitlement token has used all of its ${maxDownloads} download${maxDownloads === 1 ? "" : "s"}.`,
+    "maxDownloads",
+  );
 }

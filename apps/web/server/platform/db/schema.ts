@@ -369,7 +369,51 @@ export interface ProjectTransferTable {
   transferred_at: string;
 }
 
+/** An entitlement token (server/entitlements, migration 0033). */
+export interface EntitlementTable {
+  id: string;
+  owner_id: string;
+  /** Made under an organization's /entitlements, reading the projects it lists. */
+  org_wide: Generated<number>;
+  name: string;
+  note: string | null;
+  enabled: Generated<number>;
+  token_hash: string;
+  token_start: string;
+  previous_token_hash: string | null;
+  previous_valid_until: string | null;
+  valid_from: string | null;
+  valid_until: string | null;
+  max_downloads: BigIntColumn | null;
+  max_bytes_per_month: BigIntColumn | null;
+  /** JSON arrays; null: every one. */
+  suites: string | null;
+  groups: string | null;
+  version_range: string | null;
+  downloads: Generated<BigIntColumn>;
+  /** The UTC month month_bytes counts ("2026-12"). */
+  month: string | null;
+  month_bytes: Generated<BigIntColumn>;
+  last_used_at: string | null;
+  last_used_address: string | null;
+  last_used_client: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EntitlementUsageTable {
+  entitlement_id: string;
+  day: string;
+  downloads: Generated<BigIntColumn>;
+  installs: Generated<BigIntColumn>;
+  bytes: Generated<BigIntColumn>;
+}
+
 export interface Database {
+  entitlement: EntitlementTable;
+  entitlement_project: { entitlement_id: string; project_id: string };
+  entitlement_usage: EntitlementUsageTable;
+  entitlement_machine: { entitlement_id: string; day: string; machine: string };
   organization: OrganizationTable;
   org_member: OrgMemberTable;
   org_invitation: OrgInvitationTable;

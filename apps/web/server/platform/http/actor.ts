@@ -1,6 +1,9 @@
 // Who is calling: an API key (`Authorization: Bearer pky_…`, or HTTP Basic with the key as the
-// password, which apt and dnf send), else the session cookie, else nobody.
+// password, which apt and dnf send, or as the user name with an empty password, as `curl -u KEY:`
+// sends it), else the session cookie, else nobody. An entitlement token (pke_…) is a credential
+// too, but only /dl reads it (projects/visible.ts): here it is refused.
 import { KeyChecks } from "../../auth/key-checks.ts";
+import { isEntitlementToken } from "../../entitlements/checks.ts";
 import type { Services } from "../../services.ts";
 import type { Actor } from "../core/authorization.ts";
 import { DomainError } from "../core/errors.ts";
@@ -23,22 +26,30 @@ export async function closeKeyChecks(services: Services): Promise<void> {
   await keyChecks.get(services)?.close();
 }
 
-function keyFromHeaders(headers: Headers): string | undefined {
+/** The secret a request's Authorization header carries (a key or an entitlement token). */
+export function credentialFromHeaders(headers: Headers): string | undefined {
   const authorization = headers.get("authorization");
   if (!authorization) return undefined;
   const [scheme, value = ""] = authorization.split(/\s+/, 2);
   if (/^bearer$/i.test(scheme ?? "")) return value.trim();
   if (/^basic$/i.test(scheme ?? "")) {
     const decoded = Buffer.from(value, "base64").toString("utf8");
-    const password = decoded.slice(decoded.indexOf(":") + 1);
-    return password || undefined;
+    const colon = decoded.indexOf(":");
+    const password = colon === -1 ? "" : decoded.slice(colon + 1);
+    const user = colon === -1 ? decoded : decoded.slice(0, colon);
+    return password || user || undefined;
   }
   return undefined;
 }
 
 /** The caller, or null when anonymous. A key that is present but invalid is an error. */
 export async function resolveActor(services: Services, headers: Headers): Promise<Actor | null> {
-  const key = keyFromHeaders(headers);
+  const key = credentialFromHeaders(headers);
+  if (key !== undefined && isEntitlementToken(key))
+    throw new DomainError(
+      "UNAUTHENTICATED",
+      "An entitlement token reads packages and files under /dl only; the API needs an API key",
+    );
   if (key !== undefined) return keyChecksOf(services).check(key);
   const session = await services.auth.api.getSession({ headers });
   return session ? { kind: "session", userId: session.user.id } : null;

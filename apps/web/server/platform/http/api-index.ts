@@ -12,6 +12,7 @@ import { keyRoutes } from "../../api-keys/routes.ts";
 import { auditRoutes } from "../../audit/routes.ts";
 import { usageRoutes } from "../../billing/usage-routes.ts";
 import { statsRoutes } from "../../downloads/stats-routes.ts";
+import { entitlementRoutes } from "../../entitlements/routes.ts";
 import { importRoutes } from "../../imports/routes.ts";
 import { orgRoutes } from "../../orgs/routes.ts";
 import { publicRoutes } from "../../projects/public-routes.ts";
@@ -42,6 +43,7 @@ const v1 = [
   auditRoutes,
   statsRoutes,
   orgRoutes,
+  entitlementRoutes,
 ];
 
 const PROJECTS = "/api/v1/projects/";

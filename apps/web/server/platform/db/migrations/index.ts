@@ -819,4 +819,86 @@ export const migrations: Record<string, Migration> = {
       await sql`drop function if exists packyard_notify_change()`.execute(db);
     },
   },
+  "0033_entitlements": {
+    async up(db: Kysely<unknown>) {
+      // Entitlement tokens (server/entitlements, issue 40): a customer's read-only token for
+      // chosen projects of one account, with its limits. Only the secret's sha256 is kept; after
+      // a rotation the previous one works until previous_valid_until. `downloads` counts the
+      // files answered with the token (the maxDownloads limit); `month`/`month_bytes` the bytes
+      // of the current UTC month (the maxBytesPerMonth limit), both kept on the row so a request
+      // reads its limits and usage in the one statement that finds the token.
+      await db.schema
+        .createTable("entitlement")
+        .addColumn("id", "varchar(32)", (c) => c.primaryKey())
+        .addColumn("owner_id", "text", (c) => c.notNull().references("user.id").onDelete("cascade"))
+        .addColumn("org_wide", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("name", "varchar(100)", (c) => c.notNull())
+        .addColumn("note", "varchar(500)")
+        .addColumn("enabled", "integer", (c) => c.notNull().defaultTo(1))
+        .addColumn("token_hash", "varchar(64)", (c) => c.notNull().unique())
+        .addColumn("token_start", "varchar(16)", (c) => c.notNull())
+        .addColumn("previous_token_hash", "varchar(64)")
+        .addColumn("previous_valid_until", "varchar(30)")
+        .addColumn("valid_from", "varchar(30)")
+        .addColumn("valid_until", "varchar(30)")
+        .addColumn("max_downloads", "bigint")
+        .addColumn("max_bytes_per_month", "bigint")
+        .addColumn("suites", "text")
+        .addColumn("groups", "text")
+        .addColumn("version_range", "varchar(200)")
+        .addColumn("downloads", "bigint", (c) => c.notNull().defaultTo(0))
+        .addColumn("month", "varchar(7)")
+        .addColumn("month_bytes", "bigint", (c) => c.notNull().defaultTo(0))
+        .addColumn("last_used_at", "varchar(30)")
+        .addColumn("last_used_address", "varchar(64)")
+        .addColumn("last_used_client", "varchar(200)")
+        .addColumn("created_at", "varchar(30)", (c) => c.notNull())
+        .addColumn("updated_at", "varchar(30)", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("entitlement_owner").on("entitlement").column("owner_id").execute();
+      await db.schema
+        .createIndex("entitlement_previous_token")
+        .on("entitlement")
+        .column("previous_token_hash")
+        .execute();
+      await db.schema
+        .createTable("entitlement_project")
+        .addColumn("entitlement_id", "varchar(32)", (c) =>
+          c.notNull().references("entitlement.id").onDelete("cascade"),
+        )
+        .addColumn("project_id", "varchar(32)", (c) =>
+          c.notNull().references("project.id").onDelete("cascade"),
+        )
+        .addPrimaryKeyConstraint("entitlement_project_pk", ["entitlement_id", "project_id"])
+        .execute();
+      await db.schema
+        .createIndex("entitlement_project_project")
+        .on("entitlement_project")
+        .column("project_id")
+        .execute();
+      // Usage per token and UTC day, written with the download counts (downloads/counts.ts).
+      await db.schema
+        .createTable("entitlement_usage")
+        .addColumn("entitlement_id", "varchar(32)", (c) =>
+          c.notNull().references("entitlement.id").onDelete("cascade"),
+        )
+        .addColumn("day", "varchar(10)", (c) => c.notNull())
+        .addColumn("downloads", "bigint", (c) => c.notNull().defaultTo(0))
+        .addColumn("installs", "bigint", (c) => c.notNull().defaultTo(0))
+        .addColumn("bytes", "bigint", (c) => c.notNull().defaultTo(0))
+        .addPrimaryKeyConstraint("entitlement_usage_pk", ["entitlement_id", "day"])
+        .execute();
+      // Distinct machines per token and day: a hash of the address and client with a salt of
+      // that day (no address is kept), removed with the download log's retention.
+      await db.schema
+        .createTable("entitlement_machine")
+        .addColumn("entitlement_id", "varchar(32)", (c) =>
+          c.notNull().references("entitlement.id").onDelete("cascade"),
+        )
+        .addColumn("day", "varchar(10)", (c) => c.notNull())
+        .addColumn("machine", "varchar(64)", (c) => c.notNull())
+        .addPrimaryKeyConstraint("entitlement_machine_pk", ["entitlement_id", "day", "machine"])
+        .execute();
+    },
+  },
 };

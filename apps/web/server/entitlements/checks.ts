@@ -1,0 +1,157 @@
+// Entitlement tokens at /dl (docs/entitlements.md): the token a request carries, found by its
+// secret's sha256 through the serving cache (serve-cache.ts: dropped on every change, so a token
+// disabled, rotated, narrowed or deleted on any server is read again at once), then decided by
+// authorization.ts's assertEntitled. A file answered with the token takes one of its downloads
+// in one statement on its row (exact across servers); the bytes, installs, machines and last use
+// are written with the download counts (downloads/counts.ts), and the bytes are also added to the
+// cached token at once, so one server refuses as soon as its own answers used the month up.
+import { createHmac } from "node:crypto";
+import { ENTITLEMENT_TOKEN_PREFIX, parseVersionRange } from "@packyard/contract/entitlements.ts";
+import { sql } from "kysely";
+import { currentMonth, type EntitlementUse } from "../downloads/counts.ts";
+import { servingCachesOf } from "../downloads/serve-cache.ts";
+import { downloadsUsedUp, type Entitlement } from "../platform/core/authorization.ts";
+import { DomainError } from "../platform/core/errors.ts";
+import type { Db } from "../platform/core/use-case.ts";
+import { entitlementProjectIds, hashEntitlementToken } from "./storage.ts";
+
+/** Whether a credential is an entitlement token (and not an API key). */
+export function isEntitlementToken(credential: string): boolean {
+  return credential.startsWith(ENTITLEMENT_TOKEN_PREFIX);
+}
+
+/** A token as /dl holds it: the decisions' Entitlement, and whether it may be used at all. */
+export interface LoadedEntitlement extends Entitlement {
+  enabled: boolean;
+  /** Set when the secret is the previous one of a rotation: it works until then. */
+  previousUntil: string | null;
+}
+
+function invalid(message: string): DomainError {
+  return new DomainError("UNAUTHENTICATED", message);
+}
+
+const K = "\u0000";
+
+/** The token the secret belongs to (its current or, within a rotation's overlap, previous one). */
+async function loadEntitlement(db: Db, hash: string, now: Date): Promise<LoadedEntitlement | null> {
+  const row = await db
+    .selectFrom("entitlement")
+    .selectAll()
+    .where((eb) => eb.or([eb("token_hash", "=", hash), eb("previous_token_hash", "=", hash)]))
+    .executeTakeFirst();
+  if (!row) return null;
+  const range = row.version_range ? parseVersionRange(row.version_range) : null;
+  return {
+    id: row.id,
+    ownerId: row.owner_id,
+    projectIds: await entitlementProjectIds(db, row.id),
+    enabled: Boolean(Number(row.enabled)),
+    previousUntil: row.token_hash === hash ? null : (row.previous_valid_until ?? ""),
+    validFrom: row.valid_from,
+    validUntil: row.valid_until,
+    maxDownloads: row.max_downloads === null ? null : Number(row.max_downloads),
+    downloads: Number(row.downloads),
+    maxBytesPerMonth: row.max_bytes_per_month === null ? null : Number(row.max_bytes_per_month),
+    bytesThisMonth: row.month === currentMonth(now) ? Number(row.month_bytes) : 0,
+    suites: row.suites === null ? null : (JSON.parse(row.suites) as string[]),
+    groups: row.groups === null ? null : (JSON.parse(row.groups) as string[]),
+    // Stored ranges were parsed when set; one that no longer parses reads nothing.
+    versionRange: range === null ? null : "range" in range ? range.range : [[{ operator: "<", version: "" }]],
+  };
+}
+
+export class EntitlementChecks {
+  readonly #db: Db;
+  readonly #secret: string;
+  readonly #now: () => Date;
+
+  constructor(options: { db: Db; secret: string; now?: () => Date }) {
+    this.#db = options.db;
+    this.#secret = options.secret;
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  /** The token a secret stands for; UNAUTHENTICATED when none may be used with it now. */
+  async check(token: string): Promise<LoadedEntitlement> {
+    const now = this.#now();
+    const hash = hashEntitlementToken(token);
+    const entitlement = await servingCachesOf(this.#db).rows.get(`entitlement${K}${hash}`, () =>
+      loadEntitlement(this.#db, hash, now),
+    );
+    if (!entitlement) throw invalid("This entitlement token is not valid: ask its publisher for a new one");
+    if (entitlement.previousUntil !== null && entitlement.previousUntil <= now.toISOString())
+      throw invalid("This entitlement token was replaced by a new one: ask its publisher for it");
+    if (!entitlement.enabled) throw invalid("This entitlement token is disabled");
+    return entitlement;
+  }
+
+  /**
+   * Takes one of the token's downloads for a file about to be answered: one statement, so two
+   * servers never let more than maxDownloads through; ENTITLEMENT_LIMIT when none is left.
+   */
+  async takeDownload(entitlement: LoadedEntitlement): Promise<void> {
+    const max = entitlement.maxDownloads;
+    let update = this.#db
+      .updateTable("entitlement")
+      .set({ downloads: sql`"downloads" + 1` })
+      .where("id", "=", entitlement.id);
+    if (max !== null) update = update.where("downloads", "<", max);
+    const result = await update.executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) {
+      if (max !== null) {
+        entitlement.downloads = max;
+        throw downloadsUsedUp(max);
+      }
+      // Deleted meanwhile: the next request finds no token.
+      throw invalid("This entitlement token is not valid: ask its publisher for a new one");
+    }
+    entitlement.downloads++;
+  }
+
+  /** What a served response adds to the token's usage, and the bytes to its cached month. */
+  used(
+    entitlement: LoadedEntitlement,
+    bytes: number,
+    address: string,
+    userAgent: string | null,
+  ): EntitlementUse {
+    entitlement.bytesThisMonth += bytes;
+    return { id: entitlement.id, machine: this.machineOf(address, userAgent), address, userAgent };
+  }
+
+  /**
+   * A machine as the usage counts it: the address and client, hashed with a salt of the day
+   * derived from the server's secret (the same on every server, another every day), so machines
+   * are told apart within a day and no address is kept.
+   */
+  machineOf(address: string, userAgent: string | null, now = this.#now()): string {
+    const salt = createHmac("sha256", this.#secret)
+      .update(`entitlement machines ${now.toISOString().slice(0, 10)}`)
+      .digest();
+    return createHmac("sha256", salt)
+      .update(`${address}\n${userAgent ?? ""}`)
+      .digest("hex")
+      .slice(0, 32);
+  }
+}
+
+const checks = new WeakMap<object, EntitlementChecks>();
+
+/** The server's checks, made at their first use. */
+export function entitlementChecksOf(services: {
+  database: { db: Db };
+  config: { secret: string };
+  clock: () => Date;
+}): EntitlementChecks {
+  let found = checks.get(services);
+  if (!found) {
+    found = new EntitlementChecks({
+      db: services.database.db,
+      secret: services.config.secret,
+      now: services.clock,
+    });
+    checks.set(services, found);
+  }
+  return found;
+}
