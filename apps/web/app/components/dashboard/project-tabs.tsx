@@ -1,5 +1,5 @@
-// The tabs under a project's breadcrumbs: its overview, releases, downloads, audit log, webhooks
-// and settings (a TabRow of plain links).
+// The tabs under a project's breadcrumbs: its overview, releases, downloads, audit log, webhooks,
+// entitlement tokens and settings (a TabRow of plain links).
 import { TabRow } from "./tab-row.tsx";
 
 const TABS = [
@@ -8,6 +8,7 @@ const TABS = [
   { label: "Downloads", path: "/downloads", end: true },
   { label: "Audit log", path: "/audit", end: true },
   { label: "Webhooks", path: "/webhooks", end: true },
+  { label: "Entitlements", path: "/entitlements", end: false },
   { label: "Settings", path: "/settings", end: true },
 ] as const;
 
@@ -17,8 +18,8 @@ const TABS = [
  * authorization.ts); without it those tabs are left out.
  */
 export function ProjectTabs({ base, oversee = true }: { base: string; oversee?: boolean }) {
-  const tabs = TABS.filter((tab) => oversee || (tab.path !== "/audit" && tab.path !== "/webhooks")).map(
-    (tab) => ({ label: tab.label, to: `${base}${tab.path}`, end: tab.end }),
-  );
+  const tabs = TABS.filter(
+    (tab) => oversee || (tab.path !== "/audit" && tab.path !== "/webhooks" && tab.path !== "/entitlements"),
+  ).map((tab) => ({ label: tab.label, to: `${base}${tab.path}`, end: tab.end }));
   return <TabRow label="Project" tabs={tabs} />;
 }
