@@ -23,10 +23,10 @@ let rpms: TestRpms;
 let token: string;
 let entitlementId: string;
 
-function deb(name: string) {
+function deb(name: string, version = "1.0.0") {
   return buildTestDeb({
     control: `Package: ${name}
-Version: 1.0.0
+Version: ${version}
 Architecture: amd64
 Maintainer: Packyard Tests <tests@example.com>
 Description: ${name} for Packyard's entitlement tests
@@ -36,8 +36,8 @@ Description: ${name} for Packyard's entitlement tests
   });
 }
 
-async function upload(filename: string, bytes: Uint8Array, query = "") {
-  const res = await pub.api(`/api/v1/projects/licensed/releases/1.0.0/files/${filename}${query}`, {
+async function upload(filename: string, bytes: Uint8Array, query = "", version = "1.0.0") {
+  const res = await pub.api(`/api/v1/projects/licensed/releases/${version}/files/${filename}${query}`, {
     method: "PUT",
     body: Buffer.from(bytes),
   });
@@ -63,9 +63,9 @@ async function setupScript(format: "deb" | "rpm", secret = token) {
 }
 
 /** An apt root set up as `curl -fsSL -u TOKEN: …/setup.deb.sh | sudo bash` sets a machine up. */
-async function aptMachine() {
+async function aptMachine(secret = token) {
   const client = aptRoot();
-  writeFileSync(join(client.root, "setup.sh"), await setupScript("deb"));
+  writeFileSync(join(client.root, "setup.sh"), await setupScript("deb", secret));
   const setup = await runCommand(["sh", join(client.root, "setup.sh")], {
     ...client.env,
     PACKYARD_ROOT: client.root,
@@ -92,6 +92,9 @@ beforeAll(async () => {
   await upload("licensed-extra_1.0.0_amd64.deb", deb("licensed-extra"));
   await upload("beta-tool_1.0.0_amd64.deb", deb("beta-tool"), "?distribution=beta");
   await upload(rpms.alpha.split("/").pop()!, readFileSync(rpms.alpha));
+  // Two major versions of one package, for a token licensed for 2.x only.
+  await upload("versioned-tool_2.1.0_amd64.deb", deb("versioned-tool", "2.1.0"), "", "2.1.0");
+  await upload("versioned-tool_3.0.0_amd64.deb", deb("versioned-tool", "3.0.0"), "", "3.0.0");
   const entitlement = await api("POST", "", { name: "Initech", suites: ["stable"] });
   expect(entitlement.status).toBe(201);
   token = entitlement.body.token;
@@ -144,6 +147,34 @@ describe.runIf(hasTools)(`entitlement tokens with real apt-get and dnf (${databa
     expect(refused.status).not.toBe(0);
     expect(`${refused.stdout}${refused.stderr}`).toMatch(/403\s+Forbidden/);
     expect((await api("PATCH", `/${entitlementId}`, { maxDownloads: null })).status).toBe(200);
+  }, 180_000);
+
+  it("apt: a token licensed for 2.x reads a suite without 3.x, so apt-get installs the newest 2.x", async () => {
+    const licensed = await api("POST", "", { name: "Licensed for 2.x", versionRange: ">=2.0 <3.0" });
+    expect(licensed.status).toBe(201);
+    const client = await aptMachine(licensed.body.token);
+    const policy = await client.run("apt-cache", "policy", "versioned-tool");
+    expect(policy.stdout).toMatch(/Candidate: 2\.1\.0/);
+    expect(policy.stdout).not.toContain("3.0.0");
+    await client.install("versioned-tool");
+    const status = readFileSync(join(client.root, "var/lib/dpkg/status"), "utf8");
+    expect(status).toMatch(/Package: versioned-tool\n(?:.+\n)*?Version: 2\.1\.0/);
+    // Asked for by its pool path anyway, 3.0.0 is not there for this token (it is for another).
+    const { pool_path } = await server.services.database.db
+      .selectFrom("deb_package")
+      .select("pool_path")
+      .where("name", "=", "versioned-tool")
+      .where("version", "=", "3.0.0")
+      .executeTakeFirstOrThrow();
+    const pool = `${server.url}/dl/vendor/licensed/deb/${pool_path}`;
+    const asked = (secret: string) => fetch(pool, { headers: { authorization: `Bearer ${secret}` } });
+    expect((await asked(licensed.body.token)).status).toBe(404);
+    expect((await asked(token)).status).toBe(200);
+    // A token without a range sees both.
+    const everything = await aptMachine();
+    expect((await everything.run("apt-cache", "policy", "versioned-tool")).stdout).toMatch(
+      /Candidate: 3\.0\.0/,
+    );
   }, 180_000);
 
   it("dnf: setup.rpm.sh fetched with the token writes it into the .repo file (600); dnf installs; a disabled token is refused", async () => {

@@ -262,6 +262,8 @@ export async function findPoolFile(db: Kysely<Database>, projectId: string, pool
       "release_file.filename",
       "release.version",
       "deb_package.suite",
+      // What an entitlement token's version range compares (dpkg's order).
+      "deb_package.version as package_version",
     ])
     .where("deb_package.project_id", "=", projectId)
     .where("deb_package.pool_path", "=", poolPath)

@@ -12,6 +12,8 @@ import {
   NotInMemory,
 } from "../../downloads/lookups.ts";
 import { servingCachesOf } from "../../downloads/serve-cache.ts";
+import { filteredAptSuite } from "../../entitlements/filtered-apt.ts";
+import { assertEntitled } from "../../platform/core/authorization.ts";
 import { notFound } from "../../platform/core/errors.ts";
 import type { Db } from "../../platform/core/use-case.ts";
 import { cacheControl } from "../../platform/http/cache-control.ts";
@@ -84,7 +86,7 @@ export async function resolveAptFile(deps: DlDeps, req: DlRequest): Promise<Answ
       },
       entitled: {
         ...(entitledSuites ? { suite: entitledSuites } : {}),
-        version: { value: file.version, compare: compareDebianVersions },
+        version: { value: file.package_version, compare: compareDebianVersions },
         file: true,
       },
     };
@@ -94,6 +96,30 @@ export async function resolveAptFile(deps: DlDeps, req: DlRequest): Promise<Answ
   if (!dists) throw notFound();
   const { suite, path, byHash } = dists;
   const entitled = { suite };
+  // A token with a version range reads the suite without the versions it may not install.
+  const range = req.entitled?.entitlement.versionRange;
+  if (range) {
+    // Its suites first: nothing is made for a suite it may not read.
+    assertEntitled(req.entitled!.entitlement, { projectId: project.id, suite }, services.clock());
+    const filtered = await filteredAptSuite(services, project, suite, range);
+    const bytes = filtered?.files.get(byHash ? (filtered.byHash.get(path) ?? "") : path);
+    if (!bytes) throw notFound("Index file not found");
+    return {
+      route: DEB_ROUTE,
+      status: 200,
+      headers: {
+        "content-type": contentTypeOf(
+          path.includes("/by-hash/") ? (filtered!.byHash.get(path) ?? path) : path,
+        ),
+        "content-length": String(bytes.byteLength),
+        // This customer's view of the suite: never kept by a shared cache.
+        "cache-control": cacheControl({ kind: byHash ? "immutable" : "entry", shared: false }),
+      },
+      body: { kind: "bytes", bytes },
+      count,
+      entitled,
+    };
+  }
   // An uncompressed Packages file is not stored: it is the decompressed .gz of its generation.
   // Index files are small and named by their sha256: answered from memory (downloads/lookups.ts).
   const indexFile = async (file: IndexFileRef, headers: Record<string, string>): Promise<Answer> => {
