@@ -236,6 +236,14 @@ export function flushDownloadCounts(db: Db): Promise<void> {
   return pendingCounts.get(db)?.flush() ?? Promise.resolve();
 }
 
+/**
+ * Bytes an entitlement token was served this month on this server that are not in the database
+ * yet (waiting, being written, or to be tried again): what its row's month_bytes lacks.
+ */
+export function unwrittenEntitlementBytes(db: Db, id: string, month: string): number {
+  return pendingCounts.get(db)?.entitlementBytes(id, month) ?? 0;
+}
+
 export const FLUSH_MS = 2000;
 
 /** Responses served and not written yet, and the write under way. */
@@ -245,6 +253,8 @@ class PendingCounts {
   private retry: DownloadBatch | undefined;
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
+  /** Batches handed to a write and not committed yet: their counts are not in the database. */
+  private readonly queued = new Set<DownloadBatch>();
   private readonly deps: DownloadAccountingDeps;
 
   constructor(deps: DownloadAccountingDeps) {
@@ -256,11 +266,20 @@ class PendingCounts {
     this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS).unref();
   }
 
+  entitlementBytes(id: string, month: string): number {
+    return (
+      this.batch.entitlementBytes(id, month) +
+      (this.retry?.entitlementBytes(id, month) ?? 0) +
+      [...this.queued].reduce((sum, queued) => sum + queued.entitlementBytes(id, month), 0)
+    );
+  }
+
   flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
     const batch = this.batch;
     this.batch = new DownloadBatch();
+    this.queued.add(batch);
     // One write at a time, in order.
     this.writing = this.writing.then(() => this.write(batch));
     return this.writing;
@@ -270,11 +289,16 @@ class PendingCounts {
     const retried = this.retry;
     this.retry = undefined;
     if (retried) batch.merge(retried);
-    if (batch.size === 0) return;
+    if (batch.size === 0) {
+      this.queued.delete(batch);
+      return;
+    }
     let totals: MonthTotals[];
     try {
       totals = await writeDownloadBatch(this.deps.db, batch);
+      this.queued.delete(batch);
     } catch (error) {
+      this.queued.delete(batch);
       if (retried) this.deps.logger.error("counting downloads failed twice: these counts are lost", error);
       else {
         this.deps.logger.error("counting downloads failed: trying again with the next write", error);

@@ -149,6 +149,11 @@ export class DownloadBatch {
     } else this.stats.set(statKey, { file, day, client, distribution, downloads, bytes: served.bytes });
   }
 
+  /** Bytes of an entitlement token in the month this batch holds (not written yet). */
+  entitlementBytes(id: string, month: string): number {
+    return this.entitlementMonths.get(`${id}\0${month}`)?.bytes ?? 0;
+  }
+
   #addEntitlementUse(served: Served, use: EntitlementUse, at: Date, downloads: number, month: string): void {
     const day = dayOf(at);
     const installs = downloads && INSTALLERS.has(served.client ?? "other") ? 1 : 0;

@@ -265,7 +265,6 @@ export function dlHandler(services: Services, route: DlRoute, format?: PackageFo
         entitled &&
         entitlementChecksOf(services).used(
           entitled,
-          bytes,
           clientAddress(c, services.config.trustProxy),
           userAgent ?? null,
         );

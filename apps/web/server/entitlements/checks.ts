@@ -1,19 +1,20 @@
 // Entitlement tokens at /dl (docs/entitlements.md): the token a request carries, found by its
-// secret's sha256 through the serving cache (serve-cache.ts: dropped on every change, so a token
-// disabled, rotated, narrowed or deleted on any server is read again at once), then decided by
-// authorization.ts's assertEntitled. A file answered with the token takes one of its downloads
-// in one statement on its row (exact across servers); the bytes, installs, machines and last use
-// are written with the download counts (downloads/counts.ts), and the bytes are also added to the
-// cached token at once, so one server refuses as soon as its own answers used the month up.
+// secret's sha256 with one statement on its row (and the projects it reads) per request, so a
+// token disabled, rotated, narrowed or deleted on any server, and its use counted by any server,
+// is seen at once; then decided by authorization.ts's
+// assertEntitled. A file answered with the token takes one of its downloads in one statement on
+// its row (exact across servers); the bytes, installs, machines and last use are written with the
+// download counts (downloads/counts.ts), and this server's bytes not written yet are added to the
+// row's, so one server refuses as soon as its own answers used the month up.
 import { createHmac } from "node:crypto";
 import { ENTITLEMENT_TOKEN_PREFIX, parseVersionRange } from "@packyard/contract/entitlements.ts";
 import { sql } from "kysely";
+import { unwrittenEntitlementBytes } from "../billing/usage.ts";
 import { currentMonth, type EntitlementUse } from "../downloads/counts.ts";
-import { servingCachesOf } from "../downloads/serve-cache.ts";
 import { downloadsUsedUp, type Entitlement } from "../platform/core/authorization.ts";
 import { DomainError } from "../platform/core/errors.ts";
 import type { Db } from "../platform/core/use-case.ts";
-import { entitlementProjectIds, hashEntitlementToken } from "./storage.ts";
+import { hashEntitlementToken } from "./storage.ts";
 
 /** Whether a credential is an entitlement token (and not an API key). */
 export function isEntitlementToken(credential: string): boolean {
@@ -31,21 +32,27 @@ function invalid(message: string): DomainError {
   return new DomainError("UNAUTHENTICATED", message);
 }
 
-const K = "\u0000";
-
 /** The token the secret belongs to (its current or, within a rotation's overlap, previous one). */
 async function loadEntitlement(db: Db, hash: string, now: Date): Promise<LoadedEntitlement | null> {
-  const row = await db
+  // One statement: the row once per project it reads.
+  const rows = await db
     .selectFrom("entitlement")
-    .selectAll()
-    .where((eb) => eb.or([eb("token_hash", "=", hash), eb("previous_token_hash", "=", hash)]))
-    .executeTakeFirst();
+    .leftJoin("entitlement_project", "entitlement_project.entitlement_id", "entitlement.id")
+    .selectAll("entitlement")
+    .select("entitlement_project.project_id")
+    .where((eb) =>
+      eb.or([eb("entitlement.token_hash", "=", hash), eb("entitlement.previous_token_hash", "=", hash)]),
+    )
+    .execute();
+  const row = rows[0];
   if (!row) return null;
+  const projectIds = rows.flatMap((r) => (r.project_id === null ? [] : [r.project_id]));
   const range = row.version_range ? parseVersionRange(row.version_range) : null;
+  const month = currentMonth(now);
   return {
     id: row.id,
     ownerId: row.owner_id,
-    projectIds: await entitlementProjectIds(db, row.id),
+    projectIds,
     enabled: Boolean(Number(row.enabled)),
     previousUntil: row.token_hash === hash ? null : (row.previous_valid_until ?? ""),
     validFrom: row.valid_from,
@@ -53,7 +60,8 @@ async function loadEntitlement(db: Db, hash: string, now: Date): Promise<LoadedE
     maxDownloads: row.max_downloads === null ? null : Number(row.max_downloads),
     downloads: Number(row.downloads),
     maxBytesPerMonth: row.max_bytes_per_month === null ? null : Number(row.max_bytes_per_month),
-    bytesThisMonth: row.month === currentMonth(now) ? Number(row.month_bytes) : 0,
+    bytesThisMonth:
+      (row.month === month ? Number(row.month_bytes) : 0) + unwrittenEntitlementBytes(db, row.id, month),
     suites: row.suites === null ? null : (JSON.parse(row.suites) as string[]),
     groups: row.groups === null ? null : (JSON.parse(row.groups) as string[]),
     // Stored ranges were parsed when set; one that no longer parses reads nothing.
@@ -76,9 +84,7 @@ export class EntitlementChecks {
   async check(token: string): Promise<LoadedEntitlement> {
     const now = this.#now();
     const hash = hashEntitlementToken(token);
-    const entitlement = await servingCachesOf(this.#db).rows.get(`entitlement${K}${hash}`, () =>
-      loadEntitlement(this.#db, hash, now),
-    );
+    const entitlement = await loadEntitlement(this.#db, hash, now);
     if (!entitlement) throw invalid("This entitlement token is not valid: ask its publisher for a new one");
     if (entitlement.previousUntil !== null && entitlement.previousUntil <= now.toISOString())
       throw invalid("This entitlement token was replaced by a new one: ask its publisher for it");
@@ -109,14 +115,8 @@ export class EntitlementChecks {
     entitlement.downloads++;
   }
 
-  /** What a served response adds to the token's usage, and the bytes to its cached month. */
-  used(
-    entitlement: LoadedEntitlement,
-    bytes: number,
-    address: string,
-    userAgent: string | null,
-  ): EntitlementUse {
-    entitlement.bytesThisMonth += bytes;
+  /** Who a served response's use is counted for: the token, the day's machine, its last use. */
+  used(entitlement: LoadedEntitlement, address: string, userAgent: string | null): EntitlementUse {
     return { id: entitlement.id, machine: this.machineOf(address, userAgent), address, userAgent };
   }
 

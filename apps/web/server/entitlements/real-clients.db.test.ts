@@ -2,7 +2,8 @@
 // the project's setup scripts fetched with `curl -u TOKEN:`, installing from a private project;
 // a suite outside the token and a used-up or disabled token refused with the statuses apt and dnf
 // print; the installs counted as installs. SQLite, and PostgreSQL when configured.
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildTestDeb } from "@packyard/formats/deb/test-deb-builder.ts";
 import { buildTestRpms, type TestRpms } from "@packyard/formats/rpm/testing/build-test-rpms.ts";
@@ -12,7 +13,7 @@ import { aptRoot, runCommand } from "../../test/apt-client.ts";
 import { dnfRoot } from "../../test/dnf-client.ts";
 import { databaseKind } from "../../test/harness.ts";
 import { type LiveServer, publisher, startLiveServer } from "../../test/live-server.ts";
-import { removeTempDirs } from "../../test/temp-dirs.ts";
+import { makeTempDir, removeTempDirs } from "../../test/temp-dirs.ts";
 import { flushDownloadCounts } from "../billing/usage.ts";
 
 const hasTools = requireTools(["apt-get", "dpkg", "gpgv", "rpmbuild", "rpm", "dnf"]);
@@ -34,6 +35,21 @@ Description: ${name} for Packyard's entitlement tests
 `,
     dataFiles: [{ name: `./usr/bin/${name}`, data: `#!/bin/sh\necho ${name}\n` }],
   });
+}
+
+/** A noarch .rpm of `name` at `version` (rpmbuild, no files). */
+function rpm(name: string, version: string): string {
+  const top = makeTempDir("packyard-entitled-rpm-");
+  mkdirSync(join(top, "SPECS"), { recursive: true });
+  writeFileSync(
+    join(top, "SPECS/p.spec"),
+    `Name: ${name}\nVersion: ${version}\nRelease: 1\nSummary: ${name}\nLicense: MIT\nBuildArch: noarch\nAutoReq: no\n%description\n${name} ${version}.\n%files\n`,
+  );
+  execFileSync("rpmbuild", ["--define", `_topdir ${top}`, "--quiet", "-bb", join(top, "SPECS/p.spec")], {
+    stdio: "pipe",
+  });
+  const dir = join(top, "RPMS/noarch");
+  return join(dir, readdirSync(dir)[0]!);
 }
 
 async function upload(filename: string, bytes: Uint8Array, query = "", version = "1.0.0") {
@@ -95,6 +111,10 @@ beforeAll(async () => {
   // Two major versions of one package, for a token licensed for 2.x only.
   await upload("versioned-tool_2.1.0_amd64.deb", deb("versioned-tool", "2.1.0"), "", "2.1.0");
   await upload("versioned-tool_3.0.0_amd64.deb", deb("versioned-tool", "3.0.0"), "", "3.0.0");
+  for (const version of ["2.1.0", "3.0.0"]) {
+    const path = rpm("versioned-rpm", version);
+    await upload(path.split("/").pop()!, readFileSync(path), "", version);
+  }
   const entitlement = await api("POST", "", { name: "Initech", suites: ["stable"] });
   expect(entitlement.status).toBe(201);
   token = entitlement.body.token;
@@ -176,6 +196,32 @@ describe.runIf(hasTools)(`entitlement tokens with real apt-get and dnf (${databa
       /Candidate: 3\.0\.0/,
     );
   }, 180_000);
+
+  it("dnf: a token licensed for 2.x reads repodata without 3.x, so dnf installs the newest 2.x", async () => {
+    const licensed = await api("POST", "", { name: "Licensed for 2.x on dnf", versionRange: ">=2.0 <3.0" });
+    expect(licensed.status).toBe(201);
+    const client = dnfRoot();
+    writeFileSync(join(client.root, "setup.sh"), await setupScript("rpm", licensed.body.token));
+    const setup = await runCommand(["sh", join(client.root, "setup.sh")], { PACKYARD_ROOT: client.root });
+    expect(setup.status, output(setup)).toBe(0);
+    const listed = await client.dnfWithRepos(["list", "--showduplicates", "versioned-rpm"]);
+    expect(listed.status, output(listed)).toBe(0);
+    expect(listed.stdout).toContain("2.1.0-1");
+    expect(listed.stdout).not.toContain("3.0.0-1");
+    const installed = await client.dnfWithRepos(["install", "versioned-rpm"]);
+    expect(installed.status, output(installed)).toBe(0);
+    const query = await runCommand(["rpm", "--root", client.root, "-q", "versioned-rpm"], {});
+    expect(query.stdout).toContain("versioned-rpm-2.1.0-1");
+    // The same repository without a range lists both.
+    const everything = dnfRoot();
+    writeFileSync(join(everything.root, "setup.sh"), await setupScript("rpm"));
+    expect(
+      (await runCommand(["sh", join(everything.root, "setup.sh")], { PACKYARD_ROOT: everything.root }))
+        .status,
+    ).toBe(0);
+    const all = await everything.dnfWithRepos(["list", "--showduplicates", "versioned-rpm"]);
+    expect(all.stdout).toContain("3.0.0-1");
+  }, 240_000);
 
   it("dnf: setup.rpm.sh fetched with the token writes it into the .repo file (600); dnf installs; a disabled token is refused", async () => {
     const client = dnfRoot();

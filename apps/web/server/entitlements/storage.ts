@@ -134,16 +134,6 @@ export async function summaryOf(db: Db | Tx, row: EntitlementRow, now: Date): Pr
   return toSummary(row, (await projectNames(db, [row.id])).get(row.id) ?? [], now);
 }
 
-/** The ids of the projects a token reads. */
-export async function entitlementProjectIds(db: Db | Tx, id: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom("entitlement_project")
-    .select("project_id")
-    .where("entitlement_id", "=", id)
-    .execute();
-  return rows.map((row) => row.project_id);
-}
-
 /** Usage per UTC day from `since` (YYYY-MM-DD) on, oldest first, days without use left out. */
 export async function entitlementUsage(db: Db, id: string, since: string): Promise<EntitlementUsageDay[]> {
   const [days, machines] = await Promise.all([

@@ -154,6 +154,8 @@ export async function findYumPackageFile(
       "release_file.id",
       "release_file.filename",
       "release.version",
+      // What an entitlement token's version range compares (rpm's order).
+      "yum_package.version as package_version",
     ])
     .where("yum_package.project_id", "=", projectId)
     .where("yum_package.repo_group", "=", group)

@@ -7,6 +7,7 @@ import {
   indexBytes,
   NotInMemory,
 } from "../../downloads/lookups.ts";
+import { filteredYumRepodata } from "../../entitlements/filtered-yum.ts";
 import { assertEntitled } from "../../platform/core/authorization.ts";
 import { notFound } from "../../platform/core/errors.ts";
 import { cacheControl } from "../../platform/http/cache-control.ts";
@@ -106,12 +107,49 @@ export async function resolveYumFile(deps: DlDeps, req: DlRequest): Promise<Answ
           ...(group ? { distribution: group } : {}),
           lastByte: true,
         },
-        entitled: { group, version: { value: file.version, compare: rpmVersionCompare }, file: true },
+        entitled: { group, version: { value: file.package_version, compare: rpmVersionCompare }, file: true },
       },
     );
   }
   // repomd.xml and its signature follow the requester (entry pins): never from memory alone.
   if ((path === REPOMD || path === SIGNATURE) && memoryOnly) throw new NotInMemory();
+  // A token with a version range reads repodata without the versions it may not install.
+  const range = req.entitled?.entitlement.versionRange;
+  if (range && path.startsWith("repodata/")) {
+    const pinned = `${project.id}/${group}`;
+    // The generations whose repodata may answer: the pinned ones (the requester's repomd.xml)
+    // for the signature and the files it names, then the newest.
+    const candidates: { sha256: string; generationId: string }[] = [];
+    if (path !== REPOMD)
+      for (const generationId of await pins.generations(req.requester(), pinned)) {
+        const repomd = await repos.servedFile(project.id, "yum", group, REPOMD, { generationId });
+        if (repomd) candidates.push(repomd);
+      }
+    const newest = await repos.servedFile(project.id, "yum", group, REPOMD);
+    if (newest) candidates.push(newest);
+    if (path === REPOMD && newest) await pins.remember(req.requester(), pinned, newest);
+    for (const repomd of path === REPOMD ? candidates.slice(-1) : candidates) {
+      const bytes = (await filteredYumRepodata(services, project, repomd, range)).files.get(path);
+      if (!bytes) continue;
+      return answer(
+        {
+          "content-type": path.endsWith(".asc")
+            ? "application/pgp-signature"
+            : path.endsWith(".gz")
+              ? "application/gzip"
+              : "application/xml",
+          "content-length": String(bytes.byteLength),
+          // This customer's view of the repository: never kept by a shared cache.
+          "cache-control": cacheControl({
+            kind: path === REPOMD || path === SIGNATURE ? "entry" : "immutable",
+            shared: false,
+          }),
+        },
+        { kind: "bytes", bytes },
+      );
+    }
+    throw notFound("Repository file not found");
+  }
   if (path === REPOMD) {
     // The newest generation's; the requester is remembered so that its signature comes from
     // the same generation even if a publish happens before it is asked for (decision 013).
