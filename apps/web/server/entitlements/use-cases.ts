@@ -61,7 +61,8 @@ async function scopeOf(db: Db, caller: PersonCaller, scope: EntitlementScope, re
     );
     return { ownerId: project.owner_id, project };
   }
-  const { org } = await requireOrganization(db, caller.actor, scope.organization, read ? "view" : "admin");
+  // An organization's tokens, seen and managed alike by its admins and owners.
+  const { org } = await requireOrganization(db, caller.actor, scope.organization, "admin");
   return { ownerId: org.id };
 }
 

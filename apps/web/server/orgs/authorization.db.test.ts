@@ -44,6 +44,11 @@ const cookies: Partial<Record<Caller, string>> = {};
 const keys: Partial<Record<Caller, string>> = {};
 /** Per-caller targets made in setup, for writes that remove something. */
 const hookFor: Partial<Record<Caller, string>> = {};
+/** Per-caller entitlement tokens to delete: the project's and the organization's. */
+const entitlementFor: Partial<Record<Caller, string>> = {};
+const orgEntitlementFor: Partial<Record<Caller, string>> = {};
+let entitlement = "";
+let orgEntitlement = "";
 /** Per-caller organization invitations and keys to revoke, and members to remove. */
 const invitationFor: Partial<Record<Caller, string>> = {};
 const orgKeyFor: Partial<Record<Caller, string>> = {};
@@ -132,7 +137,15 @@ beforeAll(async () => {
     });
     const created = await post(`${P}/webhooks`, { url: receiver.url, events: ["release.created"] });
     hookFor[caller] = created.webhook.id;
+    entitlementFor[caller] = (await post(`${P}/entitlements`, { name: `gone-${caller}` })).entitlement.id;
+    orgEntitlementFor[caller] = (
+      await post(`/api/v1/orgs/${ORG}/entitlements`, { name: `gone-${caller}`, projects: ["secret"] })
+    ).entitlement.id;
   }
+  entitlement = (await post(`${P}/entitlements`, { name: "A customer" })).entitlement.id;
+  orgEntitlement = (
+    await post(`/api/v1/orgs/${ORG}/entitlements`, { name: "A customer", projects: ["secret"] })
+  ).entitlement.id;
   for (const caller of callers) {
     await post("/api/v1/projects", {
       slug: `move-${caller.toLowerCase()}`,
@@ -523,6 +536,98 @@ const rows: Row[] = [
     path: `${P}/imports`,
     body: { source: { kind: "yum-repository", url: "http://127.0.0.1:9/repo" } },
     expect: manage(202),
+  },
+  // Entitlement tokens: a project's are managed and seen by those who manage it; an
+  // organization's by its admins and owners (people only).
+  {
+    route: "GET /api/v1/projects/{slug}/entitlements",
+    method: "GET",
+    path: `${P}/entitlements`,
+    expect: oversee(),
+  },
+  {
+    route: "GET /api/v1/projects/{slug}/entitlements/{id}",
+    method: "GET",
+    path: () => `${P}/entitlements/${entitlement}`,
+    expect: oversee(),
+  },
+  {
+    route: "GET /api/v1/projects/{slug}/entitlements/{id}/usage",
+    method: "GET",
+    path: () => `${P}/entitlements/${entitlement}/usage`,
+    expect: oversee(),
+  },
+  {
+    route: "POST /api/v1/projects/{slug}/entitlements",
+    method: "POST",
+    path: `${P}/entitlements`,
+    body: (c: Caller) => ({ name: `made by ${c}` }),
+    expect: manage(201),
+  },
+  {
+    route: "PATCH /api/v1/projects/{slug}/entitlements/{id}",
+    method: "PATCH",
+    path: () => `${P}/entitlements/${entitlement}`,
+    body: { note: "changed" },
+    expect: manage(200),
+  },
+  {
+    route: "POST /api/v1/projects/{slug}/entitlements/{id}/rotate",
+    method: "POST",
+    path: () => `${P}/entitlements/${entitlement}/rotate`,
+    body: { overlapHours: 0 },
+    expect: manage(200),
+  },
+  {
+    route: "DELETE /api/v1/projects/{slug}/entitlements/{id}",
+    method: "DELETE",
+    path: (c) => `${P}/entitlements/${entitlementFor[c]}`,
+    expect: manage(204),
+  },
+  {
+    route: "GET /api/v1/orgs/{org}/entitlements",
+    method: "GET",
+    path: `/api/v1/orgs/${ORG}/entitlements`,
+    expect: orgAdmin(200),
+  },
+  {
+    route: "GET /api/v1/orgs/{org}/entitlements/{id}",
+    method: "GET",
+    path: () => `/api/v1/orgs/${ORG}/entitlements/${orgEntitlement}`,
+    expect: orgAdmin(200),
+  },
+  {
+    route: "GET /api/v1/orgs/{org}/entitlements/{id}/usage",
+    method: "GET",
+    path: () => `/api/v1/orgs/${ORG}/entitlements/${orgEntitlement}/usage`,
+    expect: orgAdmin(200),
+  },
+  {
+    route: "POST /api/v1/orgs/{org}/entitlements",
+    method: "POST",
+    path: `/api/v1/orgs/${ORG}/entitlements`,
+    body: (c: Caller) => ({ name: `made by ${c}`, projects: ["secret"] }),
+    expect: orgAdmin(201),
+  },
+  {
+    route: "PATCH /api/v1/orgs/{org}/entitlements/{id}",
+    method: "PATCH",
+    path: () => `/api/v1/orgs/${ORG}/entitlements/${orgEntitlement}`,
+    body: { enabled: true },
+    expect: orgAdmin(200),
+  },
+  {
+    route: "POST /api/v1/orgs/{org}/entitlements/{id}/rotate",
+    method: "POST",
+    path: () => `/api/v1/orgs/${ORG}/entitlements/${orgEntitlement}/rotate`,
+    body: { overlapHours: 0 },
+    expect: orgAdmin(200),
+  },
+  {
+    route: "DELETE /api/v1/orgs/{org}/entitlements/{id}",
+    method: "DELETE",
+    path: (c) => `/api/v1/orgs/${ORG}/entitlements/${orgEntitlementFor[c]}`,
+    expect: orgAdmin(204),
   },
   {
     route: "POST /api/v1/projects/{slug}/webhooks",
