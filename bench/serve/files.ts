@@ -11,7 +11,15 @@ import { writeBenchDebs } from "../apt/lib/debs.ts";
 
 export type ServedFiles = Record<string, { url: string; path: string; size: number }>;
 
-export async function uploadFiles(url: string, dataDir: string, dir: string): Promise<ServedFiles> {
+/**
+ * The files, and an entitlement token of the project (issue 40's line: the same download with a
+ * customer's token, which /dl checks on every request).
+ */
+export async function uploadFiles(
+  url: string,
+  dataDir: string,
+  dir: string,
+): Promise<{ files: ServedFiles; entitlementToken: string }> {
   mkdirSync(dir, { recursive: true });
   const session = await signedInCliUser({ url, dataDir }, "bench");
   const api = (path: string, init: RequestInit = {}) =>
@@ -68,5 +76,11 @@ export async function uploadFiles(url: string, dataDir: string, dir: string): Pr
     writeFileSync(join(dir, name), bytes);
     files[name] = { url: path, path: join(dir, name), size: bytes.byteLength };
   }
-  return files;
+  const token = await api("/api/v1/projects/files/entitlements", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: "bench customer" }),
+  });
+  if (token.status !== 201) throw new Error(`entitlement token: ${token.status} ${await token.text()}`);
+  return { files, entitlementToken: ((await token.json()) as { token: string }).token };
 }

@@ -6,7 +6,10 @@
 // Nothing forces a garbage collection in Packyard. Then Packyard's memory: idle before the load,
 // right after it, and a minute later.
 //
-//   node bench/serve/run.ts [--seconds 5] [--samples 5] [--only 1m,100m,InRelease,Packages.gz]
+// `1m-entitled` (named with --only) is the 1 MiB file at 16 clients anonymously against the same
+// with an entitlement token (`ab -A TOKEN:`, as curl -u sends it), Packyard alone (issue 40).
+//
+//   node bench/serve/run.ts [--seconds 5] [--samples 5] [--only 1m,100m,InRelease,Packages.gz,1m-entitled]
 //                           [--no-idle-wait] [--cpu-prof (Packyard's profile into bench/serve/)]
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { linkSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -97,7 +100,7 @@ async function stop(child: ChildProcess): Promise<void> {
 
 // Set up by one server, served by a fresh one: its memory is a server's that only serves.
 const setup = await startPackyard(false);
-const files = await uploadFiles(url, dataDir, join(work, "files"));
+const { files, entitlementToken } = await uploadFiles(url, dataDir, join(work, "files"));
 await stop(setup);
 const packyard = await startPackyard(args.includes("--cpu-prof"));
 // Idle as a serving server is: every URL asked once (the app loaded, the cache filled), then 5 s.
@@ -166,10 +169,26 @@ function pidsOf(child: ChildProcess): number[] {
   return pids;
 }
 
-const systems = [
+interface System {
+  name: string;
+  base: string;
+  pids: () => number[];
+  /** ab's -A: HTTP Basic credentials. */
+  auth?: string;
+}
+const systems: System[] = [
   { name: "Packyard", base: state.url, pids: () => [state.pid] },
   { name: "nginx", base: `http://127.0.0.1:${nginxPort}`, pids: () => pidsOf(nginx) },
   { name: "bare Node", base: `http://127.0.0.1:${barePort}`, pids: () => [bare.pid!] },
+];
+const entitledSystems: System[] = [
+  { name: "Packyard", base: state.url, pids: () => [state.pid] },
+  {
+    name: "Packyard, entitlement token",
+    base: state.url,
+    pids: () => [state.pid],
+    auth: `${entitlementToken}:`,
+  },
 ];
 
 interface Result {
@@ -180,10 +199,11 @@ interface Result {
 }
 
 /** One `ab` run; its own CPU from the shell's `times` after it. */
-function load(url: string, clients: number, size: number): Result & { abCpuMs: number } {
+function load(url: string, clients: number, size: number, auth?: string): Result & { abCpuMs: number } {
+  const credentials = auth ? `-A '${auth}' ` : "";
   const out = execFileSync(
     "sh",
-    ["-c", `ab -k -q -c ${clients} -t ${seconds} -n 100000000 -s 60 '${url}' 2>&1; times`],
+    ["-c", `ab -k -q -c ${clients} -t ${seconds} -n 100000000 -s 60 ${credentials}'${url}' 2>&1; times`],
     { encoding: "utf8", maxBuffer: 1 << 24 },
   );
   const rps = Number(/Requests per second:\s+([\d.]+)/.exec(out)?.[1]);
@@ -204,24 +224,33 @@ const scenarios = [
   { key: "100m", file: "payload-100m.bin", clients: 4, what: "100 MiB release file, 4 clients" },
   { key: "InRelease", file: "InRelease", clients: 32, what: "InRelease, 32 clients" },
   { key: "Packages.gz", file: "Packages.gz", clients: 32, what: "Packages.gz, 32 clients" },
+  {
+    key: "1m-entitled",
+    file: "payload-1m.bin",
+    clients: 16,
+    what: "1 MiB release file, 16 clients, anonymous / entitlement token",
+  },
 ].filter((s) => only.includes(s.key));
 
 const memory: Record<string, number> = { idle: rssKb(state.pid) / 1024 };
 log(`Packyard idle RSS ${memory.idle!.toFixed(0)} MiB`);
 const table: string[] = [];
 const cpuLines: string[] = [];
+const entitledLines: string[] = [];
 for (const scenario of scenarios) {
   const file = state.files[scenario.file]!;
   const results: Record<string, Result[]> = {};
+  const entitled = scenario.key === "1m-entitled";
+  const those = entitled ? entitledSystems : systems;
   // One warm-up each (page cache, JIT), not counted.
-  for (const system of systems) load(`${system.base}${file.url}`, scenario.clients, file.size);
+  for (const system of those) load(`${system.base}${file.url}`, scenario.clients, file.size, system.auth);
   for (let i = 0; i < samples; i++) {
-    for (const system of systems) {
+    for (const system of those) {
       const pids = system.pids();
       const cpuBefore = pids.reduce((s, p) => s + processCpuMs(p), 0);
       const busy = machineBusyMs();
       const started = performance.now();
-      const result = load(`${system.base}${file.url}`, scenario.clients, file.size);
+      const result = load(`${system.base}${file.url}`, scenario.clients, file.size, system.auth);
       const elapsed = performance.now() - started;
       const serverCpu = pids.reduce((s, p) => s + processCpuMs(p), 0) - cpuBefore;
       const machine = machineBusyMs() - busy;
@@ -242,6 +271,13 @@ for (const scenario of scenarios) {
     return `${s.median.toFixed(0)} (${s.min.toFixed(0)}–${s.max.toFixed(0)}), others ${others.median.toFixed(0)} %`;
   };
   const cpu = (name: string) => (summarize(results[name]!.map((r) => r.serverCpu)).median * 1000).toFixed(0);
+  if (entitled) {
+    const token = "Packyard, entitlement token";
+    entitledLines.push(
+      `| ${scenario.what} | ${fmt("Packyard")} | ${fmt(token)} | ${(median(token).median / median("Packyard").median).toFixed(2)} | ${cpu("Packyard")} | ${cpu(token)} |`,
+    );
+    continue;
+  }
   cpuLines.push(`| ${scenario.what} | ${cpu("Packyard")} | ${cpu("nginx")} | ${cpu("bare Node")} |`);
   const p = median("Packyard").median;
   table.push(
@@ -260,6 +296,13 @@ console.log(
 );
 console.log("|---|---:|---:|---:|---:|---:|");
 for (const line of table) console.log(line);
+if (entitledLines.length > 0) {
+  console.log(
+    `\n| what (req/s: median (min–max) of ${samples} samples of ${seconds} s) | anonymous | entitlement token | token / anonymous | CPU µs/request anonymous | with token |`,
+  );
+  console.log("|---|---:|---:|---:|---:|---:|");
+  for (const line of entitledLines) console.log(line);
+}
 console.log("\n| server CPU per request, µs (median) | Packyard | nginx (all workers) | bare Node |");
 console.log("|---|---:|---:|---:|");
 for (const line of cpuLines) console.log(line);

@@ -15,11 +15,16 @@ const orgOption = {
 const ownerOf = (scope: string, options: OptionValues): EntitlementOwner =>
   options.org === true ? { org: scope } : { project: scope };
 
+/** A comma-separated option's items; `--groups ""` is the one item "" (the YUM root). */
 const list = (value: string | undefined) =>
-  value
-    ?.split(",")
-    .map((item) => item.trim())
-    .filter((item, i, all) => item !== "" || all.length === 1);
+  value === undefined
+    ? undefined
+    : value.trim() === ""
+      ? [""]
+      : value
+          .split(",")
+          .map((item) => item.trim())
+          .filter(Boolean);
 
 function whole(value: string | undefined, option: string): number | undefined {
   if (value === undefined) return undefined;

@@ -5,7 +5,6 @@
 import type { CreateReleaseInput, UpdateReleaseInput } from "@packyard/contract";
 import type { SigningKey } from "@packyard/formats/openpgp/index.ts";
 import type { LimitsSetting } from "../billing/usage.ts";
-import type { Actor } from "../platform/core/authorization.ts";
 import { type Caller, change, type Db, type PersonCaller, type Record } from "../platform/core/use-case.ts";
 import type { Logger } from "../platform/observability/logger.ts";
 import type { BlobStore } from "../platform/storage/blob-store.ts";
