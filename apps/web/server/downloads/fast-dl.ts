@@ -1,7 +1,9 @@
 // The raw node:http writer of /dl (decision 074): an anonymous GET or HEAD of a release file,
 // an APT file or a YUM file is answered straight on Node's request and response when
 // resolveDownload (dl-answer.ts), asked to answer from memory only, can — no framework, no web
-// streams, no database. It decides nothing itself: which file, visibility, ranges, conditional
+// streams, no database. A request whose only credential is an entitlement token (a customer's
+// apt, dnf or curl, decision 081) is resolved here too, with the database (the token is read and a
+// download taken per request), when the blobs are on the local disk. It decides nothing itself: which file, visibility, ranges, conditional
 // requests, HEAD and what is counted are the Answer's. Anything the Answer cannot be written
 // here (the serving cache lacks something, an error, a redirect, a blob not on the local disk)
 // goes to the Hono app unchanged, which resolves the same request with the database.
@@ -15,10 +17,12 @@
 import { close, open, read as readFd, readFile } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { countServed } from "../billing/usage.ts";
+import { entitlementChecksOf, isEntitlementToken } from "../entitlements/checks.ts";
 import { accountingOf } from "../formats/files/serve.ts";
 import type { PackageFormat } from "../formats/format.ts";
 import { formatOfRoute } from "../formats/registry.ts";
 import { requesterOf } from "../formats/yum/entry-pins.ts";
+import { credentialFromHeaders } from "../platform/http/actor.ts";
 import { recordRequest, requestIdOf } from "../platform/http/request-log.ts";
 import { fixedSecurityHeaders } from "../platform/http/security-headers.ts";
 import type { Services } from "../services.ts";
@@ -64,6 +68,10 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
   const { config } = services;
   const caches = servingCachesOf(services.database.db);
   const deps = dlDeps(services, true);
+  // Entitlement tokens: the same answers, read from the database (checks.ts), written here.
+  const entitledDeps = dlDeps(services, false);
+  const entitledHere = services.blobs.localPath !== undefined;
+  const checks = entitlementChecksOf(services);
   const accounting = accountingOf(services);
   const fixed = {
     ...fixedSecurityHeaders(config.baseUrl.startsWith("https://")),
@@ -76,7 +84,7 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
     requestIdOf(config.trustProxy ? header(req, "x-request-id") : undefined, config.trustProxy);
 
   /** The /dl request a URL names, for the routes answered here; undefined for any other. */
-  function requestOf(req: IncomingMessage, url: string): DlRequest | undefined {
+  function requestOf(req: IncomingMessage, url: string, anonymous: boolean): DlRequest | undefined {
     const parts = url.split("/");
     // ["", "dl", username, slug, kind, …]
     if (
@@ -118,7 +126,7 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
       params,
       header: (name) => header(req, name),
       query: () => undefined,
-      anonymous: true,
+      anonymous,
       headers: headersOf,
       requester: () => requesterOf({ incoming: req }, headersOf()),
     };
@@ -144,7 +152,7 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
       const { count } = answer;
       countServed(
         accounting,
-        servedOf(count, header(req, "user-agent"), count.issued!, count.lastByte === true),
+        servedOf(count, header(req, "user-agent"), count.issued!, count.lastByte === true, useOf(req, count)),
       );
     }
     if (!body) {
@@ -235,7 +243,13 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
       const delivered = finished ? readToEnd : sent >= length && res.writableLength === 0;
       countServed(
         accounting,
-        servedOf(count, header(req, "user-agent"), sent, delivered && count.lastByte === true),
+        servedOf(
+          count,
+          header(req, "user-agent"),
+          sent,
+          delivered && count.lastByte === true,
+          useOf(req, count),
+        ),
       );
     };
     res.once("finish", () => over(true));
@@ -304,6 +318,13 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
     else res.once("close", () => over(res.writableFinished));
   }
 
+  /** An entitlement token's use of an answer, when it was made for one. */
+  function useOf(req: IncomingMessage, count: Count) {
+    return count.entitlement
+      ? checks.used(count.entitlement, clientOf(req, config.trustProxy), header(req, "user-agent") ?? null)
+      : undefined;
+  }
+
   return (req, res) => {
     const method = req.method;
     const url = req.url ?? "";
@@ -311,9 +332,35 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
       (method !== "GET" && method !== "HEAD") ||
       !url.startsWith("/dl/") ||
       url.includes("?") ||
-      url.includes("%") ||
-      carriesCredentials(req)
+      url.includes("%")
     ) {
+      next(req, res);
+      return;
+    }
+    const credentials = credentialsOf(req);
+    if (credentials === "entitlement" && entitledHere) {
+      const asked = requestOf(req, url, false);
+      if (!asked) {
+        next(req, res);
+        return;
+      }
+      const started = performance.now();
+      resolveDownload(entitledDeps, asked).then(
+        (answer) => {
+          try {
+            // Never remembered per URL: the answer is this token's.
+            write(req, res, url, { ...answer, reusable: false }, caches.rows.epoch, started);
+          } catch {
+            if (res.headersSent) res.destroy();
+            else next(req, res);
+          }
+        },
+        // A refusal (401, 403, 404) or anything else: the app answers it, as it would have.
+        () => next(req, res),
+      );
+      return;
+    }
+    if (credentials !== "none") {
       next(req, res);
       return;
     }
@@ -323,7 +370,7 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
       sendIndex(req, res, known, bytes, performance.now());
       return;
     }
-    const asked = requestOf(req, url);
+    const asked = requestOf(req, url, true);
     if (!asked) {
       next(req, res);
       return;
@@ -400,18 +447,27 @@ function closeFd(fd: number): void {
 }
 
 /**
- * Whether the request has an Authorization or a Cookie header: read from the raw list Node
- * already has, since most answers here never need the headers object it builds on first use.
+ * What the request carries: nothing (no Authorization, no Cookie), only an entitlement token in
+ * its Authorization (Bearer or Basic, as actor.ts reads it), or anything else. Read from the raw
+ * list Node already has, since most answers here never need the headers object it builds on
+ * first use.
  */
-function carriesCredentials(req: IncomingMessage): boolean {
+function credentialsOf(req: IncomingMessage): "none" | "entitlement" | "other" {
   const raw = req.rawHeaders;
+  let authorization: string | undefined;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!;
     if (name.length !== 13 && name.length !== 6) continue;
     const lower = name.toLowerCase();
-    if (lower === "authorization" || lower === "cookie") return true;
+    if (lower === "cookie") return "other";
+    if (lower === "authorization") {
+      if (authorization !== undefined) return "other";
+      authorization = raw[i + 1]!;
+    }
   }
-  return false;
+  if (authorization === undefined) return "none";
+  const credential = credentialFromHeaders(new Headers({ authorization }));
+  return credential !== undefined && isEntitlementToken(credential) ? "entitlement" : "other";
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
