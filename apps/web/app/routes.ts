@@ -58,6 +58,8 @@ const pages = [
       route("orgs/:orgSlug/members", "routes/_app/org-members.tsx"),
       route("orgs/:orgSlug/settings", "routes/_app/org-settings.tsx"),
       route("orgs/:orgSlug/audit", "routes/_app/org-audit.tsx"),
+      route("orgs/:orgSlug/entitlements", "routes/_app/org-entitlements.tsx"),
+      route("orgs/:orgSlug/entitlements/:entitlementId", "routes/_app/org-entitlement.tsx"),
       ...(
         [
           ["", "project"],

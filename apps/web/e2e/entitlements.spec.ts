@@ -133,3 +133,75 @@ test("create a customer's token, see its secret and setup commands once, downloa
   await expect(page.getByText(/The old secret keeps working until/)).toBeVisible();
   await shots(page, "entitlements-rotated");
 });
+
+test("an organization's token across chosen projects: created on its Entitlements tab, read with it, its usage page", async ({
+  page,
+  consoleErrors: _,
+}) => {
+  const username = `orgadmin-${Date.now().toString(36)}`;
+  const slug = `acme-${Date.now().toString(36)}`;
+  await signUpAndOnboard(page, { email: uniqueEmail("orgadmin"), name: "Org Admin", username });
+  const org = await page.request.post("/api/v1/orgs", { headers: appOrigin(), data: { slug, name: "Acme" } });
+  expect(org.status()).toBe(201);
+  // Pro: an organization with two private projects and tokens for them.
+  execFileSync(
+    process.execPath,
+    ["server/cli.ts", "users", "set-plan", "--username", slug, "--plan", "pro"],
+    {
+      env: { ...process.env, DATA_DIR: process.env.PACKYARD_E2E_DATA_DIR! },
+      stdio: "pipe",
+    },
+  );
+  for (const project of ["cli", "agent"]) {
+    const created = await page.request.post("/api/v1/projects", {
+      headers: appOrigin(),
+      data: { slug: project, name: project, visibility: "private", owner: slug },
+    });
+    expect(created.status(), await created.text()).toBe(201);
+    const put = await page.request.put(
+      `/api/v1/projects/${slug}/${project}/releases/1.0.0/files/${project}.tar.gz`,
+      {
+        headers: appOrigin(),
+        data: Buffer.from(`${project} bytes`),
+      },
+    );
+    expect(put.status()).toBe(201);
+  }
+
+  await page.goto(`/orgs/${slug}`);
+  await page.getByRole("link", { name: "Entitlements" }).click();
+  await expect(page.getByText("No entitlement tokens yet")).toBeVisible();
+  // A project must be chosen.
+  await page.getByLabel("Customer").fill("Globex");
+  await page.getByRole("button", { name: "Create token" }).click();
+  await expect(page.getByText("Choose at least one project")).toBeVisible();
+  await page.getByRole("checkbox", { name: "cli" }).check();
+  await page.getByRole("button", { name: "Create token" }).click();
+  const secret = page.getByTestId("secret-value");
+  await expect(secret).toHaveText(/^pke_[A-Za-z0-9]{40}$/);
+  const token = (await secret.textContent())!;
+  const origin = new URL(process.env.PACKYARD_E2E_URL!).origin;
+  await expect(
+    page.getByText(`curl -fsSL -u ${token}: ${origin}/dl/${slug}/cli/setup.deb.sh | sudo bash`),
+  ).toBeVisible();
+  await noAxeViolations(page);
+  await shots(page, "org-entitlements-created");
+
+  const basic = { authorization: `Basic ${Buffer.from(`${token}:`).toString("base64")}` };
+  const cli = await page.request.get(`/dl/${slug}/cli/releases/1.0.0/cli.tar.gz`, { headers: basic });
+  expect(await cli.text()).toBe("cli bytes");
+  expect(
+    (await page.request.get(`/dl/${slug}/agent/releases/1.0.0/agent.tar.gz`, { headers: basic })).status(),
+  ).toBe(404);
+
+  await page.getByRole("button", { name: "Done" }).click();
+  await page.reload();
+  const card = page.getByTestId("entitlement");
+  await expect(card).toContainText("Globex");
+  await expect(card).toContainText("1 (no limit)");
+  await card.getByRole("link", { name: "Usage" }).click();
+  await expect(page.getByRole("heading", { name: "Globex", level: 1 })).toBeVisible();
+  await expect(page.getByTestId("entitlement-usage")).toContainText("9 B");
+  await noAxeViolations(page);
+  await shots(page, "org-entitlement-usage");
+});

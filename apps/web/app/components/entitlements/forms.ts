@@ -3,7 +3,7 @@
 import type { CreateEntitlementInput } from "@packyard/contract/entitlements.ts";
 import { parseVersionRange } from "@packyard/contract/entitlements.ts";
 import { z } from "zod";
-import { text, trimmed } from "../../lib/forms.ts";
+import { list, text, trimmed } from "../../lib/forms.ts";
 
 const GIB = 1024 ** 3;
 
@@ -74,6 +74,11 @@ export const entitlementForm = z.object({
 });
 
 export type EntitlementFormValue = z.infer<typeof entitlementForm>;
+
+/** An organization's form also names the projects its token reads. */
+export const orgEntitlementForm = entitlementForm.extend({
+  projects: list(z.array(z.string()).min(1, "Choose at least one project")),
+});
 
 /** The API's request for the form's values. */
 export function createRequest(value: EntitlementFormValue): CreateEntitlementInput {

@@ -1,5 +1,6 @@
 // The top of an organization's pages: its name and slug, the signed-in member's role, and tabs
-// for its projects, members, audit log and settings (a TabRow, like a project's tabs).
+// for its projects, members, audit log, entitlement tokens and settings (a TabRow, like a
+// project's tabs).
 import type { OrgRole } from "@packyard/contract/orgs.ts";
 import { Building2 } from "lucide-react";
 import { orgPath } from "../../lib/project-path.ts";
@@ -10,6 +11,7 @@ const TABS = [
   { label: "Projects", path: "", end: true, adminOnly: false },
   { label: "Members", path: "/members", end: true, adminOnly: false },
   { label: "Audit log", path: "/audit", end: true, adminOnly: true },
+  { label: "Entitlements", path: "/entitlements", end: false, adminOnly: true },
   { label: "Settings", path: "/settings", end: true, adminOnly: false },
 ] as const;
 
