@@ -78,6 +78,48 @@ export function limitPhrases(t: EntitlementSummary): { label: string; value: Rea
   return rows;
 }
 
+/**
+ * A token's limits with what is used of them and its last use (and with `oldSecret` when its
+ * previous secret still works), as the token's card and its usage page list them.
+ */
+export function EntitlementFacts({
+  entitlement: t,
+  oldSecret = false,
+}: {
+  entitlement: EntitlementSummary;
+  oldSecret?: boolean;
+}) {
+  return (
+    <dl className="grid gap-x-6 gap-y-2 text-sm sm:grid-cols-[max-content_1fr]">
+      {limitPhrases(t).map(({ label, value }) => (
+        <div key={label} className="contents">
+          <dt className="text-muted-foreground">{label}</dt>
+          <dd className="min-w-0 break-words">{value}</dd>
+        </div>
+      ))}
+      <dt className="text-muted-foreground">Last used</dt>
+      <dd className="min-w-0 break-words">
+        {t.lastUsed ? (
+          <>
+            <FormattedDate iso={t.lastUsed.at} withTime /> from {t.lastUsed.address ?? "an unknown address"}
+            {t.lastUsed.client ? <span className="text-muted-foreground"> ({t.lastUsed.client})</span> : null}
+          </>
+        ) : (
+          "Never"
+        )}
+      </dd>
+      {oldSecret && t.previousValidUntil ? (
+        <>
+          <dt className="text-muted-foreground">Old secret</dt>
+          <dd>
+            works until <FormattedDate iso={t.previousValidUntil} withTime />
+          </dd>
+        </>
+      ) : null}
+    </dl>
+  );
+}
+
 export function EntitlementState({ entitlement }: { entitlement: EntitlementSummary }) {
   if (!entitlement.enabled) return <Badge variant="secondary">Disabled</Badge>;
   if (entitlement.validUntil && entitlement.validUntil < new Date().toISOString())
@@ -239,36 +281,7 @@ export function EntitlementCard({
         </div>
       </CardHeader>
       <CardContent className="grid gap-4">
-        <dl className="grid gap-x-6 gap-y-2 text-sm sm:grid-cols-[max-content_1fr]">
-          {limitPhrases(t).map(({ label, value }) => (
-            <div key={label} className="contents">
-              <dt className="text-muted-foreground">{label}</dt>
-              <dd className="min-w-0 break-words">{value}</dd>
-            </div>
-          ))}
-          <dt className="text-muted-foreground">Last used</dt>
-          <dd className="min-w-0 break-words">
-            {t.lastUsed ? (
-              <>
-                <FormattedDate iso={t.lastUsed.at} withTime /> from{" "}
-                {t.lastUsed.address ?? "an unknown address"}
-                {t.lastUsed.client ? (
-                  <span className="text-muted-foreground"> ({t.lastUsed.client})</span>
-                ) : null}
-              </>
-            ) : (
-              "Never"
-            )}
-          </dd>
-          {t.previousValidUntil ? (
-            <>
-              <dt className="text-muted-foreground">Old secret</dt>
-              <dd>
-                works until <FormattedDate iso={t.previousValidUntil} withTime />
-              </dd>
-            </>
-          ) : null}
-        </dl>
+        <EntitlementFacts entitlement={t} oldSecret />
         <div className="flex flex-wrap gap-2">
           <Button asChild size="sm" variant="outline">
             <Link to={href}>

@@ -6,10 +6,9 @@ import { formatFileSize } from "@packyard/contract/file-size.ts";
 import { Download, HardDrive, Monitor, PackageCheck } from "lucide-react";
 import { formatCompactCount } from "../../lib/format.ts";
 import { DownloadsChart, shortDay } from "../dashboard/downloads-chart.tsx";
-import { FormattedDate } from "../dashboard/formatted-date.tsx";
 import { StatGrid } from "../dashboard/stats.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../ui/card.tsx";
-import { limitPhrases } from "./entitlement-card.tsx";
+import { EntitlementFacts } from "./entitlement-card.tsx";
 
 export function EntitlementUsageView({
   entitlement: t,
@@ -64,28 +63,7 @@ export function EntitlementUsageView({
             <CardTitle>Limits</CardTitle>
           </CardHeader>
           <CardContent>
-            <dl className="grid gap-x-6 gap-y-2 text-sm sm:grid-cols-[max-content_1fr]">
-              {limitPhrases(t).map(({ label, value }) => (
-                <div key={label} className="contents">
-                  <dt className="text-muted-foreground">{label}</dt>
-                  <dd className="min-w-0 break-words">{value}</dd>
-                </div>
-              ))}
-              <dt className="text-muted-foreground">Last used</dt>
-              <dd className="min-w-0 break-words">
-                {t.lastUsed ? (
-                  <>
-                    <FormattedDate iso={t.lastUsed.at} withTime /> from{" "}
-                    {t.lastUsed.address ?? "an unknown address"}
-                    {t.lastUsed.client ? (
-                      <span className="text-muted-foreground"> ({t.lastUsed.client})</span>
-                    ) : null}
-                  </>
-                ) : (
-                  "Never"
-                )}
-              </dd>
-            </dl>
+            <EntitlementFacts entitlement={t} />
           </CardContent>
         </Card>
         <Card className="min-w-0">
