@@ -30,6 +30,7 @@ import { collectOrphanBytes, collectUnreferencedBlobs } from "./releases/blobs.t
 import type { Services } from "./services.ts";
 import { KEY_LIFECYCLE_JOB, keyLifecyclePass } from "./signing-keys/lifecycle-job.ts";
 import { contactUpkeep } from "./site/contact.ts";
+import { deleteExpiredTrustedPublishing } from "./trusted-publishing/storage.ts";
 
 /** How long a leftover must have been untouched before it is removed. */
 export const LEFTOVER_GRACE_MS = 15 * 60 * 1000;
@@ -82,6 +83,12 @@ async function collectPass(deps: Deps): Promise<void> {
     await SharedEntryPins.removeExpired(deps.database.db);
   } catch (error) {
     logger.error("removing expired repomd.xml pins failed", error);
+  }
+  try {
+    // ID tokens already exchanged and publish tokens, once expired (trusted publishing).
+    await deleteExpiredTrustedPublishing(deps.database.db, new Date());
+  } catch (error) {
+    logger.error("removing expired trusted publishing tokens failed", error);
   }
   try {
     const { database, mailTransport, config } = deps;

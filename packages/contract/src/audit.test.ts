@@ -58,6 +58,7 @@ describe("the audit log's filters", () => {
       "import",
       "organization",
       "entitlement",
+      "trusted_publishing",
     ]);
   });
 });

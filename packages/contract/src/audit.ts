@@ -47,6 +47,12 @@ export const AUDIT_ACTIONS = [
   "entitlement.enabled",
   "entitlement.rotated",
   "entitlement.deleted",
+  // Trusted publishing (docs/ci/): in the project's log; each exchange, granted or refused,
+  // with the ID token's claims.
+  "trusted_publishing.publisher_added",
+  "trusted_publishing.publisher_removed",
+  "trusted_publishing.granted",
+  "trusted_publishing.refused",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -106,6 +112,10 @@ export const auditActionLabels: Record<AuditAction, string> = {
   "entitlement.enabled": "Entitlement token enabled",
   "entitlement.rotated": "Entitlement token rotated",
   "entitlement.deleted": "Entitlement token deleted",
+  "trusted_publishing.publisher_added": "Trusted publisher added",
+  "trusted_publishing.publisher_removed": "Trusted publisher removed",
+  "trusted_publishing.granted": "Publish token granted to CI",
+  "trusted_publishing.refused": "Publish token refused to CI",
 };
 
 export const auditEntry = z.object({

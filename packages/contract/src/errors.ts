@@ -39,6 +39,10 @@ export const apiErrorStatus = {
   RPM_DIGEST_MISMATCH: 400,
   RPM_PAYLOAD_DIGEST_MISMATCH: 400,
   UNAUTHENTICATED: 401,
+  // Trusted publishing (docs/ci/): an ID token that is not valid — its signature, issuer,
+  // audience, dates or claims — or one whose id (jti) was already exchanged.
+  OIDC_TOKEN_INVALID: 401,
+  OIDC_TOKEN_REPLAYED: 401,
   FORBIDDEN: 403,
   // A write made with a browser session from a page that is not Packyard's.
   INVALID_ORIGIN: 403,
@@ -48,6 +52,8 @@ export const apiErrorStatus = {
   PLAN_LIMIT: 403,
   // An entitlement token used past one of its limits: its dates, downloads or bytes this month.
   ENTITLEMENT_LIMIT: 403,
+  // A valid ID token whose repository, workflow, environment or ref no project trusts.
+  OIDC_NO_TRUSTED_PUBLISHER: 403,
   NOT_FOUND: 404,
   // A promotion's target project does not exist (or is not the caller's).
   PROMOTION_TARGET_NOT_FOUND: 404,
@@ -69,6 +75,8 @@ export const apiErrorStatus = {
   ALREADY_MEMBER: 409,
   // A project named by its slug alone when the caller reaches several of that name: use owner/slug.
   AMBIGUOUS_PROJECT: 409,
+  // An ID token trusted by projects of several accounts: the exchange names the owner.
+  OIDC_AMBIGUOUS_OWNER: 409,
   // An invitation past its 7 days, or revoked.
   INVITATION_EXPIRED: 410,
   PAYLOAD_TOO_LARGE: 413,
@@ -76,6 +84,8 @@ export const apiErrorStatus = {
   RANGE_NOT_SATISFIABLE: 416,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
+  // The ID token's issuer did not answer with its discovery document or keys (5 s at most).
+  OIDC_ISSUER_UNREACHABLE: 502,
   // A file whose bytes are missing from storage: answered, logged, never cached.
   BLOB_MISSING: 500,
   // The database cannot take the request now (no free connection, restarting): retry shortly.

@@ -10,4 +10,5 @@ export * from "./repository-settings.ts";
 export * from "./retention.ts";
 export * from "./schemas.ts";
 export * from "./stats.ts";
+export * from "./trusted-publishing.ts";
 export * from "./webhooks.ts";

@@ -12,7 +12,9 @@ export type { AuditAction };
 
 export type AuditActor =
   | { kind: "user"; userId: string } // a signed-in session
-  | { kind: "key"; userId: string; keyId: string } // an API key (and whose)
+  // An API key (and whose); keyName/keyStart for a credential that is not an API key (a trusted
+  // publishing token, named after its publisher).
+  | { kind: "key"; userId: string; keyId: string; keyName?: string; keyStart?: string | null }
   | { kind: "system" }; // a job (retention run, key lifecycle)
 
 export interface AuditInput {
@@ -59,7 +61,7 @@ export async function recordAudit(db: Kysely<Database>, input: AuditInput): Prom
       ? db.selectFrom("project").select("slug").where("id", "=", input.projectId).executeTakeFirst()
       : undefined,
     userId ? db.selectFrom("user").select("username").where("id", "=", userId).executeTakeFirst() : undefined,
-    actor.kind === "key"
+    actor.kind === "key" && actor.keyName === undefined
       ? db.selectFrom("apikey").select(["name", "start"]).where("id", "=", actor.keyId).executeTakeFirst()
       : undefined,
   ]);
@@ -74,8 +76,8 @@ export async function recordAudit(db: Kysely<Database>, input: AuditInput): Prom
       actor_user_id: userId,
       actor_username: user?.username ?? null,
       actor_key_id: actor.kind === "key" ? actor.keyId : null,
-      actor_key_name: key?.name ?? null,
-      actor_key_start: key?.start ?? null,
+      actor_key_name: (actor.kind === "key" ? actor.keyName : undefined) ?? key?.name ?? null,
+      actor_key_start: (actor.kind === "key" ? actor.keyStart : undefined) ?? key?.start ?? null,
       action: input.action,
       target: input.target == null ? null : input.target.slice(0, MAX_TARGET),
       details: JSON.stringify(input.details ?? {}),

@@ -35,6 +35,9 @@ const groupLabels: Record<string, string> = {
   session: "Sign-ins",
   account: "Account",
   import: "Imports",
+  organization: "Organization",
+  entitlement: "Entitlement tokens",
+  trusted_publishing: "Trusted publishing",
 };
 
 /** The actions a log can hold: a project's has no sign-ins, API keys or changes of the account. */

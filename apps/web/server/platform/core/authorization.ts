@@ -57,6 +57,14 @@ export type Actor =
       scope: KeyScope;
       /** An organization's key (decision 040). */
       org?: boolean;
+      /**
+       * A publish token got by trusted publishing (trusted-publishing/, docs/ci/): it reads and
+       * publishes to its projects, never manages them.
+       */
+      publishOnly?: boolean;
+      /** How the audit log names a credential that is not an API key (the trusted publisher). */
+      keyName?: string;
+      keyStart?: string;
     };
 
 /** Whether the actor acts as a person (a session or a personal key), not as an organization. */
@@ -82,6 +90,12 @@ function assertKeyAllows(actor: Actor, projectId: string | "*", needed: Access):
   }
   if (needed !== "read" && needed !== "oversee" && scope.access !== "publish") {
     throw new DomainError("KEY_SCOPE", "This API key is read-only");
+  }
+  if (actor.publishOnly && needed !== "read" && needed !== "publish") {
+    throw new DomainError(
+      "KEY_SCOPE",
+      "A trusted publishing token reads and publishes releases only; managing the project needs an API key or the dashboard",
+    );
   }
 }
 
@@ -193,6 +207,9 @@ export const PROJECT_AUDIT_ACCESS: Access = "oversee";
 /** A project's entitlement tokens: made and changed by those who manage it, seen by those who oversee it. */
 export const ENTITLEMENT_MANAGE_ACCESS: Access = "manage";
 export const ENTITLEMENT_READ_ACCESS: Access = "oversee";
+/** Trusted publishers are managed like the project; seen by whoever oversees it. */
+export const TRUSTED_PUBLISHER_MANAGE_ACCESS: Access = "manage";
+export const TRUSTED_PUBLISHER_READ_ACCESS: Access = "oversee";
 
 /** Creating projects or reading and managing account-wide data. */
 export function assertAccountAccess(actor: Actor, needed: Access): void {

@@ -31,13 +31,21 @@ export const SYSTEM: Caller = { actor: { kind: "system" }, address: null };
 
 export function auditActorOf(actor: Caller["actor"]): AuditActor {
   if (actor.kind === "system") return { kind: "system" };
-  return actor.kind === "key"
-    ? { kind: "key", userId: actor.userId, keyId: actor.keyId }
-    : { kind: "user", userId: actor.userId };
+  if (actor.kind !== "key") return { kind: "user", userId: actor.userId };
+  return {
+    kind: "key",
+    userId: actor.userId,
+    keyId: actor.keyId,
+    ...(actor.keyName !== undefined ? { keyName: actor.keyName, keyStart: actor.keyStart ?? null } : {}),
+  };
 }
 
-/** An audit entry as a use case states it: the caller and the address are filled in. */
-export type AuditEntry = Omit<AuditInput, "actor" | "address">;
+/**
+ * An audit entry as a use case states it: the caller and the address are filled in. `actor`
+ * only where the entry's actor is not the caller (a trusted publisher acting for an anonymous
+ * exchange).
+ */
+export type AuditEntry = Omit<AuditInput, "actor" | "address"> & { actor?: AuditActor };
 
 export interface Record {
   /** An audit entry, written in the change's transaction. */
@@ -69,7 +77,8 @@ export async function change<T>(
   const result = await inTransaction(db, async (tx) => {
     const value = await work(tx, record);
     const actor = auditActorOf(caller.actor);
-    for (const entry of entries) await recordAudit(tx, { ...entry, actor, address: caller.address });
+    for (const entry of entries)
+      await recordAudit(tx, { ...entry, actor: entry.actor ?? actor, address: caller.address });
     return value;
   });
   // Every audited change is also announced, so a listener that must hear every change (the

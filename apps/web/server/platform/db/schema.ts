@@ -369,6 +369,35 @@ export interface ProjectTransferTable {
   transferred_at: string;
 }
 
+/** A CI workflow a project trusts to publish (server/trusted-publishing, migration 0034). */
+export interface TrustedPublisherTable {
+  id: string;
+  project_id: string;
+  provider: "github" | "gitlab";
+  issuer: string;
+  /** GitHub's owner/name or GitLab's project path, lowercased. */
+  repository: string;
+  workflow: string | null;
+  environment: string | null;
+  ref: string | null;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+/** A publish token granted by trusted publishing: 15 minutes, chosen projects of one account. */
+export interface PublishTokenTable {
+  id: string;
+  token_hash: string;
+  token_start: string;
+  owner_id: string;
+  /** JSON list of project ids. */
+  projects: string;
+  /** The publisher that earned it, as the audit log names the actor. */
+  publisher: string;
+  expires_at: string;
+  created_at: string;
+}
+
 /** An entitlement token (server/entitlements, migration 0033). */
 export interface EntitlementTable {
   id: string;
@@ -414,6 +443,9 @@ export interface Database {
   entitlement_project: { entitlement_id: string; project_id: string };
   entitlement_usage: EntitlementUsageTable;
   entitlement_machine: { entitlement_id: string; day: string; machine: string };
+  trusted_publisher: TrustedPublisherTable;
+  oidc_token_seen: { issuer: string; jti: string; expires_at: string };
+  publish_token: PublishTokenTable;
   organization: OrganizationTable;
   org_member: OrgMemberTable;
   org_invitation: OrgInvitationTable;

@@ -1,10 +1,12 @@
 // Who is calling: an API key (`Authorization: Bearer pky_…`, or HTTP Basic with the key as the
 // password, which apt and dnf send, or as the user name with an empty password, as `curl -u KEY:`
 // sends it), else the session cookie, else nobody. An entitlement token (pke_…) is a credential
-// too, but only /dl reads it (projects/visible.ts): here it is refused.
+// too, but only /dl reads it (projects/visible.ts): here it is refused. A publish token (pkp_…)
+// from trusted publishing stands for its projects' owner, reading and publishing only.
 import { KeyChecks } from "../../auth/key-checks.ts";
 import { isEntitlementToken } from "../../entitlements/checks.ts";
 import type { Services } from "../../services.ts";
+import { checkPublishToken, isPublishToken } from "../../trusted-publishing/checks.ts";
 import type { Actor } from "../core/authorization.ts";
 import { DomainError } from "../core/errors.ts";
 
@@ -50,6 +52,8 @@ export async function resolveActor(services: Services, headers: Headers): Promis
       "UNAUTHENTICATED",
       "An entitlement token reads packages and files under /dl only; the API needs an API key",
     );
+  if (key !== undefined && isPublishToken(key))
+    return checkPublishToken(services.database.db, key, services.clock());
   if (key !== undefined) return keyChecksOf(services).check(key);
   const session = await services.auth.api.getSession({ headers });
   return session ? { kind: "session", userId: session.user.id } : null;

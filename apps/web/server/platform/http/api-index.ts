@@ -24,6 +24,7 @@ import { releaseRoutes } from "../../releases/routes.ts";
 import { retentionRoutes } from "../../retention/routes.ts";
 import type { Services } from "../../services.ts";
 import { signingKeyRoutes } from "../../signing-keys/routes.ts";
+import { trustedPublishingRoutes } from "../../trusted-publishing/routes.ts";
 import { declareWebhookPayloads, webhookRoutes } from "../../webhooks/routes.ts";
 import { createApiApp } from "./api-route.ts";
 
@@ -44,6 +45,7 @@ const v1 = [
   statsRoutes,
   orgRoutes,
   entitlementRoutes,
+  trustedPublishingRoutes,
 ];
 
 const PROJECTS = "/api/v1/projects/";

@@ -901,4 +901,65 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0034_trusted_publishing": {
+    async up(db: Kysely<unknown>) {
+      // Trusted publishing (server/trusted-publishing, docs/ci/): the CI workflows a project
+      // trusts. `repository` is GitHub's owner/name or GitLab's project path; workflow,
+      // environment and ref (a pattern) narrow it when set.
+      await db.schema
+        .createTable("trusted_publisher")
+        .addColumn("id", "varchar(32)", (c) => c.primaryKey())
+        .addColumn("project_id", "varchar(32)", (c) =>
+          c.notNull().references("project.id").onDelete("cascade"),
+        )
+        .addColumn("provider", "varchar(10)", (c) => c.notNull())
+        .addColumn("issuer", "varchar(300)", (c) => c.notNull())
+        .addColumn("repository", "varchar(255)", (c) => c.notNull())
+        .addColumn("workflow", "varchar(255)")
+        .addColumn("environment", "varchar(255)")
+        .addColumn("ref", "varchar(200)")
+        .addColumn("created_at", "varchar(30)", (c) => c.notNull())
+        .addColumn("last_used_at", "varchar(30)")
+        .execute();
+      await db.schema
+        .createIndex("trusted_publisher_project")
+        .on("trusted_publisher")
+        .column("project_id")
+        .execute();
+      // Found by the claims of an exchange: the issuer and the repository, lowercased.
+      await db.schema
+        .createIndex("trusted_publisher_repository")
+        .on("trusted_publisher")
+        .columns(["issuer", "repository"])
+        .execute();
+      // ID tokens already exchanged, by issuer and jti, kept until they expire: one is never
+      // exchanged twice.
+      await db.schema
+        .createTable("oidc_token_seen")
+        .addColumn("issuer", "varchar(300)", (c) => c.notNull())
+        .addColumn("jti", "varchar(255)", (c) => c.notNull())
+        .addColumn("expires_at", "varchar(30)", (c) => c.notNull())
+        .addPrimaryKeyConstraint("oidc_token_seen_pk", ["issuer", "jti"])
+        .execute();
+      await db.schema
+        .createIndex("oidc_token_seen_expires")
+        .on("oidc_token_seen")
+        .column("expires_at")
+        .execute();
+      // Publish tokens granted by an exchange: the secret's sha256, the account whose projects
+      // it publishes to, those projects (a JSON list of ids), and the publisher that earned it.
+      await db.schema
+        .createTable("publish_token")
+        .addColumn("id", "varchar(32)", (c) => c.primaryKey())
+        .addColumn("token_hash", "varchar(64)", (c) => c.notNull().unique())
+        .addColumn("token_start", "varchar(16)", (c) => c.notNull())
+        .addColumn("owner_id", "text", (c) => c.notNull().references("user.id").onDelete("cascade"))
+        .addColumn("projects", "text", (c) => c.notNull())
+        .addColumn("publisher", "varchar(500)", (c) => c.notNull())
+        .addColumn("expires_at", "varchar(30)", (c) => c.notNull())
+        .addColumn("created_at", "varchar(30)", (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex("publish_token_expires").on("publish_token").column("expires_at").execute();
+    },
+  },
 };
