@@ -19,6 +19,8 @@ const REQUEST_TIMEOUT_MS = 120_000;
 export interface ApiClientOptions {
   server: string;
   token: string | undefined;
+  /** Where the token comes from when it is got at the first request (trusted publishing). */
+  tokenProvider?: () => Promise<string>;
   retry: RetryPolicy;
   userAgent: string;
   /** Told before each retry, to say so on stderr. */
@@ -51,13 +53,18 @@ const describeCode: Record<string, string> = {
 
 export class ApiClient {
   readonly server: string;
-  readonly token: string | undefined;
+  #token: string | undefined;
   private readonly options: ApiClientOptions;
 
   constructor(options: ApiClientOptions) {
     this.options = options;
     this.server = options.server;
-    this.token = options.token;
+    this.#token = options.token;
+  }
+
+  /** The token sent: given, or got from the provider by the first request. */
+  get token(): string | undefined {
+    return this.#token;
   }
 
   url(path: string, query: Record<string, string | undefined> = {}): string {
@@ -72,12 +79,14 @@ export class ApiClient {
     const { retry, onRetry } = this.options;
     const url = this.url(path, options.query);
     const idempotent = options.idempotent ?? method !== "POST";
+    if (this.#token === undefined && this.options.tokenProvider)
+      this.#token = await this.options.tokenProvider();
     for (let attempt = 0; ; attempt++) {
       const upload = options.upload?.();
       const headers: Record<string, string> = {
         accept: "application/json",
         "user-agent": this.options.userAgent,
-        ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
+        ...(this.#token ? { authorization: `Bearer ${this.#token}` } : {}),
         ...(options.json !== undefined ? { "content-type": "application/json" } : {}),
         ...(upload ? { "content-type": upload.contentType, "content-length": String(upload.length) } : {}),
         ...options.headers,

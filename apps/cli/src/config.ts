@@ -1,6 +1,8 @@
 // Where the CLI talks to and with which token: --server/--token, then PACKYARD_SERVER and
-// PACKYARD_TOKEN, then what `packyard login` stored in the user's config directory (file mode
-// 0600, directory 0700). A stored token is only ever sent to the server it was made for.
+// PACKYARD_TOKEN, then trusted publishing in CI (an ID token from GitHub Actions'
+// ACTIONS_ID_TOKEN_REQUEST_URL, or PACKYARD_ID_TOKEN, traded for a publish token:
+// trusted-publishing.ts), then what `packyard login` stored in the user's config directory (file
+// mode 0600, directory 0700). A stored token is only ever sent to the server it was made for.
 import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
@@ -88,7 +90,19 @@ export function normalizeServer(raw: string): string {
   return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
 }
 
-export type TokenSource = "--token" | "PACKYARD_TOKEN" | "config";
+export type TokenSource =
+  | "--token"
+  | "PACKYARD_TOKEN"
+  | "github-actions-oidc"
+  | "PACKYARD_ID_TOKEN"
+  | "config";
+
+/** The sources whose token is got by trading a CI's ID token (trusted-publishing.ts). */
+export function isTrustedPublishing(
+  source: TokenSource | undefined,
+): source is "github-actions-oidc" | "PACKYARD_ID_TOKEN" {
+  return source === "github-actions-oidc" || source === "PACKYARD_ID_TOKEN";
+}
 
 export interface Credentials {
   server: string;
@@ -101,6 +115,10 @@ export function resolveCredentials(flags: { server?: string; token?: string }, e
   const server = normalizeServer(flags.server || env.PACKYARD_SERVER || stored?.server || DEFAULT_SERVER);
   if (flags.token) return { server, token: flags.token, tokenSource: "--token" };
   if (env.PACKYARD_TOKEN) return { server, token: env.PACKYARD_TOKEN, tokenSource: "PACKYARD_TOKEN" };
+  // In CI with trusted publishing: the token is got at the first request.
+  if (env.ACTIONS_ID_TOKEN_REQUEST_URL && env.ACTIONS_ID_TOKEN_REQUEST_TOKEN)
+    return { server, token: undefined, tokenSource: "github-actions-oidc" };
+  if (env.PACKYARD_ID_TOKEN) return { server, token: undefined, tokenSource: "PACKYARD_ID_TOKEN" };
   if (stored && normalizeServer(stored.server) === server) {
     return { server, token: stored.token, tokenSource: "config" };
   }

@@ -4,9 +4,10 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type PackyardApi, packyardApi } from "./api.ts";
 import { ApiClient } from "./api-client.ts";
-import { type Credentials, type Env, resolveCredentials } from "./config.ts";
+import { type Credentials, type Env, isTrustedPublishing, resolveCredentials } from "./config.ts";
 import { CliError, exitCodes } from "./errors.ts";
 import { retryPolicyFrom } from "./retry.ts";
+import { publishTokenFromCi } from "./trusted-publishing.ts";
 
 export type Terminal = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
 
@@ -35,6 +36,13 @@ export interface Context {
   contactedServer(): string | undefined;
   /** The API with a token; without one, a "not logged in" error. */
   api(): PackyardApi;
+  /**
+   * The account a command acts on (push OWNER/…): with trusted publishing, the token is asked
+   * for that account's projects only.
+   */
+  actingFor(owner: string): void;
+  /** The token in use: given, or got by trusted publishing once a request was made. */
+  token(): string | undefined;
   /** A line for people on stdout; nothing with --json. */
   print(line?: string): void;
   /** Progress and notices on stderr. */
@@ -46,6 +54,10 @@ export interface Context {
 export function createContext(io: Io, flags: GlobalFlags): Context {
   let credentials: Credentials | undefined;
   let contacted: string | undefined;
+  let owner: string | undefined;
+  /** The publish token trusted publishing got, shared by every client of the command. */
+  let published: Promise<string> | undefined;
+  let publishedToken: string | undefined;
   const context: Context = {
     io,
     env: io.env,
@@ -57,18 +69,29 @@ export function createContext(io: Io, flags: GlobalFlags): Context {
     client: (override) => {
       const { server, token } = override ?? context.credentials();
       contacted = server;
-      return new ApiClient({
-        server,
-        token,
-        retry: retryPolicyFrom(io.env),
-        userAgent: `packyard-cli/${cliVersion()} node/${process.versions.node}`,
-        onRetry: (notice) => context.note(`retrying: ${notice}`),
+      const make = (withToken: string | undefined, tokenProvider?: () => Promise<string>) =>
+        new ApiClient({
+          server,
+          token: withToken,
+          ...(tokenProvider ? { tokenProvider } : {}),
+          retry: retryPolicyFrom(io.env),
+          userAgent: `packyard-cli/${cliVersion()} node/${process.versions.node}`,
+          onRetry: (notice) => context.note(`retrying: ${notice}`),
+        });
+      if (override || !isTrustedPublishing(context.credentials().tokenSource)) return make(token);
+      return make(undefined, () => {
+        published ??= publishTokenFromCi(make(undefined), io.env, owner).then((got) => {
+          publishedToken = got;
+          context.note(`Using trusted publishing: a publish token valid 15 minutes (${got.slice(0, 8)}…)`);
+          return got;
+        });
+        return published;
       });
     },
     contactedServer: () => contacted,
     api: () => {
-      const { server, token } = context.credentials();
-      if (!token) {
+      const { server, token, tokenSource } = context.credentials();
+      if (!token && !isTrustedPublishing(tokenSource)) {
         throw new CliError(
           "NOT_LOGGED_IN",
           `Not logged in to ${server}: run packyard login --server ${server}, or set PACKYARD_TOKEN`,
@@ -77,6 +100,10 @@ export function createContext(io: Io, flags: GlobalFlags): Context {
       }
       return packyardApi(context.client());
     },
+    actingFor: (name) => {
+      owner = name;
+    },
+    token: () => context.credentials().token ?? publishedToken,
     print: (line = "") => {
       if (!flags.json) io.stdout.write(`${line}\n`);
     },

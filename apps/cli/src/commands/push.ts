@@ -59,6 +59,7 @@ export const pushCommand: Command = {
   args: { min: 3 },
   async run(context, [projectArg = "", version = "", ...paths], options) {
     const ref = parseProjectRef(projectArg, { ownerRequired: true });
+    context.actingFor(ref.owner!);
     const versionCheck = releaseVersion.safeParse(version);
     if (!versionCheck.success) {
       throw usageError(`"${version}" is not a release version: ${versionCheck.error.issues[0]?.message}`);

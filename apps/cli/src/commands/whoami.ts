@@ -9,8 +9,10 @@ export const whoamiCommand: Command = {
   args: { min: 0, max: 0 },
   async run(context) {
     const api = context.api();
-    const { server, token, tokenSource } = context.credentials();
+    const { server, tokenSource } = context.credentials();
     const [who, projects] = await Promise.all([api.me(), api.listProjects()]);
+    // With trusted publishing the token exists once the first request got it.
+    const token = context.token() ?? "";
     const user = who.user.username;
     const scope = who.auth.scope;
     context.result(
@@ -18,7 +20,7 @@ export const whoamiCommand: Command = {
         server,
         user: user ?? null,
         ...(who.auth.organization ? { organization: who.auth.organization } : {}),
-        token: tokenPrefix(token!),
+        token: tokenPrefix(token),
         tokenSource,
         scope: scope ?? null,
         projects: projects.map((p) => ({ owner: p.owner, slug: p.slug, visibility: p.visibility })),
@@ -28,7 +30,7 @@ export const whoamiCommand: Command = {
         if (who.auth.organization)
           context.print(`User:     ${who.auth.organization} (an organization's key)`);
         else context.print(`User:     ${user ?? "(no username yet: finish onboarding in the browser)"}`);
-        context.print(`Token:    ${tokenPrefix(token!)} (from ${tokenSource})`);
+        context.print(`Token:    ${tokenPrefix(token)} (from ${tokenSource})`);
         if (scope) {
           const projectsText = scope.projects === "*" ? "all projects" : scope.projects.join(", ");
           context.print(`Scope:    ${scope.access} on ${projectsText}`);

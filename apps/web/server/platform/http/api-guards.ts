@@ -13,6 +13,11 @@ const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const UPLOAD_PATH = /\/releases\/[^/]+\/files(?:\/[^/]+)?\/?$/;
 const isUpload = (c: Context) =>
   (c.req.method === "PUT" || c.req.method === "POST") && UPLOAD_PATH.test(c.req.path);
+/**
+ * Writes whose credential is in the body and which never read the session: the trade of a CI's
+ * ID token (trusted publishing). A forged cross-site request gains nothing from the cookie there.
+ */
+const SESSIONLESS_WRITES = new Set(["/api/v1/trusted-publishing/token"]);
 
 /** 413 PAYLOAD_TOO_LARGE for a non-upload body over 1 MiB, declared or streamed, before parsing. */
 export function jsonBodyLimit(): MiddlewareHandler {
@@ -46,7 +51,8 @@ function requestOrigin(c: Context): string | undefined {
 export function sameOriginCookieWrites(appOrigin: string): MiddlewareHandler {
   const own = new URL(appOrigin).origin;
   return async (c, next) => {
-    if (!UNSAFE.has(c.req.method) || c.req.header("authorization")) return next();
+    if (!UNSAFE.has(c.req.method) || c.req.header("authorization") || SESSIONLESS_WRITES.has(c.req.path))
+      return next();
     if (requestOrigin(c) !== own) {
       return apiErrorResponse(
         "INVALID_ORIGIN",
