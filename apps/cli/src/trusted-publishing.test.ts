@@ -36,7 +36,7 @@ beforeAll(async () => {
     expect(trusted.status).toBe(201);
   }
   const home = cliHome();
-  file = join(home.HOME, "widget-2.0.0.tar.gz");
+  file = join(home.HOME!, "widget-2.0.0.tar.gz");
   writeFileSync(file, "widget two");
 });
 
@@ -65,9 +65,11 @@ describe("trusted publishing from CI", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(/Using trusted publishing: a publish token valid 15 minutes \(pkp_/);
     expect((await files("2.0.0")).map((f) => f.filename)).toEqual(["widget-2.0.0.tar.gz"]);
-    const audit = await (await carol.api("/api/v1/projects/widget/audit")).json();
-    const granted = audit.entries.find((e: { action: string }) => e.action === "trusted_publishing.granted");
-    expect(granted.details.claims).toMatchObject({ repository: "carol/widget", aud: server.url });
+    const audit = (await (await carol.api("/api/v1/projects/widget/audit")).json()) as {
+      entries: { action: string; details: { claims?: Record<string, unknown> } }[];
+    };
+    const granted = audit.entries.find((e) => e.action === "trusted_publishing.granted");
+    expect(granted?.details.claims).toMatchObject({ repository: "carol/widget", aud: server.url });
   });
 
   it("pushes from GitLab CI with PACKYARD_ID_TOKEN, and whoami says where the token came from", async () => {
