@@ -147,7 +147,7 @@ test("the integration guides show the real CI files and commands for the user's 
   await page.goto("/integrations/github-releases");
   const github = page.getByTestId("ci-config-github-actions");
   await expect(github).toContainText(".github/workflows/packyard.yml");
-  await expect(github).toContainText("secrets.PACKYARD_TOKEN");
+  await expect(github).toContainText("id-token: write");
   await expect(github).toContainText(`~/.local/bin/packyard push ${username}/tool "\${TAG#v}" dist/*`);
 
   await page.goto("/integrations/nexus");

@@ -123,7 +123,9 @@ export function CiVariables({ baseUrl }: { baseUrl: string }) {
       </div>
       <div className="flex min-w-0 flex-wrap items-center gap-x-3 gap-y-1">
         <dt className="font-mono font-medium">{TOKEN_VARIABLE}</dt>
-        <dd className="text-muted-foreground">an API key with publish access, stored as a secret</dd>
+        <dd className="text-muted-foreground">
+          not needed: the job's ID token is traded for a publish token (trusted publishing)
+        </dd>
       </div>
     </dl>
   );

@@ -29,6 +29,11 @@ const common = {
     title: "Create a publish key",
     text: "In API keys, create a key scoped to that project with publish access, and store it as a secret in your CI.",
   },
+  serverVariable: {
+    title: "Name the server",
+    text: "Store this server's URL as a CI variable named PACKYARD_SERVER. It is not a secret, and no Packyard secret is needed.",
+    commands: "ci-variables" as const,
+  },
 };
 
 export const integrationGuides: IntegrationGuide[] = [
@@ -90,15 +95,14 @@ export const integrationGuides: IntegrationGuide[] = [
       "Publish packages from GitLab pipelines on every tag, next to or instead of GitLab's package registry.",
     steps: [
       common.project,
-      common.key,
       {
-        title: "Add the key as a CI/CD variable",
-        text: "In Settings → CI/CD → Variables, store the key as a masked, protected variable named PACKYARD_TOKEN, and this server's URL as PACKYARD_SERVER. Protected variables reach only protected tags: protect v* under Settings → Repository.",
-        commands: "ci-variables",
+        title: "Trust the GitLab project",
+        text: "On the project's Publishing tab, add GitLab CI with the project's path (group/project) and the ref refs/tags/v*; for a self-managed GitLab, its URL as the issuer. Its pipelines then publish with a token valid 15 minutes, got from the job's ID token.",
       },
+      common.serverVariable,
       {
         title: "Push on tags",
-        text: "Add this job to .gitlab-ci.yml: on a v* tag it installs the CLI your Packyard serves and pushes the built files to the release named after the tag (v1.2.0 → 1.2.0). Running it again is safe.",
+        text: "Add this job to .gitlab-ci.yml: on a v* tag GitLab gives it an ID token for your Packyard (id_tokens:), and it installs the CLI your Packyard serves and pushes the built files to the release named after the tag (v1.2.0 → 1.2.0). Running it again is safe.",
         commands: "gitlab-ci",
       },
     ],
@@ -115,15 +119,14 @@ export const integrationGuides: IntegrationGuide[] = [
         title: "Import your existing releases",
         text: "Give the importer above owner/repo (and, for a private repository or drafts, a token that can read it). Each release arrives with its tag as the version (without a leading v), its name as the title, its notes, and its assets as files; .deb and .rpm assets land in the project's repositories. Running it again imports only new releases and assets.",
       },
-      common.key,
       {
-        title: "Add the key as a repository secret",
-        text: "In Settings → Secrets and variables → Actions, store the key as a secret named PACKYARD_TOKEN, and this server's URL as a variable named PACKYARD_SERVER.",
-        commands: "ci-variables",
+        title: "Trust the repository",
+        text: "On the project's Publishing tab, add GitHub Actions with the repository (owner/name), the workflow file packyard.yml and the ref refs/tags/v*. Its jobs then publish with a token valid 15 minutes, got from the job's ID token.",
       },
+      common.serverVariable,
       {
         title: "Publish from your release workflow",
-        text: "Add this workflow: on a v* tag it runs your build, installs the CLI your Packyard serves and pushes the files to the tag's version (v1.2.0 → 1.2.0). Running it again is safe.",
+        text: "Add this workflow: on a v* tag it asks GitHub for an ID token (permissions: id-token: write), runs your build, installs the CLI your Packyard serves and pushes the files to the tag's version (v1.2.0 → 1.2.0). Running it again is safe.",
         commands: "github-actions",
       },
     ],

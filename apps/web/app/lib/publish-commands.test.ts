@@ -65,7 +65,10 @@ describe("publish commands", () => {
     expect(ciConfig("github-actions")).toBe(docs("ci/github-actions.yml"));
     expect(ciConfig("gitlab-ci")).toBe(docs("ci/gitlab-ci.yml"));
     expect(github).toMatch(/packyard push you\/widget "\$\{TAG#v\}" dist\/\*/);
-    expect(github).toContain("secrets.PACKYARD_TOKEN");
+    // Trusted publishing: an ID token, no stored Packyard secret.
+    expect(github).toContain("id-token: write");
+    expect(github).not.toContain("secrets.");
+    expect(ciConfig("gitlab-ci")).toContain("PACKYARD_ID_TOKEN:");
     expect(ciConfig("gitlab-ci", target)).toMatch(
       /packyard push you\/widget "\$\{CI_COMMIT_TAG#v\}" dist\/\*/,
     );
