@@ -1,5 +1,5 @@
 // The tabs under a project's breadcrumbs: its overview, releases, downloads, audit log, webhooks,
-// entitlement tokens and settings (a TabRow of plain links).
+// entitlement tokens, trusted publishing and settings (a TabRow of plain links).
 import { TabRow } from "./tab-row.tsx";
 
 const TABS = [
@@ -9,17 +9,23 @@ const TABS = [
   { label: "Audit log", path: "/audit", end: true },
   { label: "Webhooks", path: "/webhooks", end: true },
   { label: "Entitlements", path: "/entitlements", end: false },
+  { label: "Publishing", path: "/publishing", end: true },
   { label: "Settings", path: "/settings", end: true },
 ] as const;
 
+/** The tabs shown only to those who oversee the project. */
+const OVERSEEN = new Set<string>(["/audit", "/webhooks", "/entitlements", "/publishing"]);
+
 /**
  * `base`: the project's page (lib/project-path.ts projectPath). `oversee`: whether the user sees
- * how the project is managed (its audit log and webhooks: an organization's admins and owners,
- * authorization.ts); without it those tabs are left out.
+ * how the project is managed (its audit log, webhooks, entitlement tokens and trusted publishers:
+ * an organization's admins and owners, authorization.ts); without it those tabs are left out.
  */
 export function ProjectTabs({ base, oversee = true }: { base: string; oversee?: boolean }) {
-  const tabs = TABS.filter(
-    (tab) => oversee || (tab.path !== "/audit" && tab.path !== "/webhooks" && tab.path !== "/entitlements"),
-  ).map((tab) => ({ label: tab.label, to: `${base}${tab.path}`, end: tab.end }));
+  const tabs = TABS.filter((tab) => oversee || !OVERSEEN.has(tab.path)).map((tab) => ({
+    label: tab.label,
+    to: `${base}${tab.path}`,
+    end: tab.end,
+  }));
   return <TabRow label="Project" tabs={tabs} />;
 }
