@@ -1,15 +1,20 @@
 // A table of download numbers: one row per day, file, version, client kind or distribution,
-// with the downloads, the bytes served and each row's share of the downloads (a bar under it).
+// with its installs and downloads, its distinct machines when the rows have them (days, client
+// kinds), the bytes served, and each row's share of the files fetched (a bar under it, installs
+// and downloads in the chart's colours).
 import type { StatsRow } from "@packyard/contract/stats.ts";
 import type { ReactNode } from "react";
 import { formatCompactCount, formatFileSize } from "../../lib/format.ts";
+import { SERIES } from "./downloads-chart.tsx";
+
+const number = (value: number) => <span title={String(value)}>{formatCompactCount(value)}</span>;
 
 export function DownloadsTable({
   caption,
   keyLabel,
   rows,
   renderKey = (row) => row.key,
-  empty = "No downloads in this period.",
+  empty = "No installs or downloads in this period.",
   testId,
 }: {
   caption: string;
@@ -19,8 +24,11 @@ export function DownloadsTable({
   empty?: string;
   testId?: string;
 }) {
-  const total = rows.reduce((n, r) => n + r.downloads, 0);
+  const total = rows.reduce((n, r) => n + r.installs + r.downloads, 0);
+  const machines = rows.some((r) => r.machines !== undefined);
   if (rows.length === 0) return <p className="text-sm text-muted-foreground">{empty}</p>;
+  const heading = "px-2 py-2.5 text-right sm:px-4";
+  const cell = "px-2 py-2 text-right tabular-nums sm:px-4";
   return (
     <div className="overflow-x-auto rounded-lg border border-border">
       <table className="w-full table-fixed text-sm" data-testid={testId}>
@@ -30,32 +38,48 @@ export function DownloadsTable({
             <th scope="col" className="px-3 py-2.5 sm:px-4">
               {keyLabel}
             </th>
-            <th scope="col" className="w-28 px-3 py-2.5 text-right sm:px-4">
+            <th scope="col" className={`w-[4.5rem] sm:w-24 ${heading}`}>
+              Installs
+            </th>
+            <th scope="col" className={`w-[5.75rem] sm:w-28 ${heading}`}>
               Downloads
             </th>
-            <th scope="col" className="hidden w-24 px-3 py-2.5 text-right sm:table-cell sm:px-4">
+            {machines ? (
+              <th scope="col" className={`hidden w-24 sm:table-cell ${heading}`}>
+                Machines
+              </th>
+            ) : null}
+            <th scope="col" className={`hidden w-24 sm:table-cell ${heading}`}>
               Bytes
             </th>
           </tr>
         </thead>
         <tbody className="divide-y divide-border">
           {rows.map((row) => {
-            const share = total > 0 ? row.downloads / total : 0;
+            const share = (n: number) => `${total > 0 ? (n / total) * 100 : 0}%`;
             return (
               <tr key={`${row.key}\0${row.version ?? ""}`}>
                 <th scope="row" className="px-3 py-2 text-left font-normal sm:px-4">
                   <div className="truncate">{renderKey(row)}</div>
-                  <div className="mt-1 h-1 w-full rounded-full bg-muted" aria-hidden="true">
-                    <div
-                      className="h-1 rounded-full bg-primary"
-                      style={{ width: `${Math.round(share * 100)}%` }}
-                    />
+                  <div
+                    className="mt-1 flex h-1 w-full overflow-hidden rounded-full bg-muted"
+                    aria-hidden="true"
+                  >
+                    {SERIES.map((series) => (
+                      <div
+                        key={series.key}
+                        className="h-1"
+                        style={{ width: share(row[series.key]), background: series.color }}
+                      />
+                    ))}
                   </div>
                 </th>
-                <td className="px-3 py-2 text-right tabular-nums sm:px-4" title={String(row.downloads)}>
-                  {formatCompactCount(row.downloads)}
-                </td>
-                <td className="hidden px-3 py-2 text-right tabular-nums text-muted-foreground sm:table-cell sm:px-4">
+                <td className={cell}>{number(row.installs)}</td>
+                <td className={cell}>{number(row.downloads)}</td>
+                {machines ? (
+                  <td className={`hidden sm:table-cell ${cell}`}>{number(row.machines ?? 0)}</td>
+                ) : null}
+                <td className={`hidden text-muted-foreground sm:table-cell ${cell}`}>
                   {formatFileSize(row.bytes)}
                 </td>
               </tr>

@@ -1,6 +1,6 @@
 // One entitlement token's use, for its page (a project's or an organization's token): its
-// installs, downloads, bytes and machines over the last 30 days, a chart of the files fetched per
-// day, its limits with what is used of them, and the days it was used.
+// installs, downloads, bytes and machines over the last 30 days, a chart of its installs and
+// downloads per day, its limits with what is used of them, and the days it was used.
 import type { EntitlementSummary, EntitlementUsageDay } from "@packyard/contract/entitlements.ts";
 import { formatFileSize } from "@packyard/contract/file-size.ts";
 import { Download, HardDrive, Monitor, PackageCheck } from "lucide-react";
@@ -26,7 +26,7 @@ export function EntitlementUsageView({
     }),
     { downloads: 0, installs: 0, bytes: 0, machines: 0 },
   );
-  const rows = days.map((d) => ({ key: d.day, downloads: d.downloads + d.installs, bytes: d.bytes }));
+  const rows = days.map((d) => ({ key: d.day, installs: d.installs, downloads: d.downloads }));
   const used = days.filter((d) => d.bytes > 0 || d.downloads + d.installs > 0).reverse();
   return (
     <div className="grid min-w-0 gap-6">
@@ -35,7 +35,7 @@ export function EntitlementUsageView({
           {
             label: "Installs",
             value: formatCompactCount(total.installs),
-            hint: "by apt or dnf, 30 days",
+            hint: "by apt, dnf/yum or zypper, 30 days",
             icon: PackageCheck,
           },
           {
@@ -50,11 +50,14 @@ export function EntitlementUsageView({
       />
       <Card className="min-w-0">
         <CardHeader>
-          <CardTitle>Files fetched per day</CardTitle>
+          <CardTitle>Installs and downloads per day</CardTitle>
           <CardDescription>Installs and downloads over the last 30 days (UTC).</CardDescription>
         </CardHeader>
         <CardContent>
-          <DownloadsChart rows={rows} label={`Files fetched with ${t.name}'s token per day, last 30 days`} />
+          <DownloadsChart
+            rows={rows}
+            label={`Installs and downloads with ${t.name}'s token per day, last 30 days: ${total.installs} installs and ${total.downloads} downloads. The Days used table lists each day.`}
+          />
         </CardContent>
       </Card>
       <div className="grid gap-6 lg:grid-cols-2">
