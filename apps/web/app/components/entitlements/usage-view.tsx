@@ -35,13 +35,13 @@ export function EntitlementUsageView({
           {
             label: "Installs",
             value: formatCompactCount(total.installs),
-            hint: "by apt, dnf/yum or zypper, 30 days",
+            hint: "apt, dnf, zypper · 30 days",
             icon: PackageCheck,
           },
           {
             label: "Downloads",
             value: formatCompactCount(total.downloads),
-            hint: "by browsers and curl, 30 days",
+            hint: "browsers, curl · 30 days",
             icon: Download,
           },
           { label: "Bytes", value: formatFileSize(total.bytes), hint: "30 days", icon: HardDrive },
@@ -51,7 +51,9 @@ export function EntitlementUsageView({
       <Card className="min-w-0">
         <CardHeader>
           <CardTitle>Installs and downloads per day</CardTitle>
-          <CardDescription>Installs and downloads over the last 30 days (UTC).</CardDescription>
+          <CardDescription>
+            Files delivered to their last byte, per UTC day, over the last 30 days.
+          </CardDescription>
         </CardHeader>
         <CardContent>
           <DownloadsChart
@@ -84,17 +86,19 @@ export function EntitlementUsageView({
                       <th className="py-1.5 pr-4 font-medium">Day</th>
                       <th className="py-1.5 pr-4 text-right font-medium">Installs</th>
                       <th className="py-1.5 pr-4 text-right font-medium">Downloads</th>
-                      <th className="py-1.5 pr-4 text-right font-medium">Bytes</th>
+                      <th className="hidden py-1.5 pr-4 text-right font-medium sm:table-cell">Bytes</th>
                       <th className="py-1.5 text-right font-medium">Machines</th>
                     </tr>
                   </thead>
                   <tbody className="tabular-nums">
                     {used.map((d) => (
                       <tr key={d.day} className="border-t border-border">
-                        <td className="py-1.5 pr-4">{shortDay(d.day)}</td>
+                        <td className="whitespace-nowrap py-1.5 pr-4">{shortDay(d.day)}</td>
                         <td className="py-1.5 pr-4 text-right">{d.installs}</td>
                         <td className="py-1.5 pr-4 text-right">{d.downloads}</td>
-                        <td className="py-1.5 pr-4 text-right">{formatFileSize(d.bytes)}</td>
+                        <td className="hidden py-1.5 pr-4 text-right sm:table-cell">
+                          {formatFileSize(d.bytes)}
+                        </td>
                         <td className="py-1.5 text-right">{d.machines}</td>
                       </tr>
                     ))}

@@ -102,13 +102,13 @@ export default function ProjectDownloads({ loaderData }: Route.ComponentProps) {
           {
             label: "Installs",
             value: formatCompactCount(total.installs),
-            hint: "by apt, dnf/yum and zypper",
+            hint: "apt, dnf, zypper",
             icon: PackageCheck,
           },
           {
             label: "Downloads",
             value: formatCompactCount(total.downloads),
-            hint: "by browsers, curl and others",
+            hint: "browsers, curl, …",
             icon: Download,
           },
           {
@@ -178,12 +178,14 @@ export default function ProjectDownloads({ loaderData }: Route.ComponentProps) {
               keyLabel="File"
               rows={overview.byFile.slice(0, 10)}
               renderKey={(row) => (
-                <span className="flex min-w-0 flex-col">
-                  <span className="truncate font-mono text-xs sm:text-sm" title={row.key}>
-                    {row.key}
-                  </span>
-                  <span className="truncate text-xs text-muted-foreground">{row.version}</span>
+                <span className="font-mono text-xs sm:text-sm" title={row.key}>
+                  {row.key}
                 </span>
+              )}
+              detail={(row) => (
+                <>
+                  <span className="font-mono">{row.version}</span> · {formatFileSize(row.bytes)} served
+                </>
               )}
               testId="downloads-by-file"
             />

@@ -231,7 +231,7 @@ export default function ProjectHome({ loaderData }: Route.ComponentProps) {
           {
             label: "Downloads",
             value: formatCompactCount(project.downloads),
-            hint: "all time, installs included",
+            hint: "installs included",
             icon: Download,
           },
           {
