@@ -42,10 +42,10 @@ export function DownloadsTable({
             <th scope="col" className="px-3 py-2.5">
               {keyLabel}
             </th>
-            <th scope="col" className={`w-[5.5rem] ${heading}`}>
+            <th scope="col" className={`w-[5rem] sm:w-[5.5rem] ${heading}`}>
               Installs
             </th>
-            <th scope="col" className={`w-28 ${heading}`}>
+            <th scope="col" className={`w-24 sm:w-28 ${heading}`}>
               Downloads
             </th>
             {machines ? (

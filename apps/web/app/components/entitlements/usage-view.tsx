@@ -30,21 +30,22 @@ export function EntitlementUsageView({
   const used = days.filter((d) => d.bytes > 0 || d.downloads + d.installs > 0).reverse();
   return (
     <div className="grid min-w-0 gap-6">
+      <p className="-mb-3 text-sm text-muted-foreground">The last 30 days (UTC):</p>
       <StatGrid
         stats={[
           {
             label: "Installs",
             value: formatCompactCount(total.installs),
-            hint: "apt, dnf, zypper · 30 days",
+            hint: "apt, dnf, zypper",
             icon: PackageCheck,
           },
           {
             label: "Downloads",
             value: formatCompactCount(total.downloads),
-            hint: "browsers, curl · 30 days",
+            hint: "browsers, curl",
             icon: Download,
           },
-          { label: "Bytes", value: formatFileSize(total.bytes), hint: "30 days", icon: HardDrive },
+          { label: "Bytes", value: formatFileSize(total.bytes), hint: "sent", icon: HardDrive },
           { label: "Machines", value: String(total.machines), hint: "most on one day", icon: Monitor },
         ]}
       />
