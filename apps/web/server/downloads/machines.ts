@@ -10,8 +10,8 @@ const HASH_CHARS = 32;
 
 export class MachineHash {
   readonly #secret: string;
-  /** The day whose salt is kept, and the salt: one HMAC per day, not per request. */
-  #day = "";
+  /** The day (days since the epoch) whose salt is kept, and the salt: one HMAC a day. */
+  #day = Number.NaN;
   #salt: Buffer = Buffer.alloc(0);
 
   constructor(secret: string) {
@@ -20,10 +20,11 @@ export class MachineHash {
 
   /** The machine of an address and client on the UTC day of `now`: 32 hex characters. */
   of(address: string, userAgent: string | null | undefined, now: Date): string {
-    const day = now.toISOString().slice(0, 10);
+    const day = Math.floor(now.getTime() / 86_400_000);
     if (day !== this.#day) {
       // The label predates the project statistics: tokens' machines of the day keep their hash.
-      this.#salt = createHmac("sha256", this.#secret).update(`entitlement machines ${day}`).digest();
+      const label = `entitlement machines ${now.toISOString().slice(0, 10)}`;
+      this.#salt = createHmac("sha256", this.#secret).update(label).digest();
       this.#day = day;
     }
     return createHmac("sha256", this.#salt)

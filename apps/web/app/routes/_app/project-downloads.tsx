@@ -232,7 +232,9 @@ export default function ProjectDownloads({ loaderData }: Route.ComponentProps) {
         <Card>
           <CardHeader className="px-4 sm:px-6">
             <CardTitle>Distributions</CardTitle>
-            <CardDescription>The APT suite, the YUM group, or what dnf or zypper says it runs on.</CardDescription>
+            <CardDescription>
+              The APT suite, the YUM group, or what dnf or zypper says it runs on.
+            </CardDescription>
           </CardHeader>
           <CardContent className="px-4 sm:px-6">
             <DownloadsTable
