@@ -1,6 +1,8 @@
 // axe-core on every public page, against the production build: light and dark, at 1280 and
 // 375 px. Every rule axe runs by default (WCAG 2.x A and AA, and its best practices); any
 // violation fails the test, with the rule, the impact and the offending elements in the message.
+// SCREENSHOT_DIR: each page is also saved there in each view, for people to look at.
+import { join } from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import { expect as baseExpect } from "@playwright/test";
 import { appOrigin, expect, signUpAndOnboard, test, uniqueEmail } from "./support.ts";
@@ -86,6 +88,14 @@ for (const entry of PAGES) {
       const response = await page.goto(path);
       expect(response?.status(), path).toBe(entry.startsWith("/this-page") ? 404 : 200);
       await page.waitForLoadState("networkidle");
+      const shots = process.env.SCREENSHOT_DIR;
+      if (shots) {
+        const name = entry.replace(/^\/+|\/+$/g, "").replace(/\//g, "-") || "home";
+        await page.screenshot({
+          path: join(shots, `${name}-${view.width}-${view.colorScheme}.png`),
+          fullPage: true,
+        });
+      }
       const results = await new AxeBuilder({ page }).analyze();
       for (const violation of results.violations) {
         const targets = violation.nodes

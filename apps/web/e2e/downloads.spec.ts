@@ -1,8 +1,10 @@
-// A project's Downloads page in a real browser (decision 033): downloads made by curl, a browser
-// and apt (told by their User-Agent) appear in the chart after hydration and in the table view
-// with the API's numbers, with no axe violation; a release page lists its files' downloads; the
-// project page shows the README badges and their Markdown. Fits 375 px. With PACKYARD_SHOTS_DIR
-// set, screenshots of the pages (desktop and 375 px, light and dark) are saved there.
+// A project's Downloads page in a real browser (decisions 033 and 083): downloads made by curl
+// and a browser, and an install by apt (told by their User-Agent), appear apart in the chart
+// after hydration and in the table view with the API's numbers and the day's machines, with no
+// axe violation; a release page lists its files' installs and downloads; the project page shows
+// the README badges (version, installs, downloads) and their Markdown. Fits 375 px. With
+// SCREENSHOT_DIR (or PACKYARD_SHOTS_DIR) set, screenshots of the pages (1280 and 375 px, light
+// and dark) are saved there.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import AxeBuilder from "@axe-core/playwright";
@@ -13,13 +15,13 @@ const CHROME =
   "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
 
 async function shots(page: Page, name: string) {
-  const dir = process.env.PACKYARD_SHOTS_DIR;
+  const dir = process.env.SCREENSHOT_DIR ?? process.env.PACKYARD_SHOTS_DIR;
   if (!dir) return;
   mkdirSync(dir, { recursive: true });
   for (const colorScheme of ["light", "dark"] as const) {
     await page.emulateMedia({ colorScheme });
     for (const [label, width] of [
-      ["desktop", 1280],
+      ["1280", 1280],
       ["375", 375],
     ] as const) {
       await page.setViewportSize({ width, height: 900 });
@@ -31,7 +33,7 @@ async function shots(page: Page, name: string) {
   await page.setViewportSize({ width: 1280, height: 720 });
 }
 
-test("the Downloads page charts the project's downloads with the API's numbers; badges on the project page", async ({
+test("the Downloads page charts the project's installs and downloads with the API's numbers; badges on the project page", async ({
   page,
   consoleErrors: _,
 }) => {
@@ -68,7 +70,8 @@ test("the Downloads page charts the project's downloads with the API's numbers; 
   const api = await page.request.get("/api/v1/projects/meter/stats?by=client");
   expect(api.status()).toBe(200);
   const { stats } = await api.json();
-  expect(stats.total.downloads).toBe(6);
+  // apt's file is an install; curl's and the browser's are downloads. One address, three clients.
+  expect(stats.total).toMatchObject({ installs: 1, downloads: 5, machines: 3 });
 
   await page.goto("/projects/meter");
   await expect(page.getByRole("heading", { level: 1, name: "Meter" })).toBeVisible();
@@ -82,6 +85,13 @@ test("the Downloads page charts the project's downloads with the API's numbers; 
   const image = badges.getByRole("img", { name: "Latest version" });
   await expect(image).toBeVisible();
   await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
+  await expect(badges.getByTestId("badge-markdown-installs")).toHaveText(
+    new RegExp(`^\\[!\\[Installs this month\\]\\(http.*/dl/${username}/meter/badge/installs\\.svg\\)\\]`),
+  );
+  const installsBadge = badges.getByRole("img", { name: "Installs this month" });
+  await expect
+    .poll(() => installsBadge.evaluate((img: HTMLImageElement) => img.naturalWidth))
+    .toBeGreaterThan(0);
   await shots(page, "project");
 
   // The project's tabs lead there, and mark the page they show.
@@ -91,34 +101,49 @@ test("the Downloads page charts the project's downloads with the API's numbers; 
   await expect(page).toHaveURL(/\/projects\/meter\/downloads$/);
   await expect(tabs.getByRole("link", { name: "Downloads" })).toHaveAttribute("aria-current", "page");
   await expect(page.getByRole("heading", { level: 1, name: "Downloads" })).toBeVisible();
-  await expect(page.getByTestId("stat-downloads")).toContainText("6");
-  // The chart is drawn in the browser, after hydration.
-  await expect(page.getByTestId("downloads-chart").locator("svg.recharts-surface")).toBeVisible();
-  await expect(page.getByRole("img", { name: /Downloads per day from .*: 6 in all/ })).toBeVisible();
+  await expect(page.getByTestId("stat-installs")).toContainText("1");
+  await expect(page.getByTestId("stat-downloads")).toContainText("5");
+  await expect(page.getByTestId("stat-machines")).toContainText("3");
+  // The chart is drawn in the browser, after hydration: two series, installs and downloads.
+  const chart = page.getByTestId("downloads-chart");
+  await expect(chart.locator("svg.recharts-surface")).toBeVisible();
+  await expect(chart.locator(".recharts-area")).toHaveCount(2);
+  await expect(
+    page.getByRole("img", {
+      name: /Installs and downloads per day from .*: 1 install and 5 downloads in all/,
+    }),
+  ).toBeVisible();
 
   // The client table and the API agree, row for row.
   const clientRows = page.getByTestId("downloads-by-client").locator("tbody tr");
   await expect(clientRows).toHaveCount(stats.rows.length);
   const labels: Record<string, string> = { curl: "curl/wget", browser: "Browser", apt: "apt" };
-  for (const [index, row] of (stats.rows as { key: string; downloads: number }[]).entries()) {
-    await expect(clientRows.nth(index).locator("th")).toHaveText(labels[row.key]!);
-    await expect(clientRows.nth(index).locator("td").first()).toHaveText(String(row.downloads));
+  type Row = { key: string; installs: number; downloads: number; machines: number };
+  for (const [index, row] of (stats.rows as Row[]).entries()) {
+    const cells = clientRows.nth(index).locator("td");
+    await expect(clientRows.nth(index).getByTestId("row-key")).toHaveText(labels[row.key]!);
+    await expect(cells.nth(0)).toHaveText(String(row.installs));
+    await expect(cells.nth(1)).toHaveText(String(row.downloads));
+    await expect(cells.nth(2)).toHaveText(String(row.machines));
   }
+  expect((stats.rows as Row[]).find((r) => r.key === "apt")).toMatchObject({ installs: 1, downloads: 0 });
   await expect(page.getByTestId("downloads-by-version").locator("tbody tr").first()).toContainText("1.1.0");
   await expect(page.getByTestId("downloads-by-file").locator("tbody tr").first()).toContainText(
     "meter-1.1.0.tar.gz",
   );
 
-  // The table view of the chart: today's row carries all six.
+  // The table view of the chart: today's row carries them all, and its three machines.
   await page.getByRole("tab", { name: "Table" }).click();
-  const today = page.getByTestId("downloads-by-day").locator("tbody tr").first();
-  await expect(today.locator("td").first()).toHaveText("6");
+  const today = page.getByTestId("downloads-by-day").locator("tbody tr").first().locator("td");
+  await expect(today.nth(0)).toHaveText("1");
+  await expect(today.nth(1)).toHaveText("5");
+  await expect(today.nth(2)).toHaveText("3");
   await page.getByRole("tab", { name: "Chart" }).click();
 
   await page.getByRole("link", { name: "90 days" }).click();
   await expect(page).toHaveURL(/\?days=90$/);
   await expect(page.getByRole("link", { name: "90 days" })).toHaveAttribute("aria-current", "page");
-  await expect(page.getByTestId("stat-downloads")).toContainText("6");
+  await expect(page.getByTestId("stat-downloads")).toContainText("5");
 
   // axe (WCAG A and AA, best practices) finds nothing, light and dark, chart drawn.
   for (const colorScheme of ["light", "dark"] as const) {
@@ -139,7 +164,8 @@ test("the Downloads page charts the project's downloads with the API's numbers; 
   await page.goto("/projects/meter/releases/1.1.0");
   const perFile = page.getByTestId("release-downloads").locator("tbody tr");
   await expect(perFile).toHaveCount(1);
-  await expect(perFile.first().locator("th")).toHaveText("meter-1.1.0.tar.gz");
-  await expect(perFile.first().locator("td").first()).toHaveText("5");
+  await expect(perFile.first().getByTestId("row-key")).toHaveText("meter-1.1.0.tar.gz");
+  await expect(perFile.first().locator("td").nth(0)).toHaveText("0");
+  await expect(perFile.first().locator("td").nth(1)).toHaveText("5");
   await shots(page, "release");
 });

@@ -13,7 +13,9 @@
 //   to them for the grace period, so work in flight is never touched. Storage is listed a page
 //   at a time. Both every ten minutes (collect-garbage).
 // - Contact messages whose mail failed are mailed again (site/contact.ts), and contact data
-//   past its retention is removed (with collect-garbage), as are expired repomd.xml pins.
+//   past its retention is removed (with collect-garbage), as are expired repomd.xml pins, the
+//   machine hashes of past days and entitlement tokens' last-use addresses older than 30 days
+//   (downloads/forget.ts, decision 083).
 // - Signing keys near their expiry get a successor, their owners are mailed, and repositories
 //   are re-signed when their signers change or Valid-Until nears (signing-key-lifecycle, hourly;
 //   signing-keys/lifecycle.ts, decision 027).
@@ -21,6 +23,7 @@
 //   get them (with collect-garbage; releases/blob-digests.ts, decision 036).
 // - Audit-log entries older than a year are deleted (audit-retention, hourly; decision 031).
 import { defineAuditRetentionJob } from "./audit/retention.ts";
+import { forgetMachinesAndAddresses } from "./downloads/forget.ts";
 import { resignQueue } from "./formats/registry.ts";
 import { SharedEntryPins } from "./formats/yum/entry-pins.ts";
 import type { JobQueue } from "./platform/jobs/queue.ts";
@@ -86,9 +89,21 @@ async function collectPass(deps: Deps): Promise<void> {
   }
   try {
     // ID tokens already exchanged and publish tokens, once expired (trusted publishing).
-    await deleteExpiredTrustedPublishing(deps.database.db, new Date());
+    await deleteExpiredTrustedPublishing(deps.database.db, (deps.clock ?? (() => new Date()))());
   } catch (error) {
     logger.error("removing expired trusted publishing tokens failed", error);
+  }
+  try {
+    const forgotten = await forgetMachinesAndAddresses(
+      deps.database.db,
+      (deps.clock ?? (() => new Date()))(),
+    );
+    if (forgotten.machines + forgotten.addresses > 0)
+      logger.info(
+        `forgot ${forgotten.machines} machine hash(es) of past days and ${forgotten.addresses} last-use address(es)`,
+      );
+  } catch (error) {
+    logger.error("forgetting machine hashes and last-use addresses failed", error);
   }
   try {
     const { database, mailTransport, config } = deps;

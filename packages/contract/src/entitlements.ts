@@ -243,8 +243,12 @@ export type EntitlementSummary = z.infer<typeof entitlementSummary>;
 export const entitlementUsageDay = z.object({
   /** YYYY-MM-DD, UTC. */
   day: z.string(),
-  downloads: z.number().describe("Release files fetched by browsers, curl and other clients"),
-  installs: z.number().describe("Packages fetched by a package manager (apt, dnf)"),
+  downloads: z
+    .number()
+    .describe(
+      "Files fetched by browsers, curl and other clients (signatures and checksum lists not counted)",
+    ),
+  installs: z.number().describe("Files fetched by a package manager (apt, dnf/yum, zypper)"),
   bytes: z.number(),
   /** Distinct machines (address and client) that used the token that day. */
   machines: z.number().describe("Distinct machines (address and client) that used the token that day"),

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { ZodError } from "zod";
-import { classifyClient, daysOf, formatBadgeCount, statsPeriod, statsQuery } from "./stats.ts";
+import {
+  CLIENT_KINDS,
+  classifyClient,
+  daysOf,
+  formatBadgeCount,
+  isInstaller,
+  statsPeriod,
+  statsQuery,
+} from "./stats.ts";
 
 describe("classifyClient", () => {
   it.each([
@@ -28,6 +36,10 @@ describe("classifyClient", () => {
       "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/131.0 Safari/537.36",
       "other",
     ],
+    ["ZYpp 17.31.15 (curl 8.6.0) openSUSE-Tumbleweed-x86_64", "zypper"],
+    ["ZYpp 17.25.7 (curl 7.66.0) SLES-15.3-x86_64", "zypper"],
+    ["ZYpp 17.31.0", "zypper"],
+    ["librpm", "other"],
     ["python-requests/2.31.0", "other"],
     ["Go-http-client/1.1", "other"],
     ["", "other"],
@@ -45,9 +57,29 @@ describe("classifyClient", () => {
       distribution: "Fedora Linux 40",
     });
     expect(classifyClient(undefined)).toEqual({ client: "other" });
+    // libzypp names the product it runs on after its curl version.
+    expect(classifyClient("ZYpp 17.31.15 (curl 8.6.0) openSUSE-Tumbleweed-x86_64")).toEqual({
+      client: "zypper",
+      distribution: "openSUSE-Tumbleweed-x86_64",
+    });
+    expect(classifyClient("ZYpp 17.31.0")).toEqual({ client: "zypper" });
     expect(classifyClient(`libdnf (${"x".repeat(200)}; generic; Linux.x86_64)`).distribution).toHaveLength(
       64,
     );
+  });
+});
+
+describe("installs and downloads", () => {
+  it("counts the package managers' files as installs, every other client's as downloads", () => {
+    expect(CLIENT_KINDS.filter(isInstaller)).toEqual(["apt", "dnf", "zypper"]);
+    for (const ua of [
+      "Debian APT-HTTP/1.3 (2.6.1)",
+      "libdnf (Fedora Linux 40; container; Linux.x86_64)",
+      "ZYpp 17.31.15 (curl 8.6.0) openSUSE-Tumbleweed-x86_64",
+    ])
+      expect(isInstaller(classifyClient(ua).client), ua).toBe(true);
+    for (const ua of ["curl/8.5.0", "Wget/1.21.3", "Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0", "node"])
+      expect(isInstaller(classifyClient(ua).client), ua).toBe(false);
   });
 });
 

@@ -1,20 +1,30 @@
-// Download statistics (decision 033): which kind of client fetched a file, told from its
-// User-Agent, and the shape of GET /api/v1/projects/{slug}/stats — its query and its answer.
-// The server counts with classifyClient; the API and the dashboard parse with these schemas.
+// Download statistics (decisions 033 and 083): which kind of client fetched a file, told from
+// its User-Agent — a package manager's fetch is an install, anything else's a download — and
+// the shape of GET /api/v1/projects/{slug}/stats, its query and its answer. The server counts
+// with classifyClient and isInstaller; the API and the dashboard parse with these schemas.
 import { z } from "zod";
 
 /** The kinds of client a download is counted under, in the order the dashboard lists them. */
-export const CLIENT_KINDS = ["apt", "dnf", "curl", "browser", "other"] as const;
+export const CLIENT_KINDS = ["apt", "dnf", "zypper", "curl", "browser", "other"] as const;
 export type ClientKind = (typeof CLIENT_KINDS)[number];
 
 /** What the dashboard calls each kind. */
 export const clientKindLabels: Record<ClientKind, string> = {
   apt: "apt",
   dnf: "dnf/yum",
+  zypper: "zypper",
   curl: "curl/wget",
   browser: "Browser",
   other: "Other",
 };
+
+/** The package managers: a file one of them fetches is an install; any other client's, a download. */
+export const INSTALLER_KINDS = ["apt", "dnf", "zypper"] as const satisfies readonly ClientKind[];
+
+/** Whether a kind of client is a package manager (its files count as installs). */
+export function isInstaller(client: ClientKind): boolean {
+  return (INSTALLER_KINDS as readonly ClientKind[]).includes(client);
+}
 
 export interface ClientOfRequest {
   client: ClientKind;
@@ -28,9 +38,10 @@ export const DISTRIBUTION_MAX = 64;
 /**
  * The kind of client from its User-Agent. apt: "Debian APT-HTTP/1.3 (2.6.1)" (and
  * "Debian APT-CURL/1.0" of old apt); dnf and yum: "libdnf (Fedora Linux 40; …; Linux.x86_64)",
- * "dnf/4.14.0", "urlgrabber/… yum/3.4.3", "librpm"/"libzypp" are package managers too but counted
- * as other; curl and wget by their names; a browser by the "Mozilla/5.0 (…)" every browser sends,
- * unless it names a bot. libdnf's user agent names the distribution: it is kept.
+ * "dnf/4.14.0", "urlgrabber/… yum/3.4.3"; zypper (libzypp): "ZYpp 17.31.15 (curl 8.6.0)
+ * openSUSE-Tumbleweed-x86_64"; curl and wget by their names; a browser by the "Mozilla/5.0 (…)"
+ * every browser sends, unless it names a bot. libdnf's and libzypp's user agents name the
+ * distribution: it is kept.
  */
 export function classifyClient(userAgent: string | null | undefined): ClientOfRequest {
   const ua = (userAgent ?? "").trim();
@@ -42,6 +53,12 @@ export function classifyClient(userAgent: string | null | undefined): ClientOfRe
   }
   if (/^(?:dnf|microdnf|libdnf|yum|urlgrabber)\b/i.test(ua) || /\byum\/\d/i.test(ua))
     return { client: "dnf" };
+  const zypp = /^ZYpp [^\s(]+(?: \([^)]*\))?\s*(.*)$/.exec(ua);
+  if (zypp) {
+    const distribution = zypp[1]!.trim().slice(0, DISTRIBUTION_MAX);
+    return distribution ? { client: "zypper", distribution } : { client: "zypper" };
+  }
+  if (/^(?:zypper|libzypp)\b/i.test(ua)) return { client: "zypper" };
   if (/^(?:curl|wget|Wget)\//i.test(ua) || /^wget\b/i.test(ua)) return { client: "curl" };
   if (/^Mozilla\/5\.0 \(/.test(ua) && !/bot|crawler|spider|headless/i.test(ua)) return { client: "browser" };
   return { client: "other" };
@@ -130,26 +147,56 @@ export const statsRow = z.object({
       "What the row counts: the day (YYYY-MM-DD), the filename, the version, the client kind or the distribution (empty: not known)",
     ),
   version: z.string().optional().describe("by=file: the release the file belongs to"),
-  downloads: z.number().int().describe("Files delivered to their last byte"),
-  bytes: z.number().int().describe("Bytes sent, ranges and cut-off downloads included"),
+  installs: z
+    .number()
+    .int()
+    .describe("Files delivered to their last byte to a package manager (apt, dnf/yum, zypper)"),
+  downloads: z
+    .number()
+    .int()
+    .describe(
+      "Files delivered to their last byte to any other client (a browser, curl, a script); not installs",
+    ),
+  bytes: z.number().int().describe("Bytes sent, ranges, cut-off transfers and signature files included"),
+  machines: z
+    .number()
+    .int()
+    .optional()
+    .describe(
+      "by=day: distinct machines that installed or downloaded a file that day; by=client: those of the kind, added up over the days. Not given for the other groupings, nor with `version`",
+    ),
 });
 export type StatsRow = z.infer<typeof statsRow>;
+
+export const statsTotal = z.object({
+  installs: z.number().int(),
+  downloads: z.number().int(),
+  bytes: z.number().int(),
+  machines: z
+    .number()
+    .int()
+    .optional()
+    .describe(
+      "Distinct machines of each day, added up over the period (a machine on two days counts twice); not given with `version` (machines are counted per project)",
+    ),
+});
+export type StatsTotal = z.infer<typeof statsTotal>;
 
 export const projectStats = z.object({
   from: z.string(),
   to: z.string(),
   by: z.enum(STATS_GROUPINGS),
   version: z.string().optional(),
-  total: z.object({ downloads: z.number().int(), bytes: z.number().int() }),
+  total: statsTotal,
   rows: z
     .array(statsRow)
     .describe(
-      "by=day: every day of the period, in order (zero days included); otherwise most downloads first",
+      "by=day: every day of the period, in order (zero days included); otherwise most installs and downloads first",
     ),
 });
 export type ProjectStats = z.infer<typeof projectStats>;
 
-/** Shields-style compact numbers for the downloads badge: 999, 1.2k, 12k, 3.4M. */
+/** Shields-style compact numbers for the downloads and installs badges: 999, 1.2k, 12k, 3.4M. */
 export function formatBadgeCount(count: number): string {
   const compact = (value: number, unit: string) => {
     const rounded = value < 10 ? Math.floor(value * 10) / 10 : Math.floor(value);

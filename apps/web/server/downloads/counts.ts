@@ -3,10 +3,13 @@
 // the owner's monthly total, ranges and cut-off downloads by what was actually sent. A release
 // file's bytes — from its stable URL, APT's pool or a YUM repository — also count in the
 // project's download statistics (decision 033: per file, UTC day, kind of client and
-// distribution), and a file delivered to its last byte counts as one download of that file and
-// of the month. Responses are added up in memory (DownloadBatch) and written in one transaction
-// per flush (writeDownloadBatch); usage.ts's countServed decides when.
-import { type ClientKind, DISTRIBUTION_MAX } from "@packyard/contract/stats.ts";
+// distribution), and a file delivered to its last byte counts once for that file and the month:
+// an install when a package manager fetched it, a download otherwise (the statistics tell them
+// apart by the kind of client; decision 083), neither when it is a signature or a checksum
+// list. Who fetched it counts as one of the project's machines of the day (machines.ts).
+// Responses are added up in memory (DownloadBatch) and written in one transaction per flush
+// (writeDownloadBatch); usage.ts's countServed decides when.
+import { type ClientKind, DISTRIBUTION_MAX, isInstaller } from "@packyard/contract/stats.ts";
 import { type Kysely, sql, type Transaction } from "kysely";
 import type { Database } from "../platform/db/schema.ts";
 
@@ -39,6 +42,8 @@ export interface ServedFile {
   projectId: string;
   version: string;
   filename: string;
+  /** A signature or a checksum list: its bytes count, never an install or a download. */
+  check?: boolean;
 }
 
 export interface Served {
@@ -52,6 +57,8 @@ export interface Served {
   /** Who asked (from the User-Agent), and for which distribution: for the statistics. */
   client?: ClientKind;
   distribution?: string;
+  /** The day's machine of who asked (machines.ts), when a file was served. */
+  machine?: string;
   /** The entitlement token the request came with: its usage (entitlements/checks.ts). */
   entitlement?: EntitlementUse;
 }
@@ -65,9 +72,6 @@ export interface EntitlementUse {
   address: string;
   userAgent: string | null;
 }
-
-/** Package managers: a package they fetch is an install, anything else a download. */
-const INSTALLERS: ReadonlySet<ClientKind> = new Set(["apt", "dnf"]);
 
 interface EntitlementDayEntry {
   id: string;
@@ -93,6 +97,14 @@ interface MonthEntry {
   bytes: number;
 }
 
+/** A machine that installed or downloaded one of a project's files on a day. */
+interface MachineEntry {
+  projectId: string;
+  day: string;
+  machine: string;
+  client: ClientKind;
+}
+
 interface StatEntry {
   file: ServedFile;
   day: string;
@@ -108,6 +120,8 @@ export class DownloadBatch {
   /** Downloads per release file (its download_count). */
   readonly files = new Map<string, number>();
   readonly stats = new Map<string, StatEntry>();
+  /** The projects' machines per day (distinct within this batch; the database dedupes across). */
+  readonly machines = new Map<string, MachineEntry>();
   /** Per entitlement token and day; its month's bytes; its machines; its last use. */
   readonly entitlementDays = new Map<string, EntitlementDayEntry>();
   readonly entitlementMonths = new Map<string, { id: string; month: string; bytes: number }>();
@@ -119,13 +133,14 @@ export class DownloadBatch {
       this.months.size +
       this.files.size +
       this.stats.size +
+      this.machines.size +
       this.entitlementDays.size +
       this.entitlementLastUse.size
     );
   }
 
   add(served: Served, at: Date): void {
-    const downloads = served.file && served.download ? 1 : 0;
+    const downloads = served.file && served.download && !served.file.check ? 1 : 0;
     const month = currentMonth(at);
     const monthKey = `${served.ownerId} ${month}`;
     const entry = this.months.get(monthKey);
@@ -147,6 +162,13 @@ export class DownloadBatch {
       stat.downloads += downloads;
       stat.bytes += served.bytes;
     } else this.stats.set(statKey, { file, day, client, distribution, downloads, bytes: served.bytes });
+    if (downloads && served.machine)
+      this.machines.set(`${file.projectId}\0${day}\0${served.machine}`, {
+        projectId: file.projectId,
+        day,
+        machine: served.machine,
+        client,
+      });
   }
 
   /** Bytes of an entitlement token in the month this batch holds (not written yet). */
@@ -156,7 +178,7 @@ export class DownloadBatch {
 
   #addEntitlementUse(served: Served, use: EntitlementUse, at: Date, downloads: number, month: string): void {
     const day = dayOf(at);
-    const installs = downloads && INSTALLERS.has(served.client ?? "other") ? 1 : 0;
+    const installs = downloads && isInstaller(served.client ?? "other") ? 1 : 0;
     const dayKey = `${use.id}\0${day}`;
     const entry = this.entitlementDays.get(dayKey);
     if (entry) {
@@ -200,6 +222,7 @@ export class DownloadBatch {
         entry.bytes += s.bytes;
       } else this.stats.set(key, { ...s });
     }
+    for (const [key, m] of other.machines) this.machines.set(key, m);
     for (const [key, d] of other.entitlementDays) {
       const entry = this.entitlementDays.get(key);
       if (entry) {
@@ -300,10 +323,67 @@ export async function writeDownloadBatch(db: Kysely<Database>, batch: DownloadBa
             }),
           )
           .execute();
+      await writeMachines(
+        tx,
+        byKey(batch.machines)
+          .map(([, m]) => m)
+          .filter((m) => existing.has(m.projectId)),
+      );
     }
     await writeEntitlementUse(tx, batch);
     return totals;
   });
+}
+
+/** "a\0b" keys of counts, and the count of each. */
+function countBy<T>(rows: T[], key: (row: T) => string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const row of rows) counts.set(key(row), (counts.get(key(row)) ?? 0) + 1);
+  return counts;
+}
+
+/**
+ * The projects' machines of the day: each hash once per project and day (the primary key, so
+ * across servers too); the rows inserted — machines not seen that day before — add to the day's
+ * count per kind of client, which is what the statistics read and what stays once the hashes are
+ * deleted (forget.ts).
+ */
+async function writeMachines(tx: Transaction<Database>, machines: MachineEntry[]): Promise<void> {
+  const inserted: { project_id: string; day: string; client: string }[] = [];
+  for (let i = 0; i < machines.length; i += STAT_ROWS_PER_INSERT)
+    inserted.push(
+      ...(await tx
+        .insertInto("download_machine")
+        .values(
+          machines.slice(i, i + STAT_ROWS_PER_INSERT).map((m) => ({
+            project_id: m.projectId,
+            day: m.day,
+            machine: m.machine,
+            client: m.client,
+          })),
+        )
+        .onConflict((oc) => oc.columns(["project_id", "day", "machine"]).doNothing())
+        .returning(["project_id", "day", "client"])
+        .execute()),
+    );
+  const counts = [...countBy(inserted, (m) => `${m.project_id}\0${m.day}\0${m.client}`)].sort(([a], [b]) =>
+    a < b ? -1 : 1,
+  );
+  for (let i = 0; i < counts.length; i += STAT_ROWS_PER_INSERT)
+    await tx
+      .insertInto("download_machine_day")
+      .values(
+        counts.slice(i, i + STAT_ROWS_PER_INSERT).map(([key, n]) => {
+          const [project_id, day, client] = key.split("\0") as [string, string, string];
+          return { project_id, day, client, machines: n };
+        }),
+      )
+      .onConflict((oc) =>
+        oc.columns(["project_id", "day", "client"]).doUpdateSet({
+          machines: sql`download_machine_day.machines + excluded.machines`,
+        }),
+      )
+      .execute();
 }
 
 /** The last-used client is kept to this many characters (a user agent is free text). */
@@ -332,6 +412,26 @@ async function writeEntitlementUse(tx: Transaction<Database>, batch: DownloadBat
       .where("id", "=", m.id)
       .execute();
   }
+  // The token's machines of the day, each once (across servers too): those not seen that day
+  // before add to its day's count.
+  const machines = byKey(batch.entitlementMachines)
+    .map(([, m]) => m)
+    .filter((m) => live.has(m.id));
+  const inserted: { entitlement_id: string; day: string }[] = [];
+  for (let i = 0; i < machines.length; i += STAT_ROWS_PER_INSERT)
+    inserted.push(
+      ...(await tx
+        .insertInto("entitlement_machine")
+        .values(
+          machines
+            .slice(i, i + STAT_ROWS_PER_INSERT)
+            .map((m) => ({ entitlement_id: m.id, day: m.day, machine: m.machine })),
+        )
+        .onConflict((oc) => oc.columns(["entitlement_id", "day", "machine"]).doNothing())
+        .returning(["entitlement_id", "day"])
+        .execute()),
+    );
+  const newMachines = countBy(inserted, (m) => `${m.entitlement_id}\0${m.day}`);
   const days = byKey(batch.entitlementDays)
     .map(([, d]) => d)
     .filter((d) => live.has(d.id));
@@ -345,6 +445,7 @@ async function writeEntitlementUse(tx: Transaction<Database>, batch: DownloadBat
           downloads: d.downloads,
           installs: d.installs,
           bytes: d.bytes,
+          machines: newMachines.get(`${d.id}\0${d.day}`) ?? 0,
         })),
       )
       .onConflict((oc) =>
@@ -352,20 +453,8 @@ async function writeEntitlementUse(tx: Transaction<Database>, batch: DownloadBat
           downloads: sql`entitlement_usage.downloads + excluded.downloads`,
           installs: sql`entitlement_usage.installs + excluded.installs`,
           bytes: sql`entitlement_usage.bytes + excluded.bytes`,
+          machines: sql`entitlement_usage.machines + excluded.machines`,
         }),
       )
-      .execute();
-  const machines = byKey(batch.entitlementMachines)
-    .map(([, m]) => m)
-    .filter((m) => live.has(m.id));
-  for (let i = 0; i < machines.length; i += STAT_ROWS_PER_INSERT)
-    await tx
-      .insertInto("entitlement_machine")
-      .values(
-        machines
-          .slice(i, i + STAT_ROWS_PER_INSERT)
-          .map((m) => ({ entitlement_id: m.id, day: m.day, machine: m.machine })),
-      )
-      .onConflict((oc) => oc.columns(["entitlement_id", "day", "machine"]).doNothing())
       .execute();
 }

@@ -30,8 +30,9 @@ import type { BlobStore } from "../platform/storage/blob-store.ts";
 import { projectAsked } from "../projects/visible.ts";
 import type { Services } from "../services.ts";
 import { resolveArmoredKeys, resolveBinaryKeyring } from "../signing-keys/dl-routes.ts";
-import type { EntitlementUse, Served, ServedFile } from "./counts.ts";
+import type { Served, ServedFile } from "./counts.ts";
 import { cachedProjectByName, cachedUsernameOf } from "./lookups.ts";
+import { type MachineHash, machineHashOf } from "./machines.ts";
 
 /**
  * Which /dl route a request is for (each resolver module registers its own patterns): a
@@ -246,6 +247,7 @@ export function dlRequestOf(c: Context, route: DlRoute, format?: PackageFormat):
 /** A Hono handler answering `route` with resolveDownload: the Hono writer of an Answer. */
 export function dlHandler(services: Services, route: DlRoute, format?: PackageFormat) {
   const accounting = accountingOf(services);
+  const counting = countingOf(services);
   const deps = dlDeps(services, false);
   return async (c: Context): Promise<Response> => {
     const req = dlRequestOf(c, route, format);
@@ -258,18 +260,17 @@ export function dlHandler(services: Services, route: DlRoute, format?: PackageFo
     const { status, headers, count } = answer;
     const body = req.method === "HEAD" || status === 304 ? undefined : answer.body;
     /** What the answer's bytes add to the owner's month, the statistics and a token's usage. */
-    const served = (bytes: number, download: boolean) => {
-      const userAgent = req.header("user-agent");
-      const entitled = count?.entitlement;
-      const use =
-        entitled &&
-        entitlementChecksOf(services).used(
-          entitled,
-          clientAddress(c, services.config.trustProxy),
-          userAgent ?? null,
-        );
-      countServed(accounting, servedOf(count!, userAgent, bytes, download, use));
-    };
+    const served = (bytes: number, download: boolean) =>
+      countServed(
+        accounting,
+        servedOf(
+          count!,
+          { userAgent: req.header("user-agent"), address: clientAddress(c, services.config.trustProxy) },
+          bytes,
+          download,
+          counting,
+        ),
+      );
     if (count?.issued !== undefined && req.method === "GET") served(count.issued, count.lastByte === true);
     if (!body) return new Response(null, { status, headers });
     const length = body.kind === "blob" ? body.end - body.start + 1 : bodyLength(body);
@@ -311,21 +312,51 @@ function bodyLength(body: Body): number {
   return body.size;
 }
 
+/** Who asked for an answer, as the counts need them. */
+export interface Asker {
+  userAgent: string | undefined;
+  /** The client's address (TRUST_PROXY decides): hashed into the day's machine, never kept. */
+  address: string;
+}
+
+/** What counting needs of the server: the day's machine hash and the time. */
+export interface Counting {
+  machines: MachineHash;
+  clock: () => Date;
+}
+
+export function countingOf(services: Services): Counting {
+  return { machines: machineHashOf(services), clock: services.clock };
+}
+
 /**
- * What one served GET adds to the owner's month and the project's statistics: a release
- * file's bytes with who asked (from the User-Agent), an index's or a key's bytes alone.
+ * What one served GET adds to the owner's month, the project's statistics and an entitlement
+ * token's usage: a release file's bytes with who asked (the kind of client from the User-Agent,
+ * and the day's machine), an index's or a key's bytes alone. The machine is hashed only when a
+ * file or a token's use is counted: an index answer costs no hash.
  */
 export function servedOf(
   count: Count,
-  userAgent: string | undefined,
+  asker: Asker,
   bytes: number,
   download: boolean,
-  entitlement?: EntitlementUse,
+  counting: Counting,
 ): Served {
-  const { ownerId, file } = count;
-  const of = entitlement ? { entitlement } : {};
+  const { ownerId, file, entitlement } = count;
+  const machine =
+    file || entitlement ? counting.machines.of(asker.address, asker.userAgent, counting.clock()) : "";
+  const of = entitlement
+    ? {
+        entitlement: {
+          id: entitlement.id,
+          machine,
+          address: asker.address,
+          userAgent: asker.userAgent ?? null,
+        },
+      }
+    : {};
   if (!file) return { ownerId, bytes, ...of };
-  const asked = classifyClient(userAgent);
+  const asked = classifyClient(asker.userAgent);
   const distribution = asked.distribution ?? count.distribution;
   return {
     ownerId,
@@ -334,6 +365,7 @@ export function servedOf(
     download,
     client: asked.client,
     ...(distribution ? { distribution } : {}),
+    machine,
     ...of,
   };
 }

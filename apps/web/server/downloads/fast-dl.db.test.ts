@@ -33,6 +33,14 @@ beforeAll(async () => {
   await first.arrayBuffer();
   // Counted when the server's response is over, which may come just after the client's last byte.
   await settled(1);
+  // On PostgreSQL the upload's notifications come back to this server too and drop its cache;
+  // one may arrive after the first request filled it. A HEAD (never counted) then refills it:
+  // the tests start once the fast path answers.
+  for (let i = 0; i < 100; i++) {
+    const head = await fetch(`${server.url}${path}`, { method: "HEAD" });
+    if (head.headers.get("content-security-policy") === FAST_CSP) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 });
 afterAll(async () => {
   await server?.close();

@@ -17,7 +17,7 @@
 import { close, open, read as readFd, readFile } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { countServed } from "../billing/usage.ts";
-import { entitlementChecksOf, isEntitlementToken } from "../entitlements/checks.ts";
+import { isEntitlementToken } from "../entitlements/checks.ts";
 import { accountingOf } from "../formats/files/serve.ts";
 import type { PackageFormat } from "../formats/format.ts";
 import { formatOfRoute } from "../formats/registry.ts";
@@ -29,6 +29,7 @@ import type { Services } from "../services.ts";
 import {
   type Answer,
   type Count,
+  countingOf,
   type DlRequest,
   type DlRoute,
   dlDeps,
@@ -71,8 +72,8 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
   // Entitlement tokens: the same answers, read from the database (checks.ts), written here.
   const entitledDeps = dlDeps(services, false);
   const entitledHere = services.blobs.localPath !== undefined;
-  const checks = entitlementChecksOf(services);
   const accounting = accountingOf(services);
+  const counting = countingOf(services);
   const fixed = {
     ...fixedSecurityHeaders(config.baseUrl.startsWith("https://")),
     "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
@@ -152,7 +153,7 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
       const { count } = answer;
       countServed(
         accounting,
-        servedOf(count, header(req, "user-agent"), count.issued!, count.lastByte === true, useOf(req, count)),
+        servedOf(count, askerOf(req), count.issued!, count.lastByte === true, counting),
       );
     }
     if (!body) {
@@ -243,13 +244,7 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
       const delivered = finished ? readToEnd : sent >= length && res.writableLength === 0;
       countServed(
         accounting,
-        servedOf(
-          count,
-          header(req, "user-agent"),
-          sent,
-          delivered && count.lastByte === true,
-          useOf(req, count),
-        ),
+        servedOf(count, askerOf(req), sent, delivered && count.lastByte === true, counting),
       );
     };
     res.once("finish", () => over(true));
@@ -318,12 +313,11 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
     else res.once("close", () => over(res.writableFinished));
   }
 
-  /** An entitlement token's use of an answer, when it was made for one. */
-  function useOf(req: IncomingMessage, count: Count) {
-    return count.entitlement
-      ? checks.used(count.entitlement, clientOf(req, config.trustProxy), header(req, "user-agent") ?? null)
-      : undefined;
-  }
+  /** Who asked, as the counts need them. */
+  const askerOf = (req: IncomingMessage) => ({
+    userAgent: header(req, "user-agent"),
+    address: clientOf(req, config.trustProxy),
+  });
 
   return (req, res) => {
     const method = req.method;

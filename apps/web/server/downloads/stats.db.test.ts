@@ -1,9 +1,10 @@
-// Download statistics and badges over a real socket (decision 033): downloads by curl, a
-// browser, apt-get and dnf land in their day, client kind and distribution; a burst of 200
-// downloads is counted exactly (statistics, the file's counter and the owner's month); the
-// dashboard's numbers are the API's; the query is validated; the badges are SVG an XML parser
-// reads, with the latest version that isn't yanked and this month's downloads. SQLite and
-// PostgreSQL.
+// Download statistics and badges over a real socket (decisions 033 and 083): real apt-get and
+// dnf installs count as installs, curl's and a browser's fetches of release files as downloads,
+// and the indexes, keys and signatures they fetch as neither; each lands in its day, client kind
+// and distribution, with the day's distinct machines; a burst of 200 downloads is counted
+// exactly (statistics, the file's counter and the owner's month); the dashboard's numbers are
+// the API's; the query is validated; the badges are SVG an XML parser reads, with the latest
+// version that isn't yanked and this month's installs and downloads. SQLite and PostgreSQL.
 import { readFileSync } from "node:fs";
 import { buildTestDeb } from "@packyard/formats/deb/test-deb-builder.ts";
 import { buildTestRpms, type TestRpms } from "@packyard/formats/rpm/testing/build-test-rpms.ts";
@@ -29,6 +30,8 @@ const BINARY = "gadget-linux-amd64";
 const binary = "#!/bin/sh\necho gadget\n".repeat(50);
 const TARBALL = "gadget-1.1.0.tar.gz";
 const tarball = "not really a tarball, but bytes all the same\n";
+const SIGNATURE = `${BINARY}.asc`;
+const signature = "-----BEGIN PGP SIGNATURE-----\n\nnot really a signature\n-----END PGP SIGNATURE-----\n";
 
 // Day one is yesterday (apt accepts a Release dated in the past); day two today.
 let offset = -DAY_MS;
@@ -45,15 +48,23 @@ let debSize: number;
 let rpmSize: number;
 
 type Stats = {
-  total: { downloads: number; bytes: number };
-  rows: { key: string; version?: string; downloads: number; bytes: number }[];
+  total: { installs: number; downloads: number; bytes: number; machines?: number };
+  rows: {
+    key: string;
+    version?: string;
+    installs: number;
+    downloads: number;
+    bytes: number;
+    machines?: number;
+  }[];
 };
 async function stats(query: string): Promise<Stats> {
   const res = await pub.api(`/api/v1/projects/gadget/stats?${query}`);
   expect(res.status, await res.clone().text()).toBe(200);
   return (await res.json()).stats;
 }
-const counts = (s: Stats) => Object.fromEntries(s.rows.map((r) => [r.key, r.downloads]));
+/** Each row's installs and downloads: [installs, downloads]. */
+const counts = (s: Stats) => Object.fromEntries(s.rows.map((r) => [r.key, [r.installs, r.downloads]]));
 
 async function put(version: string, filename: string, body: BodyInit) {
   const res = await pub.api(`/api/v1/projects/gadget/releases/${version}/files/${filename}`, {
@@ -113,6 +124,7 @@ Description: gadget for the statistics test
   debSize = deb.byteLength;
   const rpm = readFileSync(rpms.alpha);
   await put("1.0.0", BINARY, binary);
+  await put("1.0.0", SIGNATURE, signature);
   await put("1.0.0", "gadget_1.0.0_amd64.deb", Buffer.from(deb));
   await put("1.0.0", rpms.alpha.split("/").pop()!, rpm);
   rpmSize = Number(
@@ -133,18 +145,27 @@ afterAll(async () => {
 });
 
 describe.runIf(hasTools)(`download statistics (${databaseKind})`, () => {
-  it("counts curl, a browser, apt-get and dnf on day one, and a burst of 200 on day two, exactly", async () => {
+  it("counts apt-get's and dnf's installs, curl's and a browser's downloads and the day's machines; a burst of 200 on day two, exactly", async () => {
     day1 = today();
-    const url = `${server.url}/dl/statsman/gadget/releases/1.0.0/${BINARY}`;
-    for (let i = 0; i < 2; i++) {
-      const curl = await runCommand(["curl", "-fsS", "-o", "/dev/null", url], {});
-      expect(curl.status, curl.stderr).toBe(0);
-    }
+    const release = `${server.url}/dl/statsman/gadget/releases/1.0.0`;
+    const url = `${release}/${BINARY}`;
+    const curl = async (...args: string[]) => {
+      const result = await runCommand(["curl", "-fsS", "-o", "/dev/null", ...args], {});
+      expect(result.status, result.stderr).toBe(0);
+    };
+    await curl(url);
+    await curl(url);
     // A range that stops short of the last byte: bytes, no download.
-    expect((await runCommand(["curl", "-fsS", "-o", "/dev/null", "-r", "0-4", url], {})).status).toBe(0);
+    await curl("-r", "0-4", url);
+    // Signatures and checksums: the release's own list and its signature, an uploaded
+    // signature file — fetched to check a download, neither installs nor downloads.
+    await curl(`${release}/SHA256SUMS`);
+    await curl(`${release}/SHA256SUMS.asc`);
+    await curl(`${release}/${SIGNATURE}`);
     const browser = await fetch(url, { headers: { "user-agent": CHROME } });
     expect(await browser.text()).toBe(binary);
 
+    // apt-get: the key, Release, InRelease and Packages (neither), then the .deb (an install).
     const apt = aptRoot();
     const keyring = `${apt.root}/gadget.gpg`;
     const { writeFileSync } = await import("node:fs");
@@ -158,9 +179,14 @@ describe.runIf(hasTools)(`download statistics (${databaseKind})`, () => {
     );
     await apt.update();
     await apt.install("gadget");
+    expect(readFileSync(`${apt.root}/usr/bin/gadget`, "utf8")).toContain("echo gadget");
 
-    const dnf = await dnfRoot().dnf(`${server.url}/dl/statsman/gadget/rpm`, ["install", "packyard-alpha"]);
+    // dnf: repomd.xml, its signature and the repodata (neither), then the .rpm (an install).
+    const dnfClient = dnfRoot();
+    const dnf = await dnfClient.dnf(`${server.url}/dl/statsman/gadget/rpm`, ["install", "packyard-alpha"]);
     expect(dnf.status, `${dnf.stdout}\n${dnf.stderr}`).toBe(0);
+    const installed = await runCommand(["rpm", "--root", dnfClient.root, "-q", "packyard-alpha"], {});
+    expect(installed.stdout).toMatch(/^packyard-alpha-/);
 
     // Day two: 200 downloads at once.
     offset = 0;
@@ -173,41 +199,74 @@ describe.runIf(hasTools)(`download statistics (${databaseKind})`, () => {
     expect(burst.every((body) => body === tarball)).toBe(true);
 
     const byClient = await stats(`from=${day1}&to=${day2}&by=client`);
-    expect(counts(byClient)).toEqual({ other: 200, curl: 2, apt: 1, browser: 1, dnf: 1 });
-    expect(byClient.rows.find((r) => r.key === "curl")!.bytes).toBe(2 * binary.length + 5);
-    expect(byClient.rows.find((r) => r.key === "apt")!.bytes).toBe(debSize);
-    expect(byClient.rows.find((r) => r.key === "dnf")!.bytes).toBe(rpmSize);
+    expect(counts(byClient)).toEqual({
+      other: [0, 200],
+      curl: [0, 2],
+      browser: [0, 1],
+      apt: [1, 0],
+      dnf: [1, 0],
+    });
+    const row = (key: string) => byClient.rows.find((r) => r.key === key)!;
+    expect(row("curl").bytes).toBe(2 * binary.length + 5 + signature.length);
+    expect(row("apt").bytes).toBe(debSize);
+    expect(row("dnf").bytes).toBe(rpmSize);
+    // One machine per client here (one address, one User-Agent each), on its day.
+    for (const key of ["other", "curl", "browser", "apt", "dnf"]) expect(row(key).machines, key).toBe(1);
     expect(byClient.total).toEqual({
-      downloads: 205,
-      bytes: 200 * tarball.length + 3 * binary.length + 5 + debSize + rpmSize,
+      installs: 2,
+      downloads: 203,
+      bytes: 200 * tarball.length + 3 * binary.length + 5 + signature.length + debSize + rpmSize,
+      machines: 5,
     });
 
     const byDay = await stats(`from=${day1}&to=${day2}`);
-    expect(byDay.rows.map((r) => [r.key, r.downloads])).toEqual([
-      [day1, 5],
-      [day2, 200],
+    expect(byDay.rows.map((r) => [r.key, r.installs, r.downloads, r.machines])).toEqual([
+      [day1, 2, 3, 4],
+      [day2, 0, 200, 1],
     ]);
-    expect(counts(await stats(`from=${day1}&to=${day2}&by=version`))).toEqual({ "1.1.0": 200, "1.0.0": 5 });
+    expect(counts(await stats(`from=${day1}&to=${day2}&by=version`))).toEqual({
+      "1.1.0": [0, 200],
+      "1.0.0": [2, 3],
+    });
     const byFile = await stats(`from=${day1}&to=${day2}&by=file`);
-    expect(byFile.rows.map((r) => [r.key, r.version, r.downloads])).toEqual([
-      [TARBALL, "1.1.0", 200],
-      [BINARY, "1.0.0", 3],
-      [expect.stringMatching(/\.rpm$/), "1.0.0", 1],
-      ["gadget_1.0.0_amd64.deb", "1.0.0", 1],
+    expect(byFile.rows.map((r) => [r.key, r.version, r.installs, r.downloads])).toEqual([
+      [TARBALL, "1.1.0", 0, 200],
+      [BINARY, "1.0.0", 0, 3],
+      [expect.stringMatching(/\.rpm$/), "1.0.0", 1, 0],
+      ["gadget_1.0.0_amd64.deb", "1.0.0", 1, 0],
+      // The signature's bytes are counted, the fetch is not.
+      [SIGNATURE, "1.0.0", 0, 0],
     ]);
-    // apt's downloads by the suite they were published in; dnf's by the distribution it names.
+    expect(byFile.rows.at(-1)!.bytes).toBe(signature.length);
+    // apt's installs by the suite they were published in; dnf's by the distribution it names.
     const byDistribution = counts(await stats(`from=${day1}&to=${day2}&by=distribution`));
-    expect(byDistribution.stable).toBe(1);
-    expect(byDistribution[""]).toBe(203);
+    expect(byDistribution.stable).toEqual([1, 0]);
+    expect(byDistribution[""]).toEqual([0, 203]);
     expect(Object.keys(byDistribution)).toHaveLength(3);
-    expect(Object.keys(byDistribution).find((k) => k !== "" && k !== "stable")).toMatch(/\S/);
-    // Only day one; only a release's files.
-    expect((await stats(`from=${day1}&to=${day1}&by=client`)).total.downloads).toBe(5);
-    expect(counts(await stats(`from=${day1}&to=${day2}&by=file&version=1.1.0`))).toEqual({ [TARBALL]: 200 });
+    const dnfDistribution = Object.keys(byDistribution).find((k) => k !== "" && k !== "stable")!;
+    expect(dnfDistribution).toMatch(/\S/);
+    expect(byDistribution[dnfDistribution]).toEqual([1, 0]);
+    // Only day one; only a release's files (and no machines: they are the project's).
+    expect((await stats(`from=${day1}&to=${day1}&by=client`)).total).toMatchObject({
+      installs: 2,
+      downloads: 3,
+      machines: 4,
+    });
+    const ofRelease = await stats(`from=${day1}&to=${day2}&by=file&version=1.1.0`);
+    expect(counts(ofRelease)).toEqual({ [TARBALL]: [0, 200] });
+    expect(ofRelease.total.machines).toBeUndefined();
 
-    // The files' own counters and the owner's month agree.
-    const files = (await (await pub.api("/api/v1/projects/gadget/releases/1.1.0/files")).json()).files;
-    expect(files.find((f: { filename: string }) => f.filename === TARBALL).downloads).toBe(200);
+    // The files' own counters and the owner's month count installs and downloads, not signatures.
+    const files = (await (await pub.api("/api/v1/projects/gadget/releases/1.0.0/files")).json()).files as {
+      filename: string;
+      downloads: number;
+    }[];
+    const downloadsOf = (name: string) => files.find((f) => f.filename === name)!.downloads;
+    expect([downloadsOf(BINARY), downloadsOf("gadget_1.0.0_amd64.deb"), downloadsOf(SIGNATURE)]).toEqual([
+      3, 1, 0,
+    ]);
+    const tarballs = (await (await pub.api("/api/v1/projects/gadget/releases/1.1.0/files")).json()).files;
+    expect(tarballs.find((f: { filename: string }) => f.filename === TARBALL).downloads).toBe(200);
     await flushDownloadCounts(server.services.database.db);
     const month = await server.services.database.db
       .selectFrom("download_month")
@@ -225,7 +284,8 @@ describe.runIf(hasTools)(`download statistics (${databaseKind})`, () => {
     expect(overview.byFile).toEqual((await stats(`from=${from}&to=${day2}&by=file`)).rows);
     expect(overview.byVersion).toEqual((await stats(`from=${from}&to=${day2}&by=version`)).rows);
     expect(overview.byClient).toEqual((await stats(`from=${from}&to=${day2}&by=client`)).rows);
-    expect(overview.total.downloads).toBe(205);
+    expect(overview.total).toEqual((await stats(`from=${from}&to=${day2}`)).total);
+    expect(overview.total).toMatchObject({ installs: 2, downloads: 203, machines: 5 });
   });
 
   it("validates the query with the contract's error codes, and defaults to the last 30 days", async () => {
@@ -246,7 +306,7 @@ describe.runIf(hasTools)(`download statistics (${databaseKind})`, () => {
     expect(anonymous.status).toBe(401);
   });
 
-  it("serves badges: the latest version that isn't yanked, this month's downloads, cacheable for 5 minutes", async () => {
+  it("serves badges: the latest version that isn't yanked, this month's installs and downloads, cacheable for 5 minutes", async () => {
     const res = await fetch(`${server.url}/dl/statsman/gadget/badge/version.svg`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("image/svg+xml; charset=utf-8");
@@ -270,12 +330,16 @@ describe.runIf(hasTools)(`download statistics (${databaseKind})`, () => {
     expect(parseSvg(await yanked.text()).texts).toEqual(["version", "1.0.0"]);
 
     const monthStart = `${day2.slice(0, 8)}01`;
-    const expected = (await stats(`from=${monthStart}&to=${day2}&by=client`)).total.downloads;
+    const month = (await stats(`from=${monthStart}&to=${day2}&by=client`)).total;
+    // Day one may be in the month before: the badges count this month's.
+    expect(month.downloads).toBeGreaterThanOrEqual(200);
     const downloads = await fetch(`${server.url}/dl/statsman/gadget/badge/downloads.svg`);
-    expect(parseSvg(await downloads.text()).texts).toEqual([
-      "downloads",
-      `${expected < 1000 ? expected : `${Math.floor(expected / 100) / 10}k`}/month`,
-    ]);
+    expect(parseSvg(await downloads.text()).texts).toEqual(["downloads", `${month.downloads}/month`]);
+    const installs = await fetch(`${server.url}/dl/statsman/gadget/badge/installs.svg`);
+    expect(installs.headers.get("cache-control")).toBe("public, max-age=300");
+    const installsBadge = parseSvg(await installs.text());
+    expect(installsBadge.texts).toEqual(["installs", `${month.installs}/month`]);
+    expect(installsBadge.root["aria-label"]).toBe(`installs: ${month.installs}/month`);
     expect((await fetch(`${server.url}/dl/statsman/gadget/badge/stars.svg`)).status).toBe(404);
   });
 
@@ -314,7 +378,7 @@ describe.runIf(hasTools)(`download statistics (${databaseKind})`, () => {
     const totals = await writeDownloadBatch(db, batch);
     expect(totals).toEqual([{ ownerId: pub.userId, month: "2020-01", bytes: 20, notifiedPercent: 0 }]);
     const old = await stats("from=2020-01-01&to=2020-01-31&by=client");
-    expect(old.rows).toEqual([{ key: "curl", downloads: 1, bytes: 10 }]);
+    expect(old.rows).toEqual([{ key: "curl", installs: 0, downloads: 1, bytes: 10, machines: 0 }]);
   });
 
   it("writes the counts still in memory when the server stops", async () => {

@@ -3,14 +3,14 @@
 // token disabled, rotated, narrowed or deleted on any server, and its use counted by any server,
 // is seen at once; then decided by authorization.ts's
 // assertEntitled. A file answered with the token takes one of its downloads in one statement on
-// its row (exact across servers); the bytes, installs, machines and last use are written with the
-// download counts (downloads/counts.ts), and this server's bytes not written yet are added to the
-// row's, so one server refuses as soon as its own answers used the month up.
-import { createHmac } from "node:crypto";
+// its row (exact across servers); the bytes, installs, machines (downloads/machines.ts) and last
+// use are written with the download counts (downloads/counts.ts), and this server's bytes not
+// written yet are added to the row's, so one server refuses as soon as its own answers used the
+// month up.
 import { ENTITLEMENT_TOKEN_PREFIX, parseVersionRange } from "@packyard/contract/entitlements.ts";
 import { sql } from "kysely";
 import { unwrittenEntitlementBytes } from "../billing/usage.ts";
-import { currentMonth, type EntitlementUse } from "../downloads/counts.ts";
+import { currentMonth } from "../downloads/counts.ts";
 import { downloadsUsedUp, type Entitlement } from "../platform/core/authorization.ts";
 import { DomainError } from "../platform/core/errors.ts";
 import type { Db } from "../platform/core/use-case.ts";
@@ -71,12 +71,10 @@ async function loadEntitlement(db: Db, hash: string, now: Date): Promise<LoadedE
 
 export class EntitlementChecks {
   readonly #db: Db;
-  readonly #secret: string;
   readonly #now: () => Date;
 
-  constructor(options: { db: Db; secret: string; now?: () => Date }) {
+  constructor(options: { db: Db; now?: () => Date }) {
     this.#db = options.db;
-    this.#secret = options.secret;
     this.#now = options.now ?? (() => new Date());
   }
 
@@ -114,26 +112,6 @@ export class EntitlementChecks {
     }
     entitlement.downloads++;
   }
-
-  /** Who a served response's use is counted for: the token, the day's machine, its last use. */
-  used(entitlement: LoadedEntitlement, address: string, userAgent: string | null): EntitlementUse {
-    return { id: entitlement.id, machine: this.machineOf(address, userAgent), address, userAgent };
-  }
-
-  /**
-   * A machine as the usage counts it: the address and client, hashed with a salt of the day
-   * derived from the server's secret (the same on every server, another every day), so machines
-   * are told apart within a day and no address is kept.
-   */
-  machineOf(address: string, userAgent: string | null, now = this.#now()): string {
-    const salt = createHmac("sha256", this.#secret)
-      .update(`entitlement machines ${now.toISOString().slice(0, 10)}`)
-      .digest();
-    return createHmac("sha256", salt)
-      .update(`${address}\n${userAgent ?? ""}`)
-      .digest("hex")
-      .slice(0, 32);
-  }
 }
 
 const checks = new WeakMap<object, EntitlementChecks>();
@@ -141,16 +119,11 @@ const checks = new WeakMap<object, EntitlementChecks>();
 /** The server's checks, made at their first use. */
 export function entitlementChecksOf(services: {
   database: { db: Db };
-  config: { secret: string };
   clock: () => Date;
 }): EntitlementChecks {
   let found = checks.get(services);
   if (!found) {
-    found = new EntitlementChecks({
-      db: services.database.db,
-      secret: services.config.secret,
-      now: services.clock,
-    });
+    found = new EntitlementChecks({ db: services.database.db, now: services.clock });
     checks.set(services, found);
   }
   return found;

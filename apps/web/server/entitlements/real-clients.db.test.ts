@@ -1,7 +1,8 @@
 // Entitlement tokens as a customer's machines use them (issue 40): real apt-get and dnf, set up by
 // the project's setup scripts fetched with `curl -u TOKEN:`, installing from a private project;
 // a suite outside the token and a used-up or disabled token refused with the statuses apt and dnf
-// print; the installs counted as installs. SQLite, and PostgreSQL when configured.
+// print; the installs counted as installs, a release file fetched by curl as a download, each
+// client a machine of the day. SQLite, and PostgreSQL when configured.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -16,7 +17,7 @@ import { type LiveServer, publisher, startLiveServer } from "../../test/live-ser
 import { makeTempDir, removeTempDirs } from "../../test/temp-dirs.ts";
 import { flushDownloadCounts } from "../billing/usage.ts";
 
-const hasTools = requireTools(["apt-get", "dpkg", "gpgv", "rpmbuild", "rpm", "dnf"]);
+const hasTools = requireTools(["apt-get", "dpkg", "gpgv", "rpmbuild", "rpm", "dnf", "curl"]);
 
 let server: LiveServer;
 let pub: Awaited<ReturnType<typeof publisher>>;
@@ -237,6 +238,29 @@ describe.runIf(hasTools)(`entitlement tokens with real apt-get and dnf (${databa
     await flushDownloadCounts(server.services.database.db);
     const usage = await api("GET", `/${entitlementId}/usage`);
     expect(usage.body.days[0].installs).toBe(2);
+
+    // The customer's curl fetching a release file with the token: a download, from another
+    // machine (another client), not an install.
+    const fetched = await runCommand(
+      [
+        "curl",
+        "-fsS",
+        "-u",
+        `${token}:`,
+        "-o",
+        join(client.root, "fetched.rpm"),
+        `${server.url}/dl/vendor/licensed/releases/1.0.0/${rpms.alpha.split("/").pop()!}`,
+      ],
+      {},
+    );
+    expect(fetched.status, output(fetched)).toBe(0);
+    await flushDownloadCounts(server.services.database.db);
+    const after = (await api("GET", `/${entitlementId}/usage`)).body.days[0];
+    expect(after).toMatchObject({
+      installs: 2,
+      downloads: usage.body.days[0].downloads + 1,
+      machines: usage.body.days[0].machines + 1,
+    });
 
     expect((await api("PATCH", `/${entitlementId}`, { enabled: false })).status).toBe(200);
     // --refresh: dnf asks the server again instead of trusting its cache; a repository it cannot

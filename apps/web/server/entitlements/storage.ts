@@ -134,35 +134,23 @@ export async function summaryOf(db: Db | Tx, row: EntitlementRow, now: Date): Pr
   return toSummary(row, (await projectNames(db, [row.id])).get(row.id) ?? [], now);
 }
 
-/** Usage per UTC day from `since` (YYYY-MM-DD) on, oldest first, days without use left out. */
+/**
+ * Usage per UTC day from `since` (YYYY-MM-DD) on, oldest first, days without use left out. The
+ * machines are the day's count (the hashes behind it go once the day is over: forget.ts).
+ */
 export async function entitlementUsage(db: Db, id: string, since: string): Promise<EntitlementUsageDay[]> {
-  const [days, machines] = await Promise.all([
-    db
-      .selectFrom("entitlement_usage")
-      .select(["day", "downloads", "installs", "bytes"])
-      .where("entitlement_id", "=", id)
-      .where("day", ">=", since)
-      .orderBy("day")
-      .execute(),
-    db
-      .selectFrom("entitlement_machine")
-      .select((eb) => ["day", eb.fn.countAll<number>().as("n")])
-      .where("entitlement_id", "=", id)
-      .where("day", ">=", since)
-      .groupBy("day")
-      .execute(),
-  ]);
-  const machinesOf = new Map(machines.map((row) => [row.day, count(row.n)]));
-  const byDay = new Map<string, EntitlementUsageDay>();
-  for (const row of days)
-    byDay.set(row.day, {
-      day: row.day,
-      downloads: count(row.downloads),
-      installs: count(row.installs),
-      bytes: count(row.bytes),
-      machines: machinesOf.get(row.day) ?? 0,
-    });
-  for (const [day, n] of machinesOf)
-    if (!byDay.has(day)) byDay.set(day, { day, downloads: 0, installs: 0, bytes: 0, machines: n });
-  return [...byDay.values()].sort((a, b) => a.day.localeCompare(b.day));
+  const days = await db
+    .selectFrom("entitlement_usage")
+    .select(["day", "downloads", "installs", "bytes", "machines"])
+    .where("entitlement_id", "=", id)
+    .where("day", ">=", since)
+    .orderBy("day")
+    .execute();
+  return days.map((row) => ({
+    day: row.day,
+    downloads: count(row.downloads),
+    installs: count(row.installs),
+    bytes: count(row.bytes),
+    machines: count(row.machines),
+  }));
 }

@@ -1,5 +1,6 @@
-// The project's README badges (decision 033): the latest version and this month's downloads,
-// each shown as it renders with the Markdown to copy.
+// The project's README badges (decisions 033 and 083): the latest version, this month's installs
+// (by package managers) and downloads (by browsers, curl and the rest), each shown as it renders
+// with the Markdown to copy.
 
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../ui/card.tsx";
 import { CopyButton } from "../ui/copy-button.tsx";
@@ -17,6 +18,7 @@ export function ReadmeBadges({
 }) {
   const badges = [
     { name: "version", alt: "Latest version", file: "version.svg" },
+    { name: "installs", alt: "Installs this month", file: "installs.svg" },
     { name: "downloads", alt: "Downloads this month", file: "downloads.svg" },
   ];
   return (

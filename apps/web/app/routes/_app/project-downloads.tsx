@@ -1,9 +1,10 @@
-// /projects/{projectSlug}/downloads: a project's downloads over the last 7, 30 or 90 days — a
-// chart per day (with the same numbers as a table), the top files and versions, and the split by
-// client kind and distribution. The numbers are GET /api/v1/projects/{slug}/stats's, read with
-// the same function (decision 033).
+// /projects/{projectSlug}/downloads: a project's installs and downloads over the last 7, 30 or 90
+// days — installs (files fetched by package managers) and downloads (by anything else) per day in
+// a chart (with the same numbers as a table), distinct machines per day, the top files and
+// versions, and the split by client kind and distribution. The numbers are GET
+// /api/v1/projects/{slug}/stats's, read with the same function (decisions 033 and 083).
 import { CLIENT_KINDS, type ClientKind, clientKindLabels } from "@packyard/contract/stats.ts";
-import { BarChart3, Calendar, Download, HardDrive, Monitor } from "lucide-react";
+import { BarChart3, Calendar, Download, HardDrive, Monitor, PackageCheck, Users } from "lucide-react";
 import { Link } from "react-router";
 import { Breadcrumbs } from "../../components/dashboard/breadcrumbs.tsx";
 import { DownloadsChart, shortDay } from "../../components/dashboard/downloads-chart.tsx";
@@ -52,12 +53,18 @@ const isClientKind = (key: string): key is ClientKind => (CLIENT_KINDS as readon
 
 export default function ProjectDownloads({ loaderData }: Route.ComponentProps) {
   const { project, overview, can } = loaderData;
+  const fetched = (row: { installs: number; downloads: number }) => row.installs + row.downloads;
   const busiest = overview.byDay.reduce<(typeof overview.byDay)[number] | undefined>(
-    (best, row) => (row.downloads > 0 && (!best || row.downloads > best.downloads) ? row : best),
+    (best, row) => (fetched(row) > 0 && (!best || fetched(row) > fetched(best)) ? row : best),
+    undefined,
+  );
+  const mostMachines = overview.byDay.reduce<(typeof overview.byDay)[number] | undefined>(
+    (best, row) => ((row.machines ?? 0) > 0 && (!best || row.machines! > best.machines!) ? row : best),
     undefined,
   );
   const topClient = overview.byClient[0];
   const period = `${shortDay(overview.from)} – ${shortDay(overview.to)}`;
+  const { total } = overview;
 
   return (
     <>
@@ -67,7 +74,8 @@ export default function ProjectDownloads({ loaderData }: Route.ComponentProps) {
         <div className="min-w-0">
           <h1 className="text-2xl font-bold tracking-tight">Downloads</h1>
           <p className="mt-1 text-sm text-muted-foreground">
-            {project.name}, {period} (UTC). Files served from release URLs, APT and YUM repositories.
+            {project.name}, {period} (UTC). An install is a file fetched by a package manager (apt, dnf/yum,
+            zypper), a download one fetched by anything else; indexes and signatures count as neither.
           </p>
         </div>
         <nav aria-label="Period" className="inline-flex shrink-0 rounded-md bg-muted p-1">
@@ -89,14 +97,31 @@ export default function ProjectDownloads({ loaderData }: Route.ComponentProps) {
       </header>
 
       <StatGrid
-        className="mb-6"
+        className="mb-6 lg:grid-cols-3"
         stats={[
-          { label: "Downloads", value: formatCompactCount(overview.total.downloads), icon: Download },
-          { label: "Bytes served", value: formatFileSize(overview.total.bytes), icon: HardDrive },
+          {
+            label: "Installs",
+            value: formatCompactCount(total.installs),
+            hint: "apt, dnf, zypper",
+            icon: PackageCheck,
+          },
+          {
+            label: "Downloads",
+            value: formatCompactCount(total.downloads),
+            hint: "browsers, curl, …",
+            icon: Download,
+          },
+          {
+            label: "Machines",
+            value: formatCompactCount(mostMachines?.machines ?? 0),
+            hint: mostMachines ? `most in a day, ${shortDay(mostMachines.key)}` : "most in a day",
+            icon: Users,
+          },
+          { label: "Bytes served", value: formatFileSize(total.bytes), icon: HardDrive },
           {
             label: "Busiest day",
             value: busiest ? shortDay(busiest.key) : "—",
-            hint: busiest ? formatCount(busiest.downloads, "download") : undefined,
+            hint: busiest ? `${formatCount(fetched(busiest), "file")} fetched` : undefined,
             icon: Calendar,
           },
           {
@@ -111,7 +136,7 @@ export default function ProjectDownloads({ loaderData }: Route.ComponentProps) {
         <Tabs defaultValue="chart">
           <CardHeader className="flex-col gap-3 px-4 sm:flex-row sm:items-start sm:justify-between sm:px-6">
             <div className="grid gap-1.5">
-              <CardTitle>Downloads per day</CardTitle>
+              <CardTitle>Installs and downloads per day</CardTitle>
               <CardDescription>Files delivered to their last byte, per UTC day.</CardDescription>
             </div>
             <TabsList aria-label="View">
@@ -126,12 +151,12 @@ export default function ProjectDownloads({ loaderData }: Route.ComponentProps) {
             <TabsContent value="chart">
               <DownloadsChart
                 rows={overview.byDay}
-                label={`Downloads per day from ${period}: ${overview.total.downloads} in all. The Table tab lists each day.`}
+                label={`Installs and downloads per day from ${period}: ${formatCount(total.installs, "install")} and ${formatCount(total.downloads, "download")} in all. The Table tab lists each day, with its machines.`}
               />
             </TabsContent>
             <TabsContent value="table" className="px-2 sm:px-0">
               <DownloadsTable
-                caption="Downloads per day"
+                caption="Installs, downloads and machines per day"
                 keyLabel="Day"
                 rows={[...overview.byDay].reverse()}
                 renderKey={(row) => <time dateTime={row.key}>{shortDay(row.key)}</time>}
@@ -153,12 +178,14 @@ export default function ProjectDownloads({ loaderData }: Route.ComponentProps) {
               keyLabel="File"
               rows={overview.byFile.slice(0, 10)}
               renderKey={(row) => (
-                <span className="flex min-w-0 flex-col">
-                  <span className="truncate font-mono text-xs sm:text-sm" title={row.key}>
-                    {row.key}
-                  </span>
-                  <span className="truncate text-xs text-muted-foreground">{row.version}</span>
+                <span className="font-mono text-xs sm:text-sm" title={row.key}>
+                  {row.key}
                 </span>
+              )}
+              detail={(row) => (
+                <>
+                  <span className="font-mono">{row.version}</span> · {formatFileSize(row.bytes)} served
+                </>
               )}
               testId="downloads-by-file"
             />
@@ -188,11 +215,13 @@ export default function ProjectDownloads({ loaderData }: Route.ComponentProps) {
         <Card>
           <CardHeader className="px-4 sm:px-6">
             <CardTitle>Clients</CardTitle>
-            <CardDescription>Told from each request's User-Agent.</CardDescription>
+            <CardDescription>
+              Told from each request&apos;s User-Agent. Machines: distinct per day, added up.
+            </CardDescription>
           </CardHeader>
           <CardContent className="px-4 sm:px-6">
             <DownloadsTable
-              caption="Downloads by client kind"
+              caption="Installs, downloads and machines by client kind"
               keyLabel="Client"
               rows={overview.byClient}
               renderKey={(row) => (isClientKind(row.key) ? clientKindLabels[row.key] : row.key)}
@@ -203,11 +232,13 @@ export default function ProjectDownloads({ loaderData }: Route.ComponentProps) {
         <Card>
           <CardHeader className="px-4 sm:px-6">
             <CardTitle>Distributions</CardTitle>
-            <CardDescription>The APT suite, the YUM group, or what dnf says it runs on.</CardDescription>
+            <CardDescription>
+              The APT suite, the YUM group, or what dnf or zypper says it runs on.
+            </CardDescription>
           </CardHeader>
           <CardContent className="px-4 sm:px-6">
             <DownloadsTable
-              caption="Downloads by distribution"
+              caption="Installs and downloads by distribution"
               keyLabel="Distribution"
               rows={overview.byDistribution}
               renderKey={(row) =>

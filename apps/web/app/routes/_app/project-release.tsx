@@ -219,7 +219,12 @@ export default function ProjectRelease({ loaderData }: Route.ComponentProps) {
         stats={[
           { label: "Files", value: release.files.length, icon: FileArchive },
           { label: "Total size", value: formatFileSize(totalBytes), icon: HardDrive },
-          { label: "Downloads", value: formatCompactCount(downloads), icon: Download },
+          {
+            label: "Downloads",
+            value: formatCompactCount(downloads),
+            hint: "installs included",
+            icon: Download,
+          },
         ]}
       />
 
@@ -254,7 +259,7 @@ export default function ProjectRelease({ loaderData }: Route.ComponentProps) {
         <Card>
           <CardHeader className="flex-row items-start justify-between gap-4 px-4 sm:px-6">
             <div className="grid gap-1.5">
-              <CardTitle>Downloads per file</CardTitle>
+              <CardTitle>Installs and downloads per file</CardTitle>
               <CardDescription>
                 The last 90 days (UTC): release URLs, APT and YUM repositories.
               </CardDescription>
@@ -268,15 +273,15 @@ export default function ProjectRelease({ loaderData }: Route.ComponentProps) {
           </CardHeader>
           <CardContent className="px-4 sm:px-6">
             <DownloadsTable
-              caption="Downloads per file, last 90 days"
+              caption="Installs and downloads per file, last 90 days"
               keyLabel="File"
               rows={loaderData.fileDownloads.rows}
               renderKey={(row) => (
-                <span className="truncate font-mono text-xs sm:text-sm" title={row.key}>
+                <span className="font-mono text-xs sm:text-sm" title={row.key}>
                   {row.key}
                 </span>
               )}
-              empty="No downloads in the last 90 days."
+              empty="No installs or downloads in the last 90 days."
               testId="release-downloads"
             />
           </CardContent>

@@ -228,7 +228,12 @@ export default function ProjectHome({ loaderData }: Route.ComponentProps) {
         className="mb-8"
         stats={[
           { label: "Releases", value: formatCompactCount(project.releaseCount), icon: Tag },
-          { label: "Downloads", value: formatCompactCount(project.downloads), icon: Download },
+          {
+            label: "Downloads",
+            value: formatCompactCount(project.downloads),
+            hint: "installs included",
+            icon: Download,
+          },
           {
             label: "Latest version",
             value: (

@@ -1,6 +1,7 @@
-// /dl/{username}/{projectSlug}/badge/version.svg and …/badge/downloads.svg: shields-style badges
-// for a README (decision 033) — the latest version that isn't yanked, and this month's
-// downloads. Who may see them follows /dl's rules (a private project's only with its read
+// /dl/{username}/{projectSlug}/badge/version.svg, …/badge/downloads.svg and …/badge/installs.svg:
+// shields-style badges for a README (decisions 033 and 083) — the latest version that isn't
+// yanked, this month's downloads (files fetched by browsers, curl and other clients) and this
+// month's installs (by apt, dnf/yum and zypper). Who may see them follows /dl's rules (a private project's only with its read
 // token or the owner's session). Cached for 5 minutes, by shared caches only for a public
 // project, with an ETag of the SVG. Their own bytes are not counted in the owner's downloads:
 // README images are fetched by every page view through proxies, not by installers.
@@ -8,7 +9,7 @@ import { createHash } from "node:crypto";
 import { formatBadgeCount } from "@packyard/contract/stats.ts";
 import { Hono } from "hono";
 import { type Answer, type DlDeps, type DlRequest, dlHandler, dlProject } from "../../downloads/dl-answer.ts";
-import { monthDownloads } from "../../downloads/stats.ts";
+import { monthCounts } from "../../downloads/stats.ts";
 import { notFound } from "../../platform/core/errors.ts";
 import { usernameAwareErrors } from "../../projects/visible.ts";
 import { resolveLatest } from "../../releases/storage.ts";
@@ -28,7 +29,8 @@ export async function resolveBadge(deps: DlDeps, req: DlRequest): Promise<Answer
   const { services } = deps;
   const db = services.database.db;
   const name = req.params.name;
-  if (name !== "version.svg" && name !== "downloads.svg") throw notFound("No such badge");
+  if (name !== "version.svg" && name !== "downloads.svg" && name !== "installs.svg")
+    throw notFound("No such badge");
   const project = await dlProject(deps, req);
   let svg: string;
   if (name === "version.svg") {
@@ -39,12 +41,9 @@ export async function resolveBadge(deps: DlDeps, req: DlRequest): Promise<Answer
         : { label: "version", value: "none", color: BADGE_COLORS.none },
     );
   } else {
-    const downloads = await monthDownloads(db, project.id, services.clock());
-    svg = renderBadge({
-      label: "downloads",
-      value: `${formatBadgeCount(downloads)}/month`,
-      color: BADGE_COLORS.ok,
-    });
+    const counts = await monthCounts(db, project.id, services.clock());
+    const label = name === "installs.svg" ? "installs" : "downloads";
+    svg = renderBadge({ label, value: `${formatBadgeCount(counts[label])}/month`, color: BADGE_COLORS.ok });
   }
   const etag = `"${createHash("sha256").update(svg).digest("hex").slice(0, 32)}"`;
   const headers = {

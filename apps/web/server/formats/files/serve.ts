@@ -162,7 +162,15 @@ export async function resolveReleaseFile(deps: DlDeps, req: DlRequest): Promise<
   const lastByte = end === size - 1;
   const count: Count = {
     ownerId: project.owner_id,
-    file: { id: file.id, projectId: project.id, version: release.version, filename: file.filename },
+    file: {
+      id: file.id,
+      projectId: project.id,
+      version: release.version,
+      filename: file.filename,
+      // A signature or a checksum list is fetched to check another file: neither an install nor
+      // a download (decision 083).
+      ...(file.kind === "signature" || file.kind === "checksum" ? { check: true } : {}),
+    },
     lastByte,
   };
   const redirect = await presignedRedirect(services, req, file.sha256, size, headers);

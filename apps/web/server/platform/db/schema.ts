@@ -436,6 +436,28 @@ export interface EntitlementUsageTable {
   downloads: Generated<BigIntColumn>;
   installs: Generated<BigIntColumn>;
   bytes: Generated<BigIntColumn>;
+  /** Distinct machines that day (counted as entitlement_machine rows are first inserted). */
+  machines: Generated<BigIntColumn>;
+}
+
+/**
+ * A machine (machines.ts: a hash of address and client under the day's salt) that installed or
+ * downloaded one of a project's files on a UTC day; deleted once the day is over (forget.ts).
+ */
+export interface DownloadMachineTable {
+  project_id: string;
+  day: string;
+  machine: string;
+  /** The machine's ClientKind (its hash includes the User-Agent, so one kind). */
+  client: string;
+}
+
+/** Distinct machines per project, UTC day and kind of client: what stays of the hashes. */
+export interface DownloadMachineDayTable {
+  project_id: string;
+  day: string;
+  client: string;
+  machines: BigIntColumn;
 }
 
 export interface Database {
@@ -471,6 +493,8 @@ export interface Database {
   release_file: ReleaseFileTable;
   download_month: DownloadMonthTable;
   download_stat: DownloadStatTable;
+  download_machine: DownloadMachineTable;
+  download_machine_day: DownloadMachineDayTable;
   contact_message: ContactMessageTable;
   username_history: UsernameHistoryTable;
   released_username: { name_key: string; username: string; released_at: string };

@@ -1,12 +1,14 @@
 // /legal/privacy: what the hosted Packyard keeps about its users and visitors, why, for how long,
 // who processes it for us, and how to have it deleted. Retention periods here are the ones the
-// code applies (sessions: server/auth/auth.ts; contact messages: server/site/contact.ts).
+// code applies (sessions: server/auth/auth.ts; contact messages: server/site/contact.ts; machine
+// hashes and entitlement tokens' last-use addresses: server/downloads/forget.ts; the audit log:
+// server/audit/retention.ts).
 import { Link } from "react-router";
 import { LegalPage, type LegalSection } from "../../../components/marketing/legal-page.tsx";
 import { pageMeta } from "../../../lib/meta.ts";
 import type { Route } from "./+types/privacy";
 
-const PRIVACY_LAST_UPDATED = "2026-11-23";
+const PRIVACY_LAST_UPDATED = "2026-12-07";
 
 export const meta: Route.MetaFunction = ({ matches, location }) =>
   pageMeta({
@@ -14,7 +16,7 @@ export const meta: Route.MetaFunction = ({ matches, location }) =>
     path: location.pathname,
     title: "Privacy Policy",
     description:
-      "What Packyard keeps about you — account, sessions, uploads, download counts, contact messages — why, for how long, who processes it, and how to delete your account.",
+      "What Packyard keeps about you — account, sessions, uploads, install and download counts, contact messages — why, for how long, who processes it, and how to delete your account.",
   });
 
 const sections: LegalSection[] = [
@@ -44,11 +46,32 @@ const sections: LegalSection[] = [
             it was last used.
           </li>
           <li>
-            <strong>Download logs:</strong> how often each file was downloaded, and per account and month the
-            number of downloads and bytes served, for your statistics and your plan's allowance. We do not
-            record who downloaded a file or from which address. To serve a YUM client a consistent signature,
-            the server remembers the address of a client that fetched a repository index for 30 seconds, in
-            memory only.
+            <strong>Download counts:</strong> per file, day, kind of client (told from its user agent, such as
+            apt or a browser) and distribution, how often the file was installed by a package manager and
+            downloaded by anything else, and the bytes served; per account and month, the files and bytes
+            served. They make your statistics and your plan's allowance. We do not record who downloaded a
+            file.
+          </li>
+          <li>
+            <strong>Machines per day:</strong> to count how many different machines installed or downloaded a
+            project's files in a day, the server keeps a hash of each client's address and user agent, made
+            with a secret value (a salt) that changes every day, so a machine cannot be followed from one day
+            to the next. The address itself is not stored. The hashes are deleted once their day is over
+            (within two days); only the number of machines stays. The same counts the use of a customer's
+            entitlement token.
+          </li>
+          <li>
+            <strong>Entitlement tokens:</strong> when a customer's token was last used, with the address and
+            user agent of that use, shown to the token's owner so they can recognise misuse.
+          </li>
+          <li>
+            <strong>Audit log:</strong> sign-ins and changes to an account, its projects and its keys, who
+            made them and the address they came from, shown to the account&apos;s owners.
+          </li>
+          <li>
+            <strong>YUM signatures:</strong> to serve a YUM client a consistent signature, the server
+            remembers the address of a client that fetched a repository index for 30 seconds: in memory, or
+            with several servers as a hash in the database, removed within ten minutes.
           </li>
           <li>
             <strong>Sign-in protection:</strong> failed password sign-ins are counted per email address
@@ -60,7 +83,8 @@ const sections: LegalSection[] = [
             the address it came from, which limits how many messages one address can send.
           </li>
           <li>
-            <strong>Server logs:</strong> errors, and the recipient of each email we send, to find faults.
+            <strong>Server logs:</strong> errors, each request with its time, path, status and the address it
+            came from, and the recipient of each email we send, to find faults and stop abuse.
           </li>
         </ul>
       </>
@@ -138,8 +162,18 @@ const sections: LegalSection[] = [
     body: (
       <ul>
         <li>
-          Account, projects, releases, files, keys and download counts: until you delete them or your account.
+          Account, projects, releases, files, keys and install and download counts: until you delete them or
+          your account.
         </li>
+        <li>
+          Machines per day: the hashes of a day's addresses are deleted within two days; the number of
+          machines stays with the counts.
+        </li>
+        <li>
+          The address of an entitlement token's last use: erased 30 days after that use (the time and user
+          agent stay until the token is deleted).
+        </li>
+        <li>Audit log entries, with their addresses: one year.</li>
         <li>
           Sessions: until you sign out, or 30 days after the session was last refreshed (it is refreshed once
           a day while you use Packyard).

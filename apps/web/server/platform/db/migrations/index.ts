@@ -962,4 +962,49 @@ export const migrations: Record<string, Migration> = {
       await db.schema.createIndex("publish_token_expires").on("publish_token").column("expires_at").execute();
     },
   },
+  "0035_installs": {
+    async up(db: Kysely<unknown>) {
+      // Installs apart from downloads, and distinct machines per day (decision 083). Installs
+      // need no column: download_stat's rows are per kind of client, and a package manager's
+      // are installs. A machine is a hash of address and client under a salt of the day
+      // (downloads/machines.ts): download_machine holds a project's machines of a day, each
+      // once, only until the day is over (downloads/forget.ts); download_machine_day keeps their
+      // number per kind of client. A token's machines are counted the same way into
+      // entitlement_usage.machines, filled here from the hashes kept so far.
+      await db.schema
+        .createTable("download_machine")
+        .addColumn("project_id", "varchar(32)", (c) =>
+          c.notNull().references("project.id").onDelete("cascade"),
+        )
+        .addColumn("day", "varchar(10)", (c) => c.notNull())
+        .addColumn("machine", "varchar(64)", (c) => c.notNull())
+        .addColumn("client", "varchar(10)", (c) => c.notNull())
+        .addPrimaryKeyConstraint("download_machine_pk", ["project_id", "day", "machine"])
+        .execute();
+      await db.schema.createIndex("download_machine_by_day").on("download_machine").column("day").execute();
+      await db.schema
+        .createTable("download_machine_day")
+        .addColumn("project_id", "varchar(32)", (c) =>
+          c.notNull().references("project.id").onDelete("cascade"),
+        )
+        .addColumn("day", "varchar(10)", (c) => c.notNull())
+        .addColumn("client", "varchar(10)", (c) => c.notNull())
+        .addColumn("machines", "bigint", (c) => c.notNull().defaultTo(0))
+        .addPrimaryKeyConstraint("download_machine_day_pk", ["project_id", "day", "client"])
+        .execute();
+      await db.schema
+        .alterTable("entitlement_usage")
+        .addColumn("machines", "bigint", (c) => c.notNull().defaultTo(0))
+        .execute();
+      await sql`update entitlement_usage set machines = (
+        select count(*) from entitlement_machine m
+        where m.entitlement_id = entitlement_usage.entitlement_id and m.day = entitlement_usage.day
+      )`.execute(db);
+      await db.schema
+        .createIndex("entitlement_machine_by_day")
+        .on("entitlement_machine")
+        .column("day")
+        .execute();
+    },
+  },
 };
