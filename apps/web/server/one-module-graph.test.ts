@@ -53,7 +53,9 @@ describe("the production build", () => {
     // download showed up only after the next timed write.
     const page = await fetch(`${server.url}/projects/counted/downloads`, { headers });
     expect(page.status).toBe(200);
-    expect(await page.text()).toMatch(/Downloads per day from [^"]*: 1 in all\./);
+    expect(await page.text()).toMatch(
+      /Installs and downloads per day from [^"]*: 0 installs and 1 download in all\./,
+    );
   });
 });
 

@@ -49,6 +49,8 @@ const entitlementFor: Partial<Record<Caller, string>> = {};
 const orgEntitlementFor: Partial<Record<Caller, string>> = {};
 let entitlement = "";
 let orgEntitlement = "";
+/** Per-caller trusted publishers to remove. */
+const publisherFor: Partial<Record<Caller, string>> = {};
 /** Per-caller organization invitations and keys to revoke, and members to remove. */
 const invitationFor: Partial<Record<Caller, string>> = {};
 const orgKeyFor: Partial<Record<Caller, string>> = {};
@@ -141,6 +143,9 @@ beforeAll(async () => {
     orgEntitlementFor[caller] = (
       await post(`/api/v1/orgs/${ORG}/entitlements`, { name: `gone-${caller}`, projects: ["secret"] })
     ).entitlement.id;
+    publisherFor[caller] = (
+      await post(`${P}/trusted-publishers`, { provider: "github", repository: `acme/gone-${caller}` })
+    ).trustedPublisher.id;
   }
   entitlement = (await post(`${P}/entitlements`, { name: "A customer" })).entitlement.id;
   orgEntitlement = (
@@ -628,6 +633,44 @@ const rows: Row[] = [
     method: "DELETE",
     path: (c) => `/api/v1/orgs/${ORG}/entitlements/${orgEntitlementFor[c]}`,
     expect: orgAdmin(204),
+  },
+  // Trusted publishing: a project's publishers are managed and seen by those who manage it; the
+  // exchange takes no credential but the ID token, so every caller is refused alike.
+  {
+    route: "GET /api/v1/projects/{slug}/trusted-publishers",
+    method: "GET",
+    path: `${P}/trusted-publishers`,
+    expect: oversee(),
+  },
+  {
+    route: "POST /api/v1/projects/{slug}/trusted-publishers",
+    method: "POST",
+    path: `${P}/trusted-publishers`,
+    body: (c: Caller) => ({ provider: "gitlab", projectPath: `acme/made-by-${c.toLowerCase()}` }),
+    expect: manage(201),
+  },
+  {
+    route: "DELETE /api/v1/projects/{slug}/trusted-publishers/{id}",
+    method: "DELETE",
+    path: (c) => `${P}/trusted-publishers/${publisherFor[c]}`,
+    expect: manage(204),
+  },
+  {
+    route: "POST /api/v1/trusted-publishing/token",
+    method: "POST",
+    path: "/api/v1/trusted-publishing/token",
+    body: { token: "not-an-id-token" },
+    expect: {
+      owner: 401,
+      admin: 401,
+      publisher: 401,
+      viewer: 401,
+      nonMember: 401,
+      orgKey: 401,
+      memberKey: 401,
+      formerKey: 401,
+      anonymous: 401,
+    },
   },
   {
     route: "POST /api/v1/projects/{slug}/webhooks",

@@ -118,7 +118,7 @@ describe(`the entitlement tokens pages (${databaseKind})`, () => {
     const usage = await app.request(`/projects/agent/entitlements/${id}`, { cookie: owner.cookie });
     expect(usage.status).toBe(200);
     const usageHtml = await text(usage);
-    expect(usageHtml).toContain("Files fetched per day");
+    expect(usageHtml).toContain("Installs and downloads per day");
     expect(usageHtml).toMatch(/data-testid="entitlement-usage"[\s\S]*11 B/);
     expect(
       (await app.request(`/projects/agent/entitlements/${"x".repeat(24)}`, { cookie: owner.cookie })).status,
