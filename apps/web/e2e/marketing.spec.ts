@@ -71,7 +71,7 @@ test("the header's links lead to every section, and the footer to every public p
     .getByRole("link", { name: "Privacy Policy" })
     .click();
   await expect(page.getByRole("heading", { level: 1, name: "Privacy Policy" })).toBeVisible();
-  await expect(page.getByText("Last updated: November 23, 2026")).toBeVisible();
+  await expect(page.getByText("Last updated: December 7, 2026")).toBeVisible();
 });
 
 test("at 375 px the header opens a menu, and no public page scrolls sideways", async ({
