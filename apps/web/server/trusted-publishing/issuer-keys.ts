@@ -60,8 +60,6 @@ export class IssuerKeys {
   readonly #kept = new Map<string, Kept>();
   /** Fetches under way, shared by the requests that need them. */
   readonly #pending = new Map<string, Promise<Kept>>();
-  /** Fetches made, per issuer (for the tests of the cache rules and for the logs). */
-  readonly fetches = new Map<string, number>();
 
   constructor(options: IssuerKeysOptions) {
     this.#now = options.now ?? Date.now;
@@ -127,7 +125,6 @@ export class IssuerKeys {
   }
 
   async #fetchKeys(issuer: string): Promise<Kept> {
-    this.fetches.set(issuer, (this.fetches.get(issuer) ?? 0) + 1);
     const discovery = await this.#json(issuer, `${issuer}/.well-known/openid-configuration`);
     if (discovery.issuer !== issuer)
       throw unreachable(issuer, `its discovery document names another issuer (${String(discovery.issuer)})`);
