@@ -39,6 +39,12 @@ const categories: [string, (frame: CallFrame) => boolean][] = [
     (f) => /formats\/src\/yum\/(?!repodata-file)/.test(f.url),
   ],
   ["SQLite + Kysely", (f) => /kysely|node-sqlite|node:sqlite/.test(f.url)],
+  // Scale mode: the PostgreSQL driver and the S3 client (bench/scale).
+  [
+    "PostgreSQL driver (pg, pg-protocol)",
+    (f) => /node_modules\/(pg|pg-protocol|pg-pool|pg-types)\//.test(f.url),
+  ],
+  ["S3 client (@aws-sdk, @smithy)", (f) => /node_modules\/(@aws-sdk|@smithy|@aws-crypto)\//.test(f.url)],
   ["better-auth (API key check)", (f) => f.url.includes("better-auth") || f.url.includes("@better-auth")],
   [
     "HTTP (node:http, Hono, streams)",

@@ -46,6 +46,7 @@ import {
 } from "../../apps/web/test/server-process.ts";
 import { writeBenchDebs, writeNewDebs } from "../apt/lib/debs.ts";
 import { aptEntry, packagesHash } from "../apt/lib/packyard.ts";
+import { summarizeCpuProfile } from "../lib/cpuprofile.ts";
 import { LatencyProxy, sequentialRoundTrips } from "../lib/latency-proxy.ts";
 import { chunkSums, type Row, row } from "../lib/measure.ts";
 import { type AddMarks, type PackageFile, PackyardServer, seedPackyard } from "../lib/packyard.ts";
@@ -335,6 +336,18 @@ async function countSample(
     at <= marks.answered! ? "put" : at <= marks.ended! ? "untilEntry" : "after";
   const s3Log = s3Proxy.take().filter((r) => r.started >= started);
   const pgLog = pgProxy.take().filter((r) => r.at >= started);
+  if (process.env.SCALE_TIMELINE) {
+    const events = [
+      ...s3Log.map((r) => ({
+        at: r.started,
+        what: `S3 ${r.kind} ${r.key.slice(-30)} (${(r.ended - r.started).toFixed(1)} ms)`,
+      })),
+      ...pgLog.map((r) => ({ at: r.at, what: `PG ${r.statement.slice(0, 70)}` })),
+      { at: marks.answered!, what: "== PUT answered" },
+      { at: marks.ended!, what: "== InRelease seen" },
+    ].sort((a, b) => a.at - b.at);
+    console.log(events.map((e) => `${(e.at - started).toFixed(1).padStart(7)} ${e.what}`).join("\n"));
+  }
   const debSha = createHash("sha256").update(readFileSync(deb.path)).digest("hex");
   const keyed = s3Log.map((r) => ({ r, key: r.key.startsWith(prefix) ? r.key.slice(prefix.length) : r.key }));
   const shas = [
@@ -527,7 +540,10 @@ async function partB(s3: TestS3, b: Backends) {
 
       log(`(b) N = ${size}: ${runs} more per mode with timers around the stores' calls`);
       const timedModes = modes.slice(0, 2);
-      for (const mode of timedModes) await mode.server.call("instrument");
+      for (const mode of timedModes) {
+        await mode.server.call("instrument");
+        await mode.server.call("cpuprofile-start");
+      }
       const timed: Record<string, Sample[]> = { embedded: [], scale: [] };
       for (let i = 0; i < runs; i++) {
         const order = i % 2 ? [...timedModes].reverse() : timedModes;
@@ -541,7 +557,10 @@ async function partB(s3: TestS3, b: Backends) {
       const timers: Record<string, Timers> = {};
       for (const mode of timedModes) {
         const timings = (await mode.server.call("timings")).timings as Record<string, number[]>;
+        const cpuFile = join(dir, `scale-b-${mode.label}-${size}.cpuprofile`);
+        await mode.server.call("cpuprofile-stop", { file: cpuFile });
         timers[mode.label] = {
+          cpu: summarizeCpuProfile(JSON.parse(readFileSync(cpuFile, "utf8")), runs),
           endToEnd: summarize(timed[mode.label]!.map((s) => s.ms)),
           perCall: Object.fromEntries(
             Object.entries(timings).map(([k, v]) => [
@@ -1040,6 +1059,13 @@ function markdown(results: Results): string {
         out.push(`- ${mode} (end to end ${cell(t.endToEnd)}):`);
         for (const [k, v] of Object.entries(t.perCall))
           out.push(`  - ${k}: ${v.calls.toFixed(1)} calls, ${cell(v.totalPerUpload)} ms`);
+        out.push(
+          `  - main thread busy ${t.cpu.busyMsPerUpload} ms per upload (CPU profile): ${t.cpu.categories
+            .filter((c) => !c.name.startsWith("(idle") && !c.name.startsWith("(benchmark"))
+            .slice(0, 8)
+            .map((c) => `${c.name} ${c.ms}`)
+            .join("; ")}`,
+        );
       }
       out.push(
         "",
@@ -1123,6 +1149,7 @@ function issue44Lines(results: Results): string[] {
 }
 
 interface Timers {
+  cpu: ReturnType<typeof summarizeCpuProfile>;
   endToEnd: Summary;
   perCall: Record<string, { calls: number; totalPerUpload: Summary }>;
 }

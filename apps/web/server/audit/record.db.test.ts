@@ -87,4 +87,27 @@ describe(`recordAudit (${databaseKind})`, () => {
       address: null,
     });
   });
+
+  it("writes several entries in one statement, in order, naming a credential that is not a key as told", async () => {
+    await recordAudit(
+      db(),
+      { ownerId: userId, actor: { kind: "user", userId }, action: "release.created", target: "first" },
+      {
+        ownerId: userId,
+        actor: { kind: "key", userId, keyId: "tp-publisher-1", keyName: "github: acme/tool", keyStart: null },
+        action: "file.uploaded",
+        target: "second",
+      },
+    );
+    const rows = await db()
+      .selectFrom("audit_event")
+      .selectAll()
+      .where("target", "in", ["first", "second"])
+      .orderBy("id")
+      .execute();
+    expect(rows.map((r) => [r.target, r.actor_username, r.actor_key_name])).toEqual([
+      ["first", "recorder", null],
+      ["second", "recorder", "github: acme/tool"],
+    ]);
+  });
 });

@@ -52,37 +52,44 @@ export function auditEventId(now: number): string {
 const MAX_TARGET = 500;
 const MAX_ADDRESS = 64;
 
-export async function recordAudit(db: Kysely<Database>, input: AuditInput): Promise<void> {
-  const { actor } = input;
+/**
+ * Writes audit entries, in order, in one statement: the names copied in (the project's slug, the
+ * actor's username, the key's name and start) are read by sub-selects of that statement, not by
+ * queries of their own (a round trip each on PostgreSQL, on a change's path: issue 44).
+ */
+export async function recordAudit(db: Kysely<Database>, ...inputs: AuditInput[]): Promise<void> {
+  if (inputs.length === 0) return;
   const now = new Date();
-  const userId = actor.kind === "system" ? null : actor.userId;
-  const [project, user, key] = await Promise.all([
-    input.projectId && !input.projectSlug
-      ? db.selectFrom("project").select("slug").where("id", "=", input.projectId).executeTakeFirst()
-      : undefined,
-    userId ? db.selectFrom("user").select("username").where("id", "=", userId).executeTakeFirst() : undefined,
-    actor.kind === "key" && actor.keyName === undefined
-      ? db.selectFrom("apikey").select(["name", "start"]).where("id", "=", actor.keyId).executeTakeFirst()
-      : undefined,
-  ]);
-  await db
-    .insertInto("audit_event")
-    .values({
+  const rows = inputs.map((input) => {
+    const { actor } = input;
+    const userId = actor.kind === "system" ? null : actor.userId;
+    const key = actor.kind === "key" ? actor : undefined;
+    // A credential that is not an API key is named by the caller (AuditActor).
+    const keyRow = key && key.keyName === undefined ? key.keyId : undefined;
+    const projectId = input.projectId ?? null;
+    return {
       id: auditEventId(now.getTime()),
       owner_id: input.ownerId,
-      project_id: input.projectId ?? null,
-      project_slug: input.projectSlug ?? project?.slug ?? null,
+      project_id: projectId,
+      project_slug:
+        input.projectSlug ??
+        (projectId ? db.selectFrom("project").select("slug").where("id", "=", projectId) : null),
       actor_kind: actor.kind,
       actor_user_id: userId,
-      actor_username: user?.username ?? null,
-      actor_key_id: actor.kind === "key" ? actor.keyId : null,
-      actor_key_name: (actor.kind === "key" ? actor.keyName : undefined) ?? key?.name ?? null,
-      actor_key_start: (actor.kind === "key" ? actor.keyStart : undefined) ?? key?.start ?? null,
+      actor_username: userId ? db.selectFrom("user").select("username").where("id", "=", userId) : null,
+      actor_key_id: key ? key.keyId : null,
+      actor_key_name: keyRow
+        ? db.selectFrom("apikey").select("name").where("id", "=", keyRow)
+        : (key?.keyName ?? null),
+      actor_key_start: keyRow
+        ? db.selectFrom("apikey").select("start").where("id", "=", keyRow)
+        : (key?.keyStart ?? null),
       action: input.action,
       target: input.target == null ? null : input.target.slice(0, MAX_TARGET),
       details: JSON.stringify(input.details ?? {}),
       address: input.address ? input.address.slice(0, MAX_ADDRESS) : null,
       created_at: now.toISOString(),
-    })
-    .execute();
+    };
+  });
+  await db.insertInto("audit_event").values(rows).execute();
 }

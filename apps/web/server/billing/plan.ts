@@ -167,7 +167,11 @@ export async function accountPlan(
   userId: string,
   now = new Date(),
 ): Promise<AccountPlan> {
-  const operator = await operatorPlan(db, userId);
+  // Both asked at once (an upload's plan check is on its path); the operator's plan wins.
+  const [operator, subscription] = await Promise.all([
+    operatorPlan(db, userId),
+    payingSubscription(db, userId),
+  ]);
   if (operator && (!operator.until || operator.until > now)) {
     return {
       plan: operator.plan,
@@ -175,7 +179,6 @@ export async function accountPlan(
       ...(operator.until ? { operatorUntil: operator.until } : {}),
     };
   }
-  const subscription = await payingSubscription(db, userId);
   const plan = parsePlan(subscription?.plan?.toLowerCase());
   if (subscription && plan && isSubscriptionStatus(subscription.status)) {
     const periodEnd = toDate(subscription.periodEnd);

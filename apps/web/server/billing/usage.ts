@@ -64,11 +64,14 @@ export async function privateProjectCount(
 
 /** The owner's plan and what they hold against it, for the checks in authorization.ts. */
 export async function accountHoldings(db: Db, ownerId: string): Promise<AccountHoldings> {
-  return {
-    plan: (await accountPlan(db, ownerId)).plan,
-    privateProjects: await privateProjectCount(db, ownerId),
-    storageBytes: await storageBytes(db, ownerId),
-  };
+  // Asked at once: on a pool (an upload's check, before its transaction) each is a round trip
+  // of its own connection; in a transaction they queue on its one connection as before.
+  const [account, privateProjects, bytes] = await Promise.all([
+    accountPlan(db, ownerId),
+    privateProjectCount(db, ownerId),
+    storageBytes(db, ownerId),
+  ]);
+  return { plan: account.plan, privateProjects, storageBytes: bytes };
 }
 
 async function monthRow(db: Db, ownerId: string, month: string) {

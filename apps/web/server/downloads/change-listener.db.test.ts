@@ -82,6 +82,18 @@ describe.runIf(databaseKind === "postgres")("the change notification (postgres)"
       // Nothing more arrives: one notification for the three events.
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(payloads).toEqual(["project.updated,release.yanked"]);
+      // A change's events (its audit entries' and its own, heard one after the other by their
+      // listeners) go out as one notification too.
+      payloads.length = 0;
+      await change(db(), SYSTEM, async (_tx, record) => {
+        record.audit({ ownerId: userId, action: "release.created", target: "one" });
+        record.audit({ ownerId: userId, action: "file.uploaded", target: "two" });
+        record.emit({ type: "release.yanked", projectId: "p-none", releaseId: "r-none" });
+        record.emit({ type: "file.uploaded", projectId: "p-none", releaseId: "r-none", fileId: "f-none" });
+      });
+      expect(await until(() => payloads.length > 0)).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(payloads).toEqual(["release.created,file.uploaded,release.yanked"]);
     } finally {
       await listener.end();
     }

@@ -34,6 +34,20 @@ export async function placeBlob(
   staged: StagedBlob,
   createdAt: string,
 ): Promise<void> {
+  await (await startPlacingBlob(tx, staged, createdAt)).placed;
+}
+
+/**
+ * placeBlob in two steps: resolves once the blob's row is held, with the placing of its bytes
+ * under way (`placed`), so the caller writes its rows meanwhile (on S3 the PUT overlaps them:
+ * issue 44). The caller awaits `placed` before its transaction commits, and lets it settle
+ * before it gives up on a failure (so no bytes land after an undo).
+ */
+export async function startPlacingBlob(
+  tx: Transaction<Database>,
+  staged: StagedBlob,
+  createdAt: string,
+): Promise<{ placed: Promise<void> }> {
   await tx
     .insertInto("blob")
     .values({ sha256: staged.sha256, size: staged.size, created_at: createdAt, unreferenced_since: null })
@@ -41,7 +55,9 @@ export async function placeBlob(
     // clears a sweep's mark (decision 022).
     .onConflict((oc) => oc.column("sha256").doUpdateSet({ size: staged.size, unreferenced_since: null }))
     .execute();
-  await staged.commit();
+  const placed = staged.commit();
+  placed.catch(() => {});
+  return { placed };
 }
 
 /** Whether the database is PostgreSQL (row locks with FOR UPDATE / SKIP LOCKED; SQLite has one writer). */

@@ -24,7 +24,7 @@ import {
 import type { ProjectRow } from "../projects/storage.ts";
 import { recordPackageIndexChange } from "../repositories/changes.ts";
 import { fillDigestsSoon } from "./blob-digests.ts";
-import { deleteOrphanBytes, placeBlob } from "./blobs.ts";
+import { deleteOrphanBytes, startPlacingBlob } from "./blobs.ts";
 import { ensureReleaseCreated, findRelease, type ReleaseFileRow, type ReleaseRow } from "./storage.ts";
 
 type Db = Kysely<Database>;
@@ -172,40 +172,56 @@ export async function uploadFile(
     // holds the blob's row, so no delete of identical content can remove them in between.
     const result = await commit(async (tx) => {
       placing = true;
-      const { release, created: releaseCreated } = existing
-        ? { release: existing, created: false }
-        : await ensureReleaseCreated(tx, input.project.id, input.version);
       const createdAt = nowIso();
-      const row: ReleaseFileRow = {
-        id: newRowId(),
-        release_id: release.id,
-        filename,
-        size: stored.size,
-        sha256: stored.sha256,
-        sha512: stored.sha512,
-        md5: stored.md5,
-        sha1: stored.sha1,
-        kind,
-        content_type: contentType,
-        download_count: 0,
-        created_at: createdAt,
-      };
-      await placeBlob(tx, stored, createdAt);
-      await tx.insertInto("release_file").values(row).execute();
-      if (format && ingested)
-        await format.store(
-          tx,
-          { ...stored, id: row.id, projectId: input.project.id, releaseId: release.id, filename, createdAt },
-          ingested.parsed,
-          targetOf(format, input.targets),
-        );
-      await tx
-        .updateTable("project")
-        .set({ updated_at: createdAt })
-        .where("id", "=", input.project.id)
-        .execute();
-      if (format) await recordPackageIndexChange(tx, input.project.id, row.release_id);
-      return { release, file: row, releaseCreated, packaged: Boolean(format) };
+      // The blob's row first: held until the commit, while its bytes are placed and the rows
+      // that refer to them written (releases/blobs.ts).
+      const { placed } = await startPlacingBlob(tx, stored, createdAt);
+      try {
+        const { release, created: releaseCreated } = existing
+          ? { release: existing, created: false }
+          : await ensureReleaseCreated(tx, input.project.id, input.version, false);
+        const row: ReleaseFileRow = {
+          id: newRowId(),
+          release_id: release.id,
+          filename,
+          size: stored.size,
+          sha256: stored.sha256,
+          sha512: stored.sha512,
+          md5: stored.md5,
+          sha1: stored.sha1,
+          kind,
+          content_type: contentType,
+          download_count: 0,
+          created_at: createdAt,
+        };
+        await tx.insertInto("release_file").values(row).execute();
+        if (format && ingested)
+          await format.store(
+            tx,
+            {
+              ...stored,
+              id: row.id,
+              projectId: input.project.id,
+              releaseId: release.id,
+              filename,
+              createdAt,
+            },
+            ingested.parsed,
+            targetOf(format, input.targets),
+          );
+        // One statement: the project's updated_at, and its index revision for a package.
+        if (format) await recordPackageIndexChange(tx, input.project.id, row.release_id, createdAt);
+        else
+          await tx
+            .updateTable("project")
+            .set({ updated_at: createdAt })
+            .where("id", "=", input.project.id)
+            .execute();
+        await placed;
+        return { release, file: row, releaseCreated, packaged: Boolean(format) };
+      } finally {
+        await placed.catch(() => {});
+      }
     });
     // Digests the upload left out are computed now, after the answer (releases/blob-digests.ts).
     const { file } = result;

@@ -198,6 +198,8 @@ export async function ensureReleaseCreated(
   db: Db,
   projectId: string,
   version: string,
+  /** False when the caller sets the project's updated_at itself (an upload). */
+  touch = true,
 ): Promise<{ release: ReleaseRow; created: boolean }> {
   const existing = await findRelease(db, projectId, version);
   if (existing) return { release: existing, created: false };
@@ -221,7 +223,7 @@ export async function ensureReleaseCreated(
     .executeTakeFirst();
   if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0)
     return { release: await requireRelease(db, projectId, version), created: false };
-  await touchProject(db, projectId);
+  if (touch) await touchProject(db, projectId);
   return { release: row, created: true };
 }
 

@@ -9,16 +9,23 @@ import type { Database } from "../platform/db/schema.ts";
 /** Changes kept per project; a publisher further behind than this reloads everything. */
 export const PACKAGE_INDEX_CHANGES_KEPT = 1024;
 
-/** Records that `releaseId`'s packages changed; call inside the transaction making the change. */
+/**
+ * Records that `releaseId`'s packages changed; call inside the transaction making the change.
+ * `updatedAt`: the project's updated_at is set in the same statement (an upload's).
+ */
 export async function recordPackageIndexChange(
   tx: Transaction<Database>,
   projectId: string,
   releaseId: string,
+  updatedAt?: string,
 ): Promise<number> {
   // The row lock this update takes orders concurrent changes: revisions follow commit order.
   const { index_revision: revision } = await tx
     .updateTable("project")
-    .set((eb) => ({ index_revision: eb("index_revision", "+", 1) }))
+    .set((eb) => ({
+      index_revision: eb("index_revision", "+", 1),
+      ...(updatedAt ? { updated_at: updatedAt } : {}),
+    }))
     .where("id", "=", projectId)
     .returning("index_revision")
     .executeTakeFirstOrThrow();

@@ -25,6 +25,7 @@ import {
 import { decryptPrivateKey, encryptPrivateKey } from "@packyard/formats/openpgp/index.ts";
 import type { Kysely, Selectable } from "kysely";
 import type { Clock } from "../accounts/usernames.ts";
+import { servingCachesOf } from "../downloads/serve-cache.ts";
 import { isOrganization, ownerRecipients } from "../orgs/storage.ts";
 import { type ActivityEvent, onActivity } from "../platform/core/changes.ts";
 import { DomainError, notFound } from "../platform/core/errors.ts";
@@ -308,14 +309,17 @@ export class WebhookService {
   /** One delivery per active webhook of the project subscribed to the event, queued. */
   async enqueue(event: ActivityEvent): Promise<void> {
     const { db, jobs } = this.#deps;
-    const hooks = (
-      await db
+    // Through the rows cache, which every change drops before its events are heard: the events
+    // of one change (release.created, file.uploaded) ask the database once (issue 44).
+    const active = await servingCachesOf(db).rows.get(`webhooks\u0000${event.projectId}`, () =>
+      db
         .selectFrom("webhook")
         .select(["id", "events"])
         .where("project_id", "=", event.projectId)
         .where("active", "=", 1)
-        .execute()
-    ).filter((h) => (JSON.parse(h.events) as string[]).includes(event.type));
+        .execute(),
+    );
+    const hooks = active.filter((h) => (JSON.parse(h.events) as string[]).includes(event.type));
     if (hooks.length === 0) return;
     const payload = await this.#payload(event);
     if (!payload) return;

@@ -90,16 +90,27 @@ export function onDomainEvent(db: object, listener: DomainListener): () => void 
 }
 
 /**
- * Emits an event to its own kind's listeners (the project listener, activity listeners) and to
- * every domain listener, and waits for them; a listener's failure is its own, never the caller's.
+ * Emits a change's events, in order: every domain listener hears all of them first, at once (the
+ * serving cache drops once, other servers get one notification: change-listener.ts), then each
+ * event's own kind's listeners (the project listener, activity listeners) run, one event after
+ * the other. Waits for them all; a listener's failure is its own, never the caller's.
  */
-export async function emitDomainEvent(db: object, event: DomainEvent): Promise<void> {
-  const all = [...(domainListeners.get(db) ?? [])].map(async (listener) => {
-    try {
-      await listener(event);
-    } catch {}
-  });
-  if (event.type === "created" || event.type === "packages-changed") all.push(emitProjectEvent(db, event));
-  else if (event.type !== "changed" && event.type !== "account.deleted") all.push(emitActivity(db, event));
-  await Promise.all(all);
+export async function emitDomainEvents(db: object, events: readonly DomainEvent[]): Promise<void> {
+  const heard = events.flatMap((event) =>
+    [...(domainListeners.get(db) ?? [])].map(async (listener) => {
+      try {
+        await listener(event);
+      } catch {}
+    }),
+  );
+  for (const event of events) {
+    if (event.type === "created" || event.type === "packages-changed") await emitProjectEvent(db, event);
+    else if (event.type !== "changed" && event.type !== "account.deleted") await emitActivity(db, event);
+  }
+  await Promise.all(heard);
+}
+
+/** One event: emitDomainEvents of it alone. */
+export function emitDomainEvent(db: object, event: DomainEvent): Promise<void> {
+  return emitDomainEvents(db, [event]);
 }

@@ -26,8 +26,12 @@ async function entries(target: string) {
 describe(`change (${databaseKind})`, () => {
   it("writes the audit entry with the change, then emits its events after the commit", async () => {
     const heard: { event: DomainEvent; entriesAtThatMoment: number }[] = [];
+    // Heard in order (a change's events reach the domain listeners at once: the order is the
+    // order of the calls, not of the lookups' answers).
     const stop = onDomainEvent(db(), async (event) => {
-      heard.push({ event, entriesAtThatMoment: (await entries("committed-name")).length });
+      const at = { event, entriesAtThatMoment: -1 };
+      heard.push(at);
+      at.entriesAtThatMoment = (await entries("committed-name")).length;
     });
     try {
       const result = await change(db(), caller(), async (tx, record) => {

@@ -11,7 +11,7 @@ import type { Kysely, Transaction } from "kysely";
 import { type AuditActor, type AuditInput, recordAudit } from "../../audit/record.ts";
 import type { Database } from "../db/schema.ts";
 import type { Actor } from "./authorization.ts";
-import { type DomainEvent, emitDomainEvent } from "./changes.ts";
+import { type DomainEvent, emitDomainEvent, emitDomainEvents } from "./changes.ts";
 
 export type Db = Kysely<Database>;
 export type Tx = Transaction<Database>;
@@ -77,20 +77,25 @@ export async function change<T>(
   const result = await inTransaction(db, async (tx) => {
     const value = await work(tx, record);
     const actor = auditActorOf(caller.actor);
-    for (const entry of entries)
-      await recordAudit(tx, { ...entry, actor: entry.actor ?? actor, address: caller.address });
+    await recordAudit(
+      tx,
+      ...entries.map((entry) => ({ ...entry, actor: entry.actor ?? actor, address: caller.address })),
+    );
     return value;
   });
   // Every audited change is also announced, so a listener that must hear every change (the
   // serving cache, other servers) needs no list of them.
-  for (const entry of entries)
-    await emitDomainEvent(db, {
-      type: "changed",
-      action: entry.action,
-      ownerId: entry.ownerId,
-      projectId: entry.projectId ?? null,
-    });
-  for (const event of events) await emitDomainEvent(db, event);
+  await emitDomainEvents(db, [
+    ...entries.map(
+      (entry): DomainEvent => ({
+        type: "changed",
+        action: entry.action,
+        ownerId: entry.ownerId,
+        projectId: entry.projectId ?? null,
+      }),
+    ),
+    ...events,
+  ]);
   return result;
 }
 
