@@ -24,6 +24,7 @@
 // - Audit-log entries older than a year are deleted (audit-retention, hourly; decision 031).
 import { defineAuditRetentionJob } from "./audit/retention.ts";
 import { forgetMachinesAndAddresses } from "./downloads/forget.ts";
+import { collectImageLeftovers } from "./formats/oci/collect.ts";
 import { resignQueue } from "./formats/registry.ts";
 import { SharedEntryPins } from "./formats/yum/entry-pins.ts";
 import type { JobQueue } from "./platform/jobs/queue.ts";
@@ -49,6 +50,10 @@ export interface Leftovers {
   orphanBlobs: number;
   /** Index files swept (no generation referred to them, untouched for the grace period) and index bytes no row claimed. */
   orphanIndexFiles: number;
+  /** Container image blobs no manifest of their image needed, uploaded before the grace period. */
+  imageBlobsReleased: number;
+  /** Container image uploads left unfinished for the grace period. */
+  imageUploadsForgotten: number;
 }
 
 type Deps = Pick<Services, "config" | "database" | "blobs" | "repos" | "logger" | "mailTransport"> &
@@ -59,10 +64,19 @@ export async function collectLeftovers(deps: Deps, graceMs = LEFTOVER_GRACE_MS):
   // Temporary files on disk, or temporary objects and cut-off multipart uploads in the bucket.
   const temporaryFiles =
     (await blobs.removeStaleTemporary(graceMs)) + (await repos.store.removeStaleTemporary(graceMs));
+  // Container image blobs no manifest needs are released first, so this pass sweeps them.
+  const images = await collectImageLeftovers(database.db, graceMs);
   const unreferencedBlobs = await collectUnreferencedBlobs(database.db, blobs, { graceMs });
   const orphanBlobs = await collectOrphanBytes(database.db, blobs, { graceMs });
   const orphanIndexFiles = await repos.collectIndexFiles(graceMs);
-  return { temporaryFiles, unreferencedBlobs, orphanBlobs, orphanIndexFiles };
+  return {
+    temporaryFiles,
+    unreferencedBlobs,
+    orphanBlobs,
+    orphanIndexFiles,
+    imageBlobsReleased: images.blobs,
+    imageUploadsForgotten: images.uploads,
+  };
 }
 
 /** Leftovers collected, then stored contact messages mailed; each part's failure logged. */

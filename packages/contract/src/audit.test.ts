@@ -59,6 +59,7 @@ describe("the audit log's filters", () => {
       "organization",
       "entitlement",
       "trusted_publishing",
+      "image",
     ]);
   });
 });

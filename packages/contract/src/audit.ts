@@ -53,6 +53,10 @@ export const AUDIT_ACTIONS = [
   "trusted_publishing.publisher_removed",
   "trusted_publishing.granted",
   "trusted_publishing.refused",
+  // Container images (docs/containers.md): in the project's log, target `{image}:{tag}` or
+  // `{image}@sha256:…`.
+  "image.pushed",
+  "image.deleted",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -116,6 +120,8 @@ export const auditActionLabels: Record<AuditAction, string> = {
   "trusted_publishing.publisher_removed": "Trusted publisher removed",
   "trusted_publishing.granted": "Publish token granted to CI",
   "trusted_publishing.refused": "Publish token refused to CI",
+  "image.pushed": "Image pushed",
+  "image.deleted": "Image deleted",
 };
 
 export const auditEntry = z.object({

@@ -60,6 +60,45 @@ export async function startPlacingBlob(
   return { placed };
 }
 
+/**
+ * placeBlob for bytes in hand (a container image's manifest): the row, then the bytes under
+ * their sha256, inside the caller's transaction.
+ */
+export async function placeBytes(
+  tx: Transaction<Database>,
+  blobs: BlobStore,
+  bytes: Uint8Array,
+  sha256: string,
+  createdAt: string,
+): Promise<void> {
+  await tx
+    .insertInto("blob")
+    .values({ sha256, size: bytes.byteLength, created_at: createdAt, unreferenced_since: null })
+    .onConflict((oc) => oc.column("sha256").doUpdateSet({ unreferenced_since: null }))
+    .execute();
+  await blobs.putBytes(bytes, sha256);
+}
+
+/**
+ * Holds the row of bytes already placed under `sha256` (a container image layer received in one
+ * chunk, stored under its own digest before it was known to be complete): true if the bytes are
+ * still there, checked under the row's lock, so no sweep removes them before the caller commits.
+ */
+export async function adoptPlacedBytes(
+  tx: Transaction<Database>,
+  blobs: BlobStore,
+  sha256: string,
+  size: number,
+  createdAt: string,
+): Promise<boolean> {
+  await tx
+    .insertInto("blob")
+    .values({ sha256, size, created_at: createdAt, unreferenced_since: null })
+    .onConflict((oc) => oc.column("sha256").doUpdateSet({ unreferenced_since: null }))
+    .execute();
+  return (await blobs.stat(sha256))?.size === size;
+}
+
 /** Whether the database is PostgreSQL (row locks with FOR UPDATE / SKIP LOCKED; SQLite has one writer). */
 export const isPostgres = (db: Db | Transaction<Database>) =>
   db.getExecutor().adapter instanceof PostgresAdapter;
@@ -77,6 +116,15 @@ export async function markUnreferencedBlobs(db: Db, now = nowIso()): Promise<num
       eb.not(
         eb.exists(
           eb.selectFrom("release_file").select("id").whereRef("release_file.sha256", "=", "blob.sha256"),
+        ),
+      ),
+      // Container images (formats/oci): a blob a repository holds, a manifest's own bytes.
+      eb.not(
+        eb.exists(eb.selectFrom("oci_blob").select("sha256").whereRef("oci_blob.sha256", "=", "blob.sha256")),
+      ),
+      eb.not(
+        eb.exists(
+          eb.selectFrom("oci_manifest").select("sha256").whereRef("oci_manifest.sha256", "=", "blob.sha256"),
         ),
       ),
     ]);
@@ -108,12 +156,25 @@ export async function sweepBlob(db: Db, blobs: BlobStore, sha256: string, cutoff
     if (!(await lock.executeTakeFirst())) return false;
     // A new statement after the lock: under READ COMMITTED it sees every file row committed
     // before the lock was granted (a DELETE … WHERE NOT EXISTS blocked behind an upload would not).
-    const referenced = await tx
-      .selectFrom("release_file")
-      .select("id")
-      .where("sha256", "=", sha256)
-      .limit(1)
-      .executeTakeFirst();
+    const referenced =
+      (await tx
+        .selectFrom("release_file")
+        .select("id")
+        .where("sha256", "=", sha256)
+        .limit(1)
+        .executeTakeFirst()) ??
+      (await tx
+        .selectFrom("oci_blob")
+        .select("sha256")
+        .where("sha256", "=", sha256)
+        .limit(1)
+        .executeTakeFirst()) ??
+      (await tx
+        .selectFrom("oci_manifest")
+        .select("sha256")
+        .where("sha256", "=", sha256)
+        .limit(1)
+        .executeTakeFirst());
     if (referenced) {
       await tx.updateTable("blob").set({ unreferenced_since: null }).where("sha256", "=", sha256).execute();
       return false;

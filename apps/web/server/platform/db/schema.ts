@@ -460,7 +460,53 @@ export interface DownloadMachineDayTable {
   machines: BigIntColumn;
 }
 
+/** An image of a project (migration 0036): "" is the default one, {owner}/{project}. */
+export interface OciRepositoryTable {
+  id: string;
+  project_id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface OciManifestTable {
+  repository_id: string;
+  sha256: string;
+  media_type: string;
+  artifact_type: string | null;
+  size: BigIntColumn;
+  /** The sha256 of the manifest this one refers to (the referrers API). */
+  subject: string | null;
+  /** JSON of the manifest's annotations, for the referrers API. */
+  annotations: string | null;
+  pushed_by: string | null;
+  created_at: string;
+}
+
+export interface OciTagTable {
+  repository_id: string;
+  name: string;
+  sha256: string;
+  pushed_by: string | null;
+  updated_at: string;
+}
+
+export interface OciUploadTable {
+  id: string;
+  repository_id: string;
+  /** JSON list of the chunks received: [{ sha256, size }]. */
+  chunks: string;
+  size: BigIntColumn;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
+  oci_repository: OciRepositoryTable;
+  oci_blob: { repository_id: string; sha256: string; size: BigIntColumn; created_at: string };
+  oci_manifest: OciManifestTable;
+  oci_manifest_ref: { repository_id: string; manifest: string; sha256: string; kind: "blob" | "manifest" };
+  oci_tag: OciTagTable;
+  oci_upload: OciUploadTable;
   entitlement: EntitlementTable;
   entitlement_project: { entitlement_id: string; project_id: string };
   entitlement_usage: EntitlementUsageTable;

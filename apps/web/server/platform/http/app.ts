@@ -1,5 +1,6 @@
 // The one Hono app: health and error pages, better-auth, static assets, and every other
 // request handed to React Router for server rendering.
+
 import { join } from "node:path";
 import { serveStatic } from "@hono/node-server/serve-static";
 import { Hono } from "hono";
@@ -10,6 +11,7 @@ import { DELETE_CALLBACK_PATH, readableDeletionLinkErrors } from "../../auth/acc
 import { CLIENT_IP_HEADER } from "../../auth/auth.ts";
 import { createBadgeRoutes } from "../../formats/files/badges.ts";
 import { createDownloads } from "../../formats/files/serve.ts";
+import { createRegistryRoutes } from "../../formats/oci/routes.ts";
 import { formats } from "../../formats/registry.ts";
 import { createFormatRoutes } from "../../formats/routes.ts";
 import type { Services } from "../../services.ts";
@@ -138,6 +140,8 @@ export function createApp({ services, build, clientDir }: AppOptions) {
   app.route("/dl", createSigningKeyRoutes(services));
   for (const format of formats) app.route("/dl", createFormatRoutes(services, format));
   app.route("/dl", createBadgeRoutes(services));
+  // Container images: the OCI Distribution Specification at /v2/ (formats/oci).
+  app.route("/v2", createRegistryRoutes(services));
   app.route("/cli", createCliRoutes({ dir: join(clientDir, "..", "cli"), baseUrl: config.baseUrl }));
 
   // Vite's hashed output never changes under the same name: cache it for a year. Other public

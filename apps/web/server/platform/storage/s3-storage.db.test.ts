@@ -146,6 +146,8 @@ describe.skipIf(!s3rverModule)(`blobs and indexes on S3 (${databaseKind})`, () =
       unreferencedBlobs: 0,
       orphanBlobs: 0,
       orphanIndexFiles: 0,
+      imageBlobsReleased: 0,
+      imageUploadsForgotten: 0,
     });
     expect((await app!.request(`/dl/bucketeer/widget/releases/1.0.0/${files[0]![0]}`)).status).toBe(200);
 

@@ -1007,4 +1007,100 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0036_oci_registry": {
+    async up(db: Kysely<unknown>) {
+      // Container images (issue 41, decision 084): each project is an OCI registry. An image is
+      // a repository of the project ("" is the default image, {owner}/{project}; others are
+      // {owner}/{project}/{name}). Blobs and manifests are bytes in the shared blob store under
+      // their sha256, held by `blob` rows like release files; oci_blob says which repository
+      // holds which blob (a pull, a cross-repository mount), oci_manifest_ref what a manifest
+      // needs (its config and layers, an index's manifests), so the mark-and-sweep keeps them.
+      await db.schema
+        .createTable("oci_repository")
+        .addColumn("id", "varchar(32)", (c) => c.primaryKey())
+        .addColumn("project_id", "varchar(32)", (c) =>
+          c.notNull().references("project.id").onDelete("cascade"),
+        )
+        .addColumn("name", "varchar(200)", (c) => c.notNull())
+        .addColumn("created_at", "varchar(30)", (c) => c.notNull())
+        .addUniqueConstraint("oci_repository_name", ["project_id", "name"])
+        .execute();
+      await db.schema
+        .createTable("oci_blob")
+        .addColumn("repository_id", "varchar(32)", (c) =>
+          c.notNull().references("oci_repository.id").onDelete("cascade"),
+        )
+        .addColumn("sha256", "varchar(64)", (c) => c.notNull())
+        .addColumn("size", "bigint", (c) => c.notNull())
+        .addColumn("created_at", "varchar(30)", (c) => c.notNull())
+        .addPrimaryKeyConstraint("oci_blob_pk", ["repository_id", "sha256"])
+        .execute();
+      await db.schema.createIndex("oci_blob_by_sha256").on("oci_blob").column("sha256").execute();
+      await db.schema
+        .createTable("oci_manifest")
+        .addColumn("repository_id", "varchar(32)", (c) =>
+          c.notNull().references("oci_repository.id").onDelete("cascade"),
+        )
+        .addColumn("sha256", "varchar(64)", (c) => c.notNull())
+        .addColumn("media_type", "varchar(200)", (c) => c.notNull())
+        .addColumn("artifact_type", "varchar(200)")
+        .addColumn("size", "bigint", (c) => c.notNull())
+        .addColumn("subject", "varchar(64)")
+        .addColumn("annotations", "text")
+        .addColumn("pushed_by", "varchar(200)")
+        .addColumn("created_at", "varchar(30)", (c) => c.notNull())
+        .addPrimaryKeyConstraint("oci_manifest_pk", ["repository_id", "sha256"])
+        .execute();
+      await db.schema.createIndex("oci_manifest_by_sha256").on("oci_manifest").column("sha256").execute();
+      await db.schema
+        .createIndex("oci_manifest_by_subject")
+        .on("oci_manifest")
+        .columns(["repository_id", "subject"])
+        .execute();
+      await db.schema
+        .createTable("oci_manifest_ref")
+        .addColumn("repository_id", "varchar(32)", (c) => c.notNull())
+        .addColumn("manifest", "varchar(64)", (c) => c.notNull())
+        .addColumn("sha256", "varchar(64)", (c) => c.notNull())
+        .addColumn("kind", "varchar(10)", (c) => c.notNull())
+        .addPrimaryKeyConstraint("oci_manifest_ref_pk", ["repository_id", "manifest", "sha256"])
+        .addForeignKeyConstraint(
+          "oci_manifest_ref_manifest",
+          ["repository_id", "manifest"],
+          "oci_manifest",
+          ["repository_id", "sha256"],
+          (c) => c.onDelete("cascade"),
+        )
+        .execute();
+      await db.schema
+        .createIndex("oci_manifest_ref_by_sha256")
+        .on("oci_manifest_ref")
+        .column("sha256")
+        .execute();
+      await db.schema
+        .createTable("oci_tag")
+        .addColumn("repository_id", "varchar(32)", (c) =>
+          c.notNull().references("oci_repository.id").onDelete("cascade"),
+        )
+        .addColumn("name", "varchar(128)", (c) => c.notNull())
+        .addColumn("sha256", "varchar(64)", (c) => c.notNull())
+        .addColumn("pushed_by", "varchar(200)")
+        .addColumn("updated_at", "varchar(30)", (c) => c.notNull())
+        .addPrimaryKeyConstraint("oci_tag_pk", ["repository_id", "name"])
+        .execute();
+      // A blob upload in progress: its chunks so far, each stored under its own sha256 (no row:
+      // the orphan sweep removes them once older than its grace period if never finished).
+      await db.schema
+        .createTable("oci_upload")
+        .addColumn("id", "varchar(40)", (c) => c.primaryKey())
+        .addColumn("repository_id", "varchar(32)", (c) =>
+          c.notNull().references("oci_repository.id").onDelete("cascade"),
+        )
+        .addColumn("chunks", "text", (c) => c.notNull())
+        .addColumn("size", "bigint", (c) => c.notNull())
+        .addColumn("created_at", "varchar(30)", (c) => c.notNull())
+        .addColumn("updated_at", "varchar(30)", (c) => c.notNull())
+        .execute();
+    },
+  },
 };
