@@ -2,7 +2,7 @@
 // real gzip-compressed tar layers, a config with their diff_ids, manifests, and optionally an
 // index of several platforms. What the registry tests push with real clients.
 import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -52,7 +52,9 @@ function layerOf(work: string, path: string, content: string | Buffer): Buffer {
  * with one layer holding `/etc/packyard-{arch}` (`bytes` extra random bytes make it larger).
  */
 export function writeLayout(options: { tag: string; architectures: string[]; extraBytes?: number }): Layout {
-  const dir = mkdtempSync(join(tmpdir(), "packyard-oci-"));
+  // Lower case: podman names an image pulled from a layout after its directory.
+  const dir = join(tmpdir(), `packyard-oci-${randomUUID()}`);
+  mkdirSync(dir);
   const work = mkdtempSync(join(tmpdir(), "packyard-oci-work-"));
   mkdirSync(join(dir, "blobs", "sha256"), { recursive: true });
   writeFileSync(join(dir, "oci-layout"), JSON.stringify({ imageLayoutVersion: "1.0.0" }));

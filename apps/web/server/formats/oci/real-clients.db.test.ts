@@ -16,6 +16,7 @@ import { type Layout, layoutBlob, writeLayout } from "../../../test/oci-layout.t
 
 const run = promisify(execFile);
 const hasTools = requireTools(["skopeo", "tar"]);
+const hasPodman = requireTools(["podman"]);
 
 let server: LiveServer;
 let pub: Awaited<ReturnType<typeof publisher>>;
@@ -156,5 +157,58 @@ describe.runIf(hasTools)(`container images with skopeo (${databaseKind})`, () =>
     expect(await refused(skopeo(["inspect", `${other}:1`], { creds: `initech:${token}` }))).toMatch(
       /unknown|unauthorized|denied|not found/i,
     );
+  });
+});
+
+describe.runIf(hasTools && hasPodman)(`container images with podman (${databaseKind})`, () => {
+  /** podman with its own storage (vfs, no daemon, nothing of the machine's touched). */
+  async function podman(args: string[]) {
+    const root = join(scratch, "podman");
+    const { stdout } = await run(
+      "podman",
+      [
+        "--root",
+        join(root, "storage"),
+        "--runroot",
+        join(root, "run"),
+        "--storage-driver",
+        "vfs",
+        "--events-backend",
+        "file",
+        ...args,
+      ],
+      {
+        env: {
+          ...process.env,
+          HOME: scratch,
+          XDG_RUNTIME_DIR: scratch,
+          REGISTRY_AUTH_FILE: join(scratch, "podman-auth.json"),
+        },
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
+    return stdout;
+  }
+
+  it("logs in with a key, pushes, and pulls the image back; a wrong key cannot log in", async () => {
+    expect(
+      await refused(podman(["login", "--tls-verify=false", "-u", "shipper", "-p", "pky_wrong", host])),
+    ).toMatch(/unauthorized|invalid|401/i);
+    expect(await podman(["login", "--tls-verify=false", "-u", "shipper", "-p", pub.token, host])).toMatch(
+      /Login Succeeded/,
+    );
+    const local = `${host}/shipper/tool/podman:1.0.0`;
+    await podman(["pull", `oci:${single.dir}:v1`]);
+    const id = (await podman(["images", "--quiet"])).trim().split("\n")[0]!;
+    await podman(["tag", id, local]);
+    await podman(["push", "--tls-verify=false", local]);
+    await podman(["rmi", "--force", local]);
+    await podman(["pull", "--tls-verify=false", local]);
+    const [inspected] = JSON.parse(await podman(["image", "inspect", local])) as { Architecture: string }[];
+    expect(inspected!.Architecture).toBe("amd64");
+    expect(JSON.parse(await skopeo(["list-tags", `docker://${host}/shipper/tool/podman`])).Tags).toEqual([
+      "1.0.0",
+    ]);
+    await podman(["logout", host]);
   });
 });

@@ -2,6 +2,7 @@
 // uploaded, downloaded whole and by range (206, ETag, 304), the APT and YUM repositories are
 // published and served, maintenance lists the bucket, and nothing of a blob or an index is
 // written under DATA_DIR (only the SQLite database and the mail outbox may be there).
+import { createHash, randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { buffer } from "node:stream/consumers";
@@ -160,5 +161,65 @@ describe.skipIf(!s3rverModule)(`blobs and indexes on S3 (${databaseKind})`, () =
     expect(
       onDisk.filter((p) => !/^(packyard\.sqlite(-wal|-shm|-journal)?|secret|outbox\/.*)$/.test(p)),
     ).toEqual([]);
+  });
+
+  it("keeps container image blobs and manifests in the bucket: a chunked push, a pull back by digest", async () => {
+    const sha = (bytes: Uint8Array | string) => `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+    const before = new Set(dataDirFiles());
+    const layer = randomBytes(300_000);
+    const start = await app!.request("/v2/bucketeer/widget/blobs/uploads/", {
+      method: "POST",
+      headers: auth,
+    });
+    expect(start.status).toBe(202);
+    const location = start.headers.get("location")!;
+    for (const [from, to] of [
+      [0, 200_000],
+      [200_000, 300_000],
+    ] as const) {
+      const res = await app!.request(location, {
+        method: "PATCH",
+        headers: { ...auth, "content-range": `${from}-${to - 1}` },
+        body: layer.subarray(from, to),
+      });
+      expect(res.status).toBe(202);
+    }
+    expect(
+      (await app!.request(`${location}?digest=${sha(layer)}`, { method: "PUT", headers: auth })).status,
+    ).toBe(201);
+    const config = Buffer.from("{}");
+    expect(
+      (
+        await app!.request(`/v2/bucketeer/widget/blobs/uploads/?digest=${sha(config)}`, {
+          method: "POST",
+          headers: auth,
+          body: config,
+        })
+      ).status,
+    ).toBe(201);
+    const manifest = JSON.stringify({
+      schemaVersion: 2,
+      mediaType: "application/vnd.oci.image.manifest.v1+json",
+      config: { mediaType: "application/vnd.oci.image.config.v1+json", digest: sha(config), size: 2 },
+      layers: [
+        { mediaType: "application/vnd.oci.image.layer.v1.tar", digest: sha(layer), size: layer.length },
+      ],
+    });
+    const pushed = await app!.request("/v2/bucketeer/widget/manifests/1.0.0", {
+      method: "PUT",
+      headers: { ...auth, "content-type": "application/vnd.oci.image.manifest.v1+json" },
+      body: manifest,
+    });
+    expect(pushed.status).toBe(201);
+    const keys = await bucketKeys();
+    for (const digest of [sha(layer), sha(config), sha(manifest)])
+      expect(keys).toContain(`packyard/blobs/sha256/${digest.slice(7)}`);
+    const pulled = await app!.request(`/v2/bucketeer/widget/blobs/${sha(layer)}`);
+    expect(Buffer.from(await pulled.arrayBuffer()).equals(layer)).toBe(true);
+    expect(await (await app!.request(`/v2/bucketeer/widget/manifests/${sha(manifest)}`)).text()).toBe(
+      manifest,
+    );
+    // Nothing of an image is written under DATA_DIR.
+    expect(dataDirFiles().filter((f) => !before.has(f) && !/\.(db|sqlite)(-wal|-shm)?$/.test(f))).toEqual([]);
   });
 });
