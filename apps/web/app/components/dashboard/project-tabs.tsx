@@ -1,11 +1,13 @@
-// The tabs under a project's breadcrumbs: its overview, releases, downloads, audit log, webhooks,
-// entitlement tokens, trusted publishing and settings (a TabRow of plain links).
+// The tabs under a project's breadcrumbs: its overview, releases, downloads, container images,
+// audit log, webhooks, entitlement tokens, trusted publishing and settings (a TabRow of plain
+// links).
 import { TabRow } from "./tab-row.tsx";
 
 const TABS = [
   { label: "Overview", path: "", end: true },
   { label: "Releases", path: "/releases", end: false },
   { label: "Downloads", path: "/downloads", end: true },
+  { label: "Images", path: "/images", end: true },
   { label: "Audit log", path: "/audit", end: true },
   { label: "Webhooks", path: "/webhooks", end: true },
   { label: "Entitlements", path: "/entitlements", end: false },

@@ -4,12 +4,14 @@
 // this page's own not-found view with HTTP 404 (spec §2, §8).
 import { AlertTriangle, CalendarDays, PackageOpen, Settings2 } from "lucide-react";
 import { data, Link, redirect } from "react-router";
+import { releaseImages } from "../../../server/formats/oci/images.ts";
 import { EmptyState } from "../../components/empty-state.tsx";
 import { formatDate } from "../../components/releases/format-date.ts";
 import { ReleaseNotFound } from "../../components/releases/not-found.tsx";
 import { releasePath } from "../../components/releases/paths.ts";
 import { ProjectHeader } from "../../components/releases/project-header.tsx";
 import { ReleaseFiles } from "../../components/releases/release-files.tsx";
+import { ReleaseImages } from "../../components/releases/release-images.tsx";
 import { ReleaseNotes } from "../../components/releases/release-notes.tsx";
 import { latestVersion, VersionList, VersionSelect } from "../../components/releases/version-picker.tsx";
 import { RepositorySetupCard } from "../../components/repository-setup.tsx";
@@ -42,7 +44,19 @@ async function load({ request, context, params, url }: Route.LoaderArgs) {
     page.status === "project-not-found"
       ? null
       : await repositorySetup(context, page.project, page.project.owner);
-  return data({ ...page, setup }, { status });
+  // Container images tagged with the release's version (docs/containers.md): pulled by digest,
+  // so yanking the release or moving the tag later does not change what the line pulls.
+  const images =
+    page.status === "ok"
+      ? await releaseImages(
+          database.db,
+          services(context).blobs,
+          { id: page.project.id, slug: page.project.slug, username: page.project.owner },
+          page.release.version,
+          config.baseUrl,
+        )
+      : [];
+  return data({ ...page, setup, images }, { status });
 }
 export const loader = failsAs(RELEASE_FETCH_FAILED, load);
 
@@ -207,6 +221,7 @@ function ReleaseBody({ page }: { page: OkPage }) {
         keyUrl={page.setup?.keyUrl ?? page.sumsUrl.replace(/\/releases\/[^/]+\/SHA256SUMS$/, "/gpg.key")}
       />
       {page.setup ? <RepositorySetupCard setup={page.setup} files={release.files} /> : null}
+      {page.images.length > 0 ? <ReleaseImages images={page.images} /> : null}
     </>
   );
 }

@@ -12,7 +12,7 @@ import {
   parseManifest,
   sha256Of,
 } from "@packyard/formats/oci/manifest.ts";
-import type { Kysely } from "kysely";
+import type { Kysely, Transaction } from "kysely";
 import { nowIso } from "../../platform/core/ids.ts";
 import { type Caller, change, inTransaction } from "../../platform/core/use-case.ts";
 import type { Database } from "../../platform/db/schema.ts";
@@ -206,8 +206,8 @@ export async function pushManifest(
     throw new OciError("DIGEST_INVALID", `The manifest's digest is sha256:${sha256}, not ${input.reference}`);
   if (!byDigest) assertTag(input.reference);
   const { project } = ref;
-  const pushedBy = whoPushed(caller);
   await change(deps.db, caller, async (tx, record) => {
+    const pushedBy = await whoPushed(tx, caller);
     const repository = await ensureRepository(tx, project.id, ref.image);
     const needed = blobsOf(manifest).map((d) => sha256Of(d.digest));
     const held = await heldBlobs(tx, repository.id, needed);
@@ -325,10 +325,14 @@ export async function deleteManifest(
   });
 }
 
-/** How the dashboard names who pushed: the key or the signed-in user, never a secret. */
-function whoPushed(caller: Caller): string | null {
+/** How the dashboard names who pushed: the account, and the key's name (never a secret). */
+async function whoPushed(tx: Transaction<Database>, caller: Caller): Promise<string | null> {
   const { actor } = caller;
   if (actor.kind === "system") return null;
-  if (actor.kind === "key") return actor.keyName ?? `key:${actor.keyId}`;
-  return `user:${actor.userId}`;
+  if (actor.kind === "key" && actor.keyName !== undefined) return actor.keyName;
+  const user = await tx.selectFrom("user").select("username").where("id", "=", actor.userId).executeTakeFirst();
+  const name = user?.username ?? "a deleted account";
+  if (actor.kind !== "key") return name;
+  const key = await tx.selectFrom("apikey").select("name").where("id", "=", actor.keyId).executeTakeFirst();
+  return key?.name ? `${name} · key “${key.name}”` : name;
 }
