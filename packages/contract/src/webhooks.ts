@@ -12,6 +12,8 @@ export const WEBHOOK_EVENTS = [
   "file.deleted",
   "repository.published",
   "key.rotated",
+  "image.pushed",
+  "image.deleted",
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export const webhookEvent = z.enum(WEBHOOK_EVENTS);
@@ -25,6 +27,8 @@ export const webhookEventDescriptions: Record<WebhookEvent, string> = {
   "file.deleted": "A file was deleted from a release",
   "repository.published": "The APT and YUM repositories were published with the latest changes",
   "key.rotated": "The project's signing key was rotated",
+  "image.pushed": "A container image was pushed (a manifest, by tag or digest)",
+  "image.deleted": "A container image's tag or manifest was deleted",
 };
 
 /** Header names of every delivery. */
@@ -191,6 +195,24 @@ export const webhookPayloads = {
       fingerprint: z.string().describe("The new signing key"),
       previous: z.array(z.string()).describe("Keys that keep signing until their overlap ends"),
       keyringUrl: z.string(),
+    }),
+  ),
+  "image.pushed": envelope(
+    "image.pushed",
+    z.object({
+      image: z.string().describe("What docker pull takes: {host}/{owner}/{project}[/{image}]"),
+      tag: z.string().nullable().describe("The tag pushed; null for a push by digest"),
+      digest: z.string(),
+      mediaType: z.string(),
+      size: z.number().int().describe("The manifest's size in bytes"),
+    }),
+  ),
+  "image.deleted": envelope(
+    "image.deleted",
+    z.object({
+      image: z.string(),
+      tag: z.string().nullable().describe("The tag deleted; null when a manifest was deleted by digest"),
+      digest: z.string().nullable().describe("The manifest deleted by digest; null for a tag"),
     }),
   ),
   ping: envelope("ping", z.object({ webhook: z.object({ id: z.string(), events: z.array(webhookEvent) }) })),

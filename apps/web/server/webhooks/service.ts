@@ -382,6 +382,12 @@ export class WebhookService {
           sinceChangeMs,
         });
       }
+      case "image.pushed":
+      case "image.deleted": {
+        const { type, projectId, name, ...rest } = event;
+        const image = `${new URL(this.#deps.baseUrl).host}/${name}`;
+        return this.#envelope(projectId, type, { image, ...rest });
+      }
       case "key.rotated": {
         const project = await this.#project(event.projectId);
         if (!project) return undefined;

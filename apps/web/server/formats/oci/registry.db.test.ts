@@ -77,7 +77,7 @@ function imageManifest(config: string, layers: { digest: string; size: number }[
 }
 
 beforeAll(async () => {
-  app = await createTestApp({ PLAN_LIMITS: "off" });
+  app = await createTestApp({ PLAN_LIMITS: "off", WEBHOOK_ALLOW_PRIVATE: "true" });
   owner = await onboardedUser(app, "imager");
   publishKey = await createApiKey(app, owner.userId, { projects: "*", access: "publish" });
   readKey = await createApiKey(app, owner.userId, { projects: "*", access: "read" });
@@ -349,5 +349,41 @@ describe(`the registry at /v2/ (${databaseKind})`, () => {
     expect(pulled.status).toBe(200);
     expect(sha(new Uint8Array(await pulled.arrayBuffer()))).toBe(layer);
     expect((await v2("GET", "/v2/imager/tool/manifests/1.2.0")).status).toBe(200);
+  });
+
+  it("announces pushes and deletions to the project's webhooks", async () => {
+    const hook = await app.request("/api/v1/projects/tool/webhooks", {
+      method: "POST",
+      headers: { authorization: `Bearer ${publishKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ url: "http://127.0.0.1:9/hook", events: ["image.pushed", "image.deleted"] }),
+    });
+    expect(hook.status, await hook.clone().text()).toBe(201);
+    const auth = await token("repository:imager/tool:pull,push", publishKey);
+    const manifest = await (await v2("GET", "/v2/imager/tool/manifests/1.2.0")).text();
+    await v2("PUT", "/v2/imager/tool/manifests/2.0.0", {
+      bearer: auth,
+      body: manifest,
+      headers: { "content-type": "application/vnd.oci.image.manifest.v1+json" },
+    });
+    await v2("DELETE", "/v2/imager/tool/manifests/2.0.0", { bearer: auth });
+    const deliveries = await app.services.database.db
+      .selectFrom("webhook_delivery")
+      .select(["event", "body"])
+      .where("event", "in", ["image.pushed", "image.deleted"])
+      .orderBy("created_at")
+      .execute();
+    expect(deliveries.map((d) => [d.event, JSON.parse(d.body).data])).toEqual([
+      [
+        "image.pushed",
+        {
+          image: expect.stringMatching(/\/imager\/tool$/),
+          tag: "2.0.0",
+          digest: sha(manifest),
+          mediaType: "application/vnd.oci.image.manifest.v1+json",
+          size: manifest.length,
+        },
+      ],
+      ["image.deleted", { image: expect.stringMatching(/\/imager\/tool$/), tag: "2.0.0", digest: null }],
+    ]);
   });
 });

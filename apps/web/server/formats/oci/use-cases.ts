@@ -277,6 +277,15 @@ export async function pushManifest(
       target: byDigest ? `${ref.name}@sha256:${sha256}` : `${ref.name}:${input.reference}`,
       details: { digest: `sha256:${sha256}`, mediaType: manifest.mediaType, size: input.bytes.byteLength },
     });
+    record.emit({
+      type: "image.pushed",
+      projectId: project.id,
+      name: ref.name,
+      tag: byDigest ? null : input.reference,
+      digest: `sha256:${sha256}`,
+      mediaType: manifest.mediaType,
+      size: input.bytes.byteLength,
+    });
   });
   return { sha256, manifest };
 }
@@ -314,13 +323,21 @@ export async function deleteManifest(
         .executeTakeFirst();
       deleted = Number(result.numDeletedRows);
     }
-    if (deleted > 0)
+    if (deleted > 0) {
       record.audit({
         ownerId: ref.project.owner_id,
         projectId: ref.project.id,
         action: "image.deleted",
         target: byDigest ? `${ref.name}@${reference}` : `${ref.name}:${reference}`,
       });
+      record.emit({
+        type: "image.deleted",
+        projectId: ref.project.id,
+        name: ref.name,
+        tag: byDigest ? null : reference,
+        digest: byDigest ? reference : null,
+      });
+    }
     return deleted > 0;
   });
 }
@@ -330,7 +347,11 @@ async function whoPushed(tx: Transaction<Database>, caller: Caller): Promise<str
   const { actor } = caller;
   if (actor.kind === "system") return null;
   if (actor.kind === "key" && actor.keyName !== undefined) return actor.keyName;
-  const user = await tx.selectFrom("user").select("username").where("id", "=", actor.userId).executeTakeFirst();
+  const user = await tx
+    .selectFrom("user")
+    .select("username")
+    .where("id", "=", actor.userId)
+    .executeTakeFirst();
   const name = user?.username ?? "a deleted account";
   if (actor.kind !== "key") return name;
   const key = await tx.selectFrom("apikey").select("name").where("id", "=", actor.keyId).executeTakeFirst();

@@ -42,7 +42,18 @@ export type ActivityEvent =
       previousRevision: number;
       repositories: { format: string; name: string }[];
     }
-  | { type: "key.rotated"; projectId: string; fingerprint: string; previous: string[] };
+  | { type: "key.rotated"; projectId: string; fingerprint: string; previous: string[] }
+  | {
+      type: "image.pushed";
+      projectId: string;
+      /** The repository name: {owner}/{project}[/{image}]. */
+      name: string;
+      tag: string | null;
+      digest: string;
+      mediaType: string;
+      size: number;
+    }
+  | { type: "image.deleted"; projectId: string; name: string; tag: string | null; digest: string | null };
 type ActivityListener = (event: ActivityEvent) => Promise<void>;
 
 const activityListeners = new WeakMap<object, Set<ActivityListener>>();
