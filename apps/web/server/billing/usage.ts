@@ -34,16 +34,42 @@ type Db = Kysely<Database>;
 /** Whether plan limits apply (PLAN_LIMITS): what the checking domain functions are given. */
 export type LimitsSetting = Pick<Config, "planLimits">;
 
-/** The bytes of the owner's files: every release file of every project they own. */
+/**
+ * The bytes of the owner's files: every release file of every project they own, and their
+ * container images' blobs and manifests, each distinct one once (layers shared between images
+ * and tags are stored once, and counted once).
+ */
 export async function storageBytes(db: Db, ownerId: string): Promise<number> {
-  const row = await db
-    .selectFrom("release_file")
-    .innerJoin("release", "release.id", "release_file.release_id")
-    .innerJoin("project", "project.id", "release.project_id")
-    .select((eb) => eb.fn.sum<number | string | null>("release_file.size").as("bytes"))
-    .where("project.owner_id", "=", ownerId)
-    .executeTakeFirst();
-  return Number(row?.bytes ?? 0);
+  const [files, images] = await Promise.all([
+    db
+      .selectFrom("release_file")
+      .innerJoin("release", "release.id", "release_file.release_id")
+      .innerJoin("project", "project.id", "release.project_id")
+      .select((eb) => eb.fn.sum<number | string | null>("release_file.size").as("bytes"))
+      .where("project.owner_id", "=", ownerId)
+      .executeTakeFirst(),
+    db
+      .selectFrom((eb) =>
+        eb
+          .selectFrom("oci_blob")
+          .innerJoin("oci_repository", "oci_repository.id", "oci_blob.repository_id")
+          .innerJoin("project", "project.id", "oci_repository.project_id")
+          .select(["oci_blob.sha256", "oci_blob.size"])
+          .where("project.owner_id", "=", ownerId)
+          .union(
+            eb
+              .selectFrom("oci_manifest")
+              .innerJoin("oci_repository", "oci_repository.id", "oci_manifest.repository_id")
+              .innerJoin("project", "project.id", "oci_repository.project_id")
+              .select(["oci_manifest.sha256", "oci_manifest.size"])
+              .where("project.owner_id", "=", ownerId),
+          )
+          .as("held"),
+      )
+      .select((eb) => eb.fn.sum<number | string | null>("held.size").as("bytes"))
+      .executeTakeFirst(),
+  ]);
+  return Number(files?.bytes ?? 0) + Number(images?.bytes ?? 0);
 }
 
 /** How many private projects the owner has. */

@@ -28,6 +28,7 @@ import {
 import { allows, parseScopes, type RegistryAction, type RegistryGrant, RegistryTokens } from "./tokens.ts";
 import {
   appendToUpload,
+  assertRoomFor,
   deleteManifest,
   finishUpload,
   type ImageRef,
@@ -79,7 +80,12 @@ export function createRegistryRoutes(services: Services) {
     db: services.database.db,
     blobs: services.blobs,
     maxBytes: config.maxUploadBytes,
+    limits: config,
   });
+  const declared = (c: Context) => {
+    const length = c.req.header("content-length");
+    return length === undefined ? undefined : Number(length);
+  };
   const realm = `${config.baseUrl.replace(/\/$/, "")}/v2/token`;
   const challenge = (scope?: string) =>
     `Bearer realm="${realm}",service="${tokens.service}"${scope ? `,scope="${scope}"` : ""}`;
@@ -245,6 +251,7 @@ export function createRegistryRoutes(services: Services) {
           });
         }
       } else if (digest) {
+        await assertRoomFor(deps(), ref.project, declared(c));
         const body = uploadBody(c.req.raw, c.env) ?? emptyBody();
         await uploadWholeBlob(deps(), ref, digest, body);
         return new Response(null, {
@@ -287,6 +294,7 @@ export function createRegistryRoutes(services: Services) {
         return new Response(null, { status: 204 });
       }
       if (method === "PATCH") {
+        await assertRoomFor(deps(), ref.project, declared(c));
         const start = contentRangeStart(c.req.header("content-range"));
         const size = await appendToUpload(deps(), upload, uploadBody(c.req.raw, c.env) ?? emptyBody(), start);
         return progress(size, 202);
@@ -298,6 +306,7 @@ export function createRegistryRoutes(services: Services) {
         let current = upload;
         const length = Number(c.req.header("content-length") ?? "0");
         if (length > 0 || c.req.header("transfer-encoding")) {
+          await assertRoomFor(deps(), ref.project, declared(c));
           const start = contentRangeStart(c.req.header("content-range"));
           const size = await appendToUpload(
             deps(),

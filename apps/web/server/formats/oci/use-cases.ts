@@ -13,6 +13,9 @@ import {
   sha256Of,
 } from "@packyard/formats/oci/manifest.ts";
 import type { Kysely, Transaction } from "kysely";
+import { limitsEnabled } from "../../billing/plan.ts";
+import { accountHoldings, type LimitsSetting } from "../../billing/usage.ts";
+import { assertUploadAllowed } from "../../platform/core/authorization.ts";
 import { nowIso } from "../../platform/core/ids.ts";
 import { type Caller, change, inTransaction } from "../../platform/core/use-case.ts";
 import type { Database } from "../../platform/db/schema.ts";
@@ -38,6 +41,17 @@ export interface RegistryDeps {
   blobs: BlobStore;
   /** The largest blob accepted (MAX_UPLOAD_BYTES). */
   maxBytes: number;
+  /** Whether plan limits apply (PLAN_LIMITS): storage counts image blobs once per owner. */
+  limits: LimitsSetting;
+}
+
+/**
+ * PLAN_LIMIT unless the owner's plan has room for `bytes` more (a blob about to be received,
+ * its size from Content-Length when the client sent one), as for release files.
+ */
+export async function assertRoomFor(deps: RegistryDeps, project: ProjectRow, bytes: number | undefined) {
+  if (!limitsEnabled(deps.limits)) return;
+  assertUploadAllowed(await accountHoldings(deps.db, project.owner_id), project, bytes);
 }
 
 /** Where an image lives: the project, the image's name in it ("" the default), its full name. */
