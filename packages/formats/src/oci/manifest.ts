@@ -231,6 +231,11 @@ export function parseManifest(bytes: Uint8Array, contentType: string | undefined
   throw invalid(`Unsupported manifest media type: ${mediaType.slice(0, 100)}`);
 }
 
+/** A platform as people write it: os/architecture[/variant]. */
+export function platformName(p: Platform): string {
+  return [p.os, p.architecture, p.variant].filter(Boolean).join("/");
+}
+
 /** The blobs a manifest needs in its repository: an image's config and layers. */
 export function blobsOf(manifest: ParsedManifest): Descriptor[] {
   return manifest.kind === "image" ? [manifest.config!, ...manifest.layers] : [];

@@ -2,7 +2,7 @@
 // with its tags — digest, platforms of an index, size, who pushed and when — each with the
 // `docker pull` to copy.
 import { Boxes } from "lucide-react";
-import { formatFileSize } from "../../lib/format.ts";
+import { formatCompactCount, formatCount, formatFileSize } from "../../lib/format.ts";
 import { FormattedDate } from "../dashboard/formatted-date.tsx";
 import { EmptyState } from "../empty-state.tsx";
 import { Badge } from "../ui/badge.tsx";
@@ -16,12 +16,14 @@ export interface ImageTagView {
   size: number;
   pushedBy: string | null;
   updatedAt: string;
+  pulls: number;
 }
 
 export interface ImageView {
   image: string;
   reference: string;
   tags: ImageTagView[];
+  platformPulls: { platform: string; pulls: number }[];
 }
 
 const short = (digest: string) => `${digest.slice(0, 19)}…`;
@@ -77,6 +79,11 @@ export function ImagesPanel({
               <CardDescription>
                 {image.tags.length} {image.tags.length === 1 ? "tag" : "tags"}
                 {image.image === "" ? " · the project's default image" : ""}
+                {image.platformPulls.length > 0
+                  ? ` · pulls by platform: ${image.platformPulls
+                      .map((p) => `${p.platform} ${formatCompactCount(p.pulls)}`)
+                      .join(", ")}`
+                  : ""}
               </CardDescription>
             </CardHeader>
             <ul className="divide-y divide-border border-t border-border">
@@ -93,7 +100,8 @@ export function ImagesPanel({
                       </Badge>
                     ))}
                     <span className="text-xs text-muted-foreground sm:ml-auto">
-                      {formatFileSize(tag.size)} · <FormattedDate iso={tag.updatedAt} withTime />
+                      {formatFileSize(tag.size)} · {formatCount(tag.pulls, "pull")} ·{" "}
+                      <FormattedDate iso={tag.updatedAt} withTime />
                       {tag.pushedBy ? ` · ${tag.pushedBy}` : ""}
                     </span>
                   </div>

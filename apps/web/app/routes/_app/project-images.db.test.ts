@@ -117,7 +117,16 @@ afterAll(async () => {
 });
 
 describe(`container images on pages (${databaseKind})`, () => {
-  it("lists each image's tags with digests, platforms and who pushed them on the Images tab", async () => {
+  it("lists each image's tags with digests, platforms, pulls and who pushed them on the Images tab", async () => {
+    // Pulls: a GET of a manifest by tag counts the tag, of an index's platform by digest the
+    // platform; a HEAD counts nothing.
+    for (let i = 0; i < 2; i++) expect((await app.request("/v2/shipper/tool/manifests/1.2.0")).status).toBe(200);
+    expect((await app.request("/v2/shipper/tool/manifests/1.2.0", { method: "HEAD" })).status).toBe(200);
+    const index = JSON.parse(await (await app.request("/v2/shipper/tool/agent/manifests/2.0.0")).text()) as {
+      manifests: { digest: string; platform: { architecture: string } }[];
+    };
+    const arm = index.manifests.find((m) => m.platform.architecture === "arm64")!;
+    expect((await app.request(`/v2/shipper/tool/agent/manifests/${arm.digest}`)).status).toBe(200);
     const res = await app.request("/projects/tool/images", { cookie: owner.cookie });
     expect(res.status).toBe(200);
     const html = await res.text();
@@ -128,6 +137,8 @@ describe(`container images on pages (${databaseKind})`, () => {
     expect(html).toContain("linux/arm64/v8");
     expect(html).toContain("linux/amd64");
     expect(html).toContain("shipper · key");
+    expect(html).toMatch(/>1\.2\.0<[\s\S]*?2 pulls/);
+    expect(html).toContain("pulls by platform: linux/arm64/v8 1");
     const other = await app.request("/projects/tool/images", { cookie: stranger.cookie });
     expect(other.status).toBe(404);
   });

@@ -2,7 +2,7 @@
 // with its tags — the digest, what kind of manifest, the platforms of an index, the size of what
 // a pull downloads, who pushed and when — and the tags named like a release (a release page's
 // `docker pull`). Reads only; the registry's routes are routes.ts.
-import { type Platform, parseManifest } from "@packyard/formats/oci/manifest.ts";
+import { parseManifest, platformName } from "@packyard/formats/oci/manifest.ts";
 import type { Kysely } from "kysely";
 import type { Database } from "../../platform/db/schema.ts";
 import type { BlobStore } from "../../platform/storage/blob-store.ts";
@@ -19,6 +19,8 @@ export interface ImageTag {
   size: number;
   pushedBy: string | null;
   updatedAt: string;
+  /** Pulls of this tag (its manifest fetched by tag), all time. */
+  pulls: number;
 }
 
 export interface ProjectImage {
@@ -27,9 +29,9 @@ export interface ProjectImage {
   /** `{host}/{owner}/{project}[/{image}]`, what `docker pull` takes. */
   reference: string;
   tags: ImageTag[];
+  /** Pulls of each platform of the image's indexes (a client choosing it), all time. */
+  platformPulls: { platform: string; pulls: number }[];
 }
-
-const platformName = (p: Platform) => [p.os, p.architecture, p.variant].filter(Boolean).join("/");
 
 /** Every image of the project with its tags, newest tag first. */
 export async function projectImages(
@@ -84,6 +86,29 @@ export async function projectImages(
     }
     return size;
   };
+  const pullRows = await db
+    .selectFrom("oci_pull_day")
+    .innerJoin("oci_repository", "oci_repository.id", "oci_pull_day.repository_id")
+    .select(["oci_repository.name as image", "oci_pull_day.tag", "oci_pull_day.platform"])
+    .select((eb) => eb.fn.sum<number | string>("oci_pull_day.pulls").as("pulls"))
+    .where("oci_repository.project_id", "=", project.id)
+    .groupBy(["oci_repository.name", "oci_pull_day.tag", "oci_pull_day.platform"])
+    .execute();
+  const tagPulls = new Map<string, number>();
+  const platformPulls = new Map<string, Map<string, number>>();
+  for (const row of pullRows) {
+    const pulls = Number(row.pulls);
+    if (row.tag)
+      tagPulls.set(
+        `${row.image}\u0000${row.tag}`,
+        (tagPulls.get(`${row.image}\u0000${row.tag}`) ?? 0) + pulls,
+      );
+    if (row.platform) {
+      const byPlatform = platformPulls.get(row.image) ?? new Map<string, number>();
+      byPlatform.set(row.platform, (byPlatform.get(row.platform) ?? 0) + pulls);
+      platformPulls.set(row.image, byPlatform);
+    }
+  }
   const images = new Map<string, ProjectImage>();
   for (const row of rows) {
     let image = images.get(row.image);
@@ -92,6 +117,9 @@ export async function projectImages(
         image: row.image,
         reference: [host, project.username, project.slug, row.image].filter(Boolean).join("/").toLowerCase(),
         tags: [],
+        platformPulls: [...(platformPulls.get(row.image) ?? new Map<string, number>())]
+          .map(([platform, pulls]) => ({ platform, pulls }))
+          .sort((a, b) => b.pulls - a.pulls || a.platform.localeCompare(b.platform)),
       };
       images.set(row.image, image);
     }
@@ -115,6 +143,7 @@ export async function projectImages(
       size,
       pushedBy: row.pushed_by,
       updatedAt: row.updated_at,
+      pulls: tagPulls.get(`${row.image}\u0000${row.tag}`) ?? 0,
     });
   }
   return [...images.values()];

@@ -29,6 +29,7 @@ import { allows, parseScopes, type RegistryAction, type RegistryGrant, RegistryT
 import {
   appendToUpload,
   assertRoomFor,
+  countPull,
   deleteManifest,
   finishUpload,
   type ImageRef,
@@ -375,6 +376,13 @@ export function createRegistryRoutes(services: Services) {
       };
       if (method === "HEAD") return new Response(null, { status: 200, headers });
       const source = await services.blobs.open(found.sha256);
+      // A GET of a manifest is a pull (HEAD is a client checking what a tag points at).
+      await countPull(
+        services.database.db,
+        found.repository_id,
+        isDigestReference(route.reference) ? { sha256: found.sha256 } : { tag: route.reference },
+        services.clock().toISOString().slice(0, 10),
+      );
       return new Response(pullStream(source as Readable), { status: 200, headers });
     }
 

@@ -10,6 +10,7 @@ import {
   OciError,
   type ParsedManifest,
   parseManifest,
+  platformName,
   sha256Of,
 } from "@packyard/formats/oci/manifest.ts";
 import type { Kysely, Transaction } from "kysely";
@@ -260,8 +261,12 @@ export async function pushManifest(
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) {
       const refs = [
-        ...needed.map((s) => ({ sha256: s, kind: "blob" as const })),
-        ...children.map((s) => ({ sha256: s, kind: "manifest" as const })),
+        ...needed.map((s) => ({ sha256: s, kind: "blob" as const, platform: null })),
+        ...manifest.manifests.map((d) => ({
+          sha256: sha256Of(d.digest),
+          kind: "manifest" as const,
+          platform: d.platform ? platformName(d.platform) : null,
+        })),
       ];
       const unique = [...new Map(refs.map((r) => [r.sha256, r])).values()];
       if (unique.length > 0)
@@ -370,4 +375,35 @@ async function whoPushed(tx: Transaction<Database>, caller: Caller): Promise<str
   if (actor.kind !== "key") return name;
   const key = await tx.selectFrom("apikey").select("name").where("id", "=", actor.keyId).executeTakeFirst();
   return key?.name ? `${name} · key “${key.name}”` : name;
+}
+
+/** Counts a pull: a manifest fetched by tag, or by digest as a platform of an index. */
+export async function countPull(
+  db: Db,
+  repositoryId: string,
+  reference: { tag: string } | { sha256: string },
+  day: string,
+) {
+  let platform = "";
+  if ("sha256" in reference) {
+    const child = await db
+      .selectFrom("oci_manifest_ref")
+      .select("platform")
+      .where("repository_id", "=", repositoryId)
+      .where("sha256", "=", reference.sha256)
+      .where("kind", "=", "manifest")
+      .where("platform", "is not", null)
+      .executeTakeFirst();
+    platform = child?.platform ?? "";
+  }
+  const tag = "tag" in reference ? reference.tag : "";
+  await db
+    .insertInto("oci_pull_day")
+    .values({ repository_id: repositoryId, day, tag, platform, pulls: 1 })
+    .onConflict((oc) =>
+      oc
+        .columns(["repository_id", "day", "tag", "platform"])
+        .doUpdateSet((eb) => ({ pulls: eb("oci_pull_day.pulls", "+", 1) })),
+    )
+    .execute();
 }

@@ -504,7 +504,15 @@ export interface Database {
   oci_repository: OciRepositoryTable;
   oci_blob: { repository_id: string; sha256: string; size: BigIntColumn; created_at: string };
   oci_manifest: OciManifestTable;
-  oci_manifest_ref: { repository_id: string; manifest: string; sha256: string; kind: "blob" | "manifest" };
+  oci_manifest_ref: {
+    repository_id: string;
+    manifest: string;
+    sha256: string;
+    kind: "blob" | "manifest";
+    /** An index's child: its platform ("linux/arm64/v8"). */
+    platform: string | null;
+  };
+  oci_pull_day: { repository_id: string; day: string; tag: string; platform: string; pulls: BigIntColumn };
   oci_tag: OciTagTable;
   oci_upload: OciUploadTable;
   entitlement: EntitlementTable;

@@ -1103,4 +1103,24 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0037_oci_pulls": {
+    async up(db: Kysely<unknown>) {
+      // Container image pulls (issue 41): a manifest fetched (GET) counts a pull, per image, UTC
+      // day, tag ("" when fetched by digest) and platform ("" when not one of an index's): a
+      // multi-platform pull counts its tag on the index and its platform on the image it chose.
+      // An index's child manifests keep their platform for that.
+      await db.schema.alterTable("oci_manifest_ref").addColumn("platform", "varchar(100)").execute();
+      await db.schema
+        .createTable("oci_pull_day")
+        .addColumn("repository_id", "varchar(32)", (c) =>
+          c.notNull().references("oci_repository.id").onDelete("cascade"),
+        )
+        .addColumn("day", "varchar(10)", (c) => c.notNull())
+        .addColumn("tag", "varchar(128)", (c) => c.notNull())
+        .addColumn("platform", "varchar(100)", (c) => c.notNull())
+        .addColumn("pulls", "bigint", (c) => c.notNull().defaultTo(0))
+        .addPrimaryKeyConstraint("oci_pull_day_pk", ["repository_id", "day", "tag", "platform"])
+        .execute();
+    },
+  },
 };
