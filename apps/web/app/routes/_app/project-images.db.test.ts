@@ -120,7 +120,8 @@ describe(`container images on pages (${databaseKind})`, () => {
   it("lists each image's tags with digests, platforms, pulls and who pushed them on the Images tab", async () => {
     // Pulls: a GET of a manifest by tag counts the tag, of an index's platform by digest the
     // platform; a HEAD counts nothing.
-    for (let i = 0; i < 2; i++) expect((await app.request("/v2/shipper/tool/manifests/1.2.0")).status).toBe(200);
+    for (let i = 0; i < 2; i++)
+      expect((await app.request("/v2/shipper/tool/manifests/1.2.0")).status).toBe(200);
     expect((await app.request("/v2/shipper/tool/manifests/1.2.0", { method: "HEAD" })).status).toBe(200);
     const index = JSON.parse(await (await app.request("/v2/shipper/tool/agent/manifests/2.0.0")).text()) as {
       manifests: { digest: string; platform: { architecture: string } }[];
