@@ -386,4 +386,33 @@ describe(`the registry at /v2/ (${databaseKind})`, () => {
       ["image.deleted", { image: expect.stringMatching(/\/imager\/tool$/), tag: "2.0.0", digest: null }],
     ]);
   });
+
+  it("keeps a tag whole under concurrent pushes to it: every push answered, the tag on one complete manifest", async () => {
+    const auth = await token("repository:imager/tool:pull,push", publishKey);
+    const config = await pushBlob("imager/tool", new TextEncoder().encode("{}"), auth);
+    const manifests = await Promise.all(
+      Array.from({ length: 6 }, async (_, i) => {
+        const layer = new TextEncoder().encode(`layer of racer ${i}`);
+        const digest = await pushBlob("imager/tool", layer, auth);
+        return imageManifest(config, [{ digest, size: layer.length }]);
+      }),
+    );
+    const answers = await Promise.all(
+      manifests.map((body) =>
+        v2("PUT", "/v2/imager/tool/manifests/racing", {
+          bearer: auth,
+          body,
+          headers: { "content-type": "application/vnd.oci.image.manifest.v1+json" },
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(manifests.map(() => 201));
+    const served = await v2("GET", "/v2/imager/tool/manifests/racing");
+    const body = await served.text();
+    expect(manifests).toContain(body);
+    expect(served.headers.get("docker-content-digest")).toBe(sha(body));
+    // Every manifest pushed stays pullable by digest.
+    for (const m of manifests)
+      expect((await v2("HEAD", `/v2/imager/tool/manifests/${sha(m)}`)).status).toBe(200);
+  });
 });
