@@ -96,8 +96,22 @@ test("retention preview in settings, and promoting a release from testing to sta
   const table = page.getByRole("table", { name: "Releases, newest first, and what the rules do with each" });
   await expect(table.getByRole("row", { name: /1\.1\.0.*Kept: newest of its major version/ })).toBeVisible();
   await expect(table.getByRole("row", { name: /1\.0\.0.*Deleted/ })).toBeVisible();
+  // Container image tags: a number or nothing; a word is refused under the field.
+  const tagsField = page
+    .getByRole("form", { name: "Retention rules" })
+    .getByLabel("Keep the newest tags of each container image");
+  await tagsField.fill("a few");
+  await page.getByRole("button", { name: "Save retention rules" }).click();
+  await expect(page.getByText("Keep must be a whole number of tags from 1 to 10000, or none")).toBeVisible();
+  await tagsField.fill("20");
   await page.getByRole("button", { name: "Save retention rules" }).click();
   await expect(page.getByText("Retention rules saved (off: nothing is deleted)")).toBeVisible();
+  await page.reload();
+  await expect(
+    page
+      .getByRole("form", { name: "Retention rules" })
+      .getByLabel("Keep the newest tags of each container image"),
+  ).toHaveValue("20");
   await checkViews(browser, storage, "retention-settings", preview);
 
   // Promote 1.0.0 from testing to stable.

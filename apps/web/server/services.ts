@@ -13,7 +13,7 @@ import { importJob, resumeUnfinishedImports } from "./imports/run.ts";
 import { defineMaintenanceJobs } from "./maintenance.ts";
 import { accountDeletionBlocker } from "./orgs/storage.ts";
 import type { Config } from "./platform/config/config.ts";
-import { onProjectEvent } from "./platform/core/changes.ts";
+import { onActivity, onProjectEvent } from "./platform/core/changes.ts";
 import { type DatabaseHandle, openDatabase } from "./platform/db/database.ts";
 import { migrateDatabase } from "./platform/db/migrate.ts";
 import { closeKeyChecks } from "./platform/http/actor.ts";
@@ -191,6 +191,15 @@ export async function createServices(
         }
       } catch (error) {
         logger.error(`updating the repositories of project ${event.projectId} failed`, error);
+      }
+    });
+    // A container image pushed: its tags may now be more than the retention rules keep.
+    onActivity(database.db, async (event) => {
+      if (event.type !== "image.pushed") return;
+      try {
+        await queueRetention(database.db, jobs, event.projectId);
+      } catch (error) {
+        logger.error(`queueing retention for project ${event.projectId} failed`, error);
       }
     });
     const services: Services = {

@@ -9,6 +9,7 @@ export const RETENTION_MAX_KEEP = 10_000;
 export const RETENTION_MAX_AGE_DAYS = 3650;
 
 const keepMessage = `Keep must be a whole number of releases from 1 to ${RETENTION_MAX_KEEP}`;
+const tagsMessage = `Keep must be a whole number of tags from 1 to ${RETENTION_MAX_KEEP}, or none`;
 const ageMessage = `The minimum age must be a whole number of days from 0 to ${RETENTION_MAX_AGE_DAYS}`;
 
 export const retentionRules = z.object({
@@ -28,6 +29,17 @@ export const retentionRules = z.object({
   countYanked: z.boolean("countYanked must be true or false"),
   /** true: the release `latest` resolves to may be deleted; false: it stays whatever the rules say. */
   deleteLatest: z.boolean("deleteLatest must be true or false"),
+  /**
+   * Container images (docs/containers.md): each image keeps its newest this many tags (by when
+   * they were last pushed); older tags are deleted, their manifests stay pullable by digest.
+   * null: no rule for tags.
+   */
+  keepImageTags: z
+    .number(tagsMessage)
+    .int(tagsMessage)
+    .min(1, tagsMessage)
+    .max(RETENTION_MAX_KEEP, tagsMessage)
+    .nullable(),
 });
 export type RetentionRules = z.infer<typeof retentionRules>;
 
@@ -39,6 +51,7 @@ export const DEFAULT_RETENTION_RULES: RetentionRules = {
   // Not counted: a yanked release never pushes an installable one out (decision 064).
   countYanked: false,
   deleteLatest: false,
+  keepImageTags: null,
 };
 
 /** PUT /api/v1/projects/{slug}/retention: the fields sent change, the others keep their values. */

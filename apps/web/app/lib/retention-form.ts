@@ -11,6 +11,13 @@ const count = <S extends z.ZodType>(schema: S) =>
     return typed === "" ? Number.NaN : Number(typed);
   }, schema);
 
+/** An optional whole number: empty is null (no rule). */
+const optionalCount = <S extends z.ZodType>(schema: S) =>
+  z.preprocess((value) => {
+    const typed = typeof value === "string" ? value.trim() : "";
+    return typed === "" ? null : Number(typed);
+  }, schema);
+
 export const retentionForm = z.object({
   intent: z.enum(["retention-save", "retention-preview"]),
   enabled: checkbox,
@@ -19,4 +26,5 @@ export const retentionForm = z.object({
   minAgeDays: count(retentionRules.shape.minAgeDays),
   countYanked: checkbox,
   deleteLatest: checkbox,
+  keepImageTags: optionalCount(retentionRules.shape.keepImageTags),
 });

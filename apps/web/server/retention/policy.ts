@@ -31,7 +31,7 @@ const newestFirst = (a: RetentionCandidate, b: RetentionCandidate) =>
 
 export function planRetention(
   releases: readonly RetentionCandidate[],
-  rules: Omit<RetentionRules, "enabled">,
+  rules: Omit<RetentionRules, "enabled" | "keepImageTags">,
   now: Date,
 ): RetentionPlan {
   const ranked = [...releases].sort(newestFirst);

@@ -155,6 +155,7 @@ describe(`retention and the latest release (${databaseKind})`, () => {
       minAgeDays: 0,
       countYanked: false,
       deleteLatest: false,
+      keepImageTags: null,
       lastRun: null,
     });
     expect(outcomes(await dryRun("guard", { keepReleases: 1 }))).toEqual({

@@ -111,6 +111,7 @@ describe.runIf(hasTools)(`retention rules (${databaseKind})`, () => {
       minAgeDays: 0,
       countYanked: false,
       deleteLatest: false,
+      keepImageTags: null,
       lastRun: null,
     });
     await upload("1.0.0", "keep-one_1.0.0_all.deb", deb("keep-one", "1.0.0"));

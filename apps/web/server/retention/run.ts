@@ -27,7 +27,7 @@ export interface RetentionDeps {
 export async function previewRetention(
   db: Db,
   projectId: string,
-  rules: Omit<RetentionRules, "enabled">,
+  rules: Omit<RetentionRules, "enabled" | "keepImageTags">,
   now: Date,
 ): Promise<RetentionPlan> {
   return planRetention(candidates(await listReleaseRows(db, projectId)), rules, now);

@@ -22,6 +22,7 @@ function toSettings(row: PolicyRow | undefined): RetentionSettings {
     minAgeDays: Number(row.min_age_days),
     countYanked: Number(row.count_yanked) === 1,
     deleteLatest: Number(row.delete_latest) === 1,
+    keepImageTags: row.keep_image_tags === null ? null : Number(row.keep_image_tags),
     lastRun: row.last_run_at
       ? { at: row.last_run_at, removed: JSON.parse(row.last_run_removed ?? "[]") as string[] }
       : null,
@@ -52,6 +53,7 @@ export async function saveRetentionSettings(
     minAgeDays: input.minAgeDays ?? before.minAgeDays,
     countYanked: input.countYanked ?? before.countYanked,
     deleteLatest: input.deleteLatest ?? before.deleteLatest,
+    keepImageTags: input.keepImageTags !== undefined ? input.keepImageTags : before.keepImageTags,
   };
   const columns = {
     enabled: rules.enabled ? 1 : 0,
@@ -60,6 +62,7 @@ export async function saveRetentionSettings(
     min_age_days: rules.minAgeDays,
     count_yanked: rules.countYanked ? 1 : 0,
     delete_latest: rules.deleteLatest ? 1 : 0,
+    keep_image_tags: rules.keepImageTags,
     updated_at: nowIso(),
   };
   await db

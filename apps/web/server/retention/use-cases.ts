@@ -2,7 +2,9 @@
 // the releases they let go (the `retention` job, as the system). Each is a change (use-case.ts)
 // with its audit entry; a run deletes release by release, each deletion committed on its own, so
 // the owner turning the rules off stops it between two.
+
 import type { RetentionSettings, UpdateRetentionInput } from "@packyard/contract";
+import { pruneImageTags } from "../formats/oci/use-cases.ts";
 import { type Actor, RETENTION_MANAGE_ACCESS } from "../platform/core/authorization.ts";
 import { type Caller, change, type Db } from "../platform/core/use-case.ts";
 import type { JobQueue } from "../platform/jobs/queue.ts";
@@ -73,12 +75,14 @@ export async function runRetention(
     await jobDeleteRelease(deps, caller, row);
     removed.push(version);
   }
-  if (removed.length === 0) return removed;
+  const removedTags =
+    rules.keepImageTags === null ? [] : await pruneImageTags(db, caller, projectId, rules.keepImageTags);
+  if (removed.length === 0 && removedTags.length === 0) return removed;
   deps.logger.info(
     `retention deleted ${removed.length} release(s) of project ${projectId}: ${removed.join(", ")}`,
   );
   await change(db, caller, async (tx, record) => {
-    await recordRetentionRun(tx, projectId, deps.clock().toISOString(), removed);
+    await recordRetentionRun(tx, projectId, deps.clock().toISOString(), [...removed, ...removedTags]);
     const project = await tx
       .selectFrom("project")
       .select(["owner_id", "slug"])
@@ -91,8 +95,8 @@ export async function runRetention(
       projectId,
       projectSlug: project.slug,
       action: "retention.run",
-      target: removed.join(", "),
-      details: { removed, rules: applied },
+      target: [...removed, ...removedTags].join(", "),
+      details: { removed, ...(removedTags.length > 0 ? { removedTags } : {}), rules: applied },
     });
   });
   return removed;

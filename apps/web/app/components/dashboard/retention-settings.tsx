@@ -114,6 +114,7 @@ export function RetentionSettingsCard({
       minAgeDays: String(settings.minAgeDays),
       countYanked: settings.countYanked ? "on" : "",
       deleteLatest: settings.deleteLatest ? "on" : "",
+      keepImageTags: settings.keepImageTags === null ? "" : String(settings.keepImageTags),
     },
     onValidate: ({ formData }) => parseForm(formData, retentionForm),
     shouldRevalidate: "onInput",
@@ -133,8 +134,9 @@ export function RetentionSettingsCard({
       <CardHeader>
         <CardTitle>Retention</CardTitle>
         <CardDescription>
-          Deletes old releases after each publish, so the repository stops growing. Nothing is deleted while
-          this is off; preview what the rules would delete before you turn them on.
+          Deletes old releases after each publish, and old container image tags after each push, so the
+          project stops growing. Nothing is deleted while this is off; preview what the rules would delete
+          before you turn them on.
         </CardDescription>
       </CardHeader>
       <CardContent>
@@ -196,6 +198,15 @@ export function RetentionSettingsCard({
             label="May delete the latest release"
             defaultChecked={settings.deleteLatest}
             hint="Off: the latest release (the newest that is not yanked) stays, whatever the other rules say."
+          />
+          <FormField
+            label="Keep the newest tags of each container image"
+            name={fields.keepImageTags.name}
+            inputMode="numeric"
+            defaultValue={fields.keepImageTags.initialValue as string}
+            error={fields.keepImageTags.errors?.[0]}
+            hint="Empty: tags are never deleted. Older tags go when the rules run; their images stay pullable by digest."
+            className="max-w-40"
           />
           <div className="flex flex-wrap gap-2">
             <Button type="submit" name="intent" value="retention-preview" variant="outline" disabled={busy}>

@@ -407,3 +407,61 @@ export async function countPull(
     )
     .execute();
 }
+
+/**
+ * Retention of tags (retention/use-cases.ts): deletes the tags of each of the project's images
+ * beyond its newest `keep` (by when they were last pushed), as the caller (the retention job);
+ * their manifests stay pullable by digest. Returns what went, as `{image}:{tag}`. The run's own
+ * audit entry names them; each deletion is announced (image.deleted webhooks).
+ */
+export async function pruneImageTags(
+  db: Db,
+  caller: Caller,
+  projectId: string,
+  keep: number,
+): Promise<string[]> {
+  const project = await db
+    .selectFrom("project")
+    .innerJoin("user", "user.id", "project.owner_id")
+    .select(["project.slug", "user.username"])
+    .where("project.id", "=", projectId)
+    .executeTakeFirst();
+  if (!project) return [];
+  const repositories = await db
+    .selectFrom("oci_repository")
+    .select(["id", "name"])
+    .where("project_id", "=", projectId)
+    .execute();
+  const removed: string[] = [];
+  for (const repository of repositories) {
+    const beyond = await db
+      .selectFrom("oci_tag")
+      .select(["name", "updated_at"])
+      .where("repository_id", "=", repository.id)
+      .orderBy("updated_at", "desc")
+      .orderBy("name")
+      .offset(keep)
+      .limit(RETENTION_TAGS_PER_RUN)
+      .execute();
+    if (beyond.length === 0) continue;
+    const name = [project.username, project.slug, repository.name].filter(Boolean).join("/").toLowerCase();
+    await change(db, caller, async (tx, record) => {
+      for (const tag of beyond) {
+        // Only if not pushed again since it was read: a tag moved meanwhile is new again.
+        const result = await tx
+          .deleteFrom("oci_tag")
+          .where("repository_id", "=", repository.id)
+          .where("name", "=", tag.name)
+          .where("updated_at", "=", tag.updated_at)
+          .executeTakeFirst();
+        if (Number(result.numDeletedRows) === 0) continue;
+        removed.push(`${name}:${tag.name}`);
+        record.emit({ type: "image.deleted", projectId, name, tag: tag.name, digest: null });
+      }
+    });
+  }
+  return removed;
+}
+
+/** Tags one retention run deletes per image at most; the next run goes on. */
+const RETENTION_TAGS_PER_RUN = 1000;

@@ -324,6 +324,8 @@ export interface RetentionPolicyTable {
   count_yanked: number;
   /** 1: the rules may delete the release `latest` resolves to (migration 0031, decision 064). */
   delete_latest: number;
+  /** Container image tags kept per image; null: no rule (migration 0038). */
+  keep_image_tags: number | null;
   updated_at: string;
   last_run_at: string | null;
   /** JSON array of the versions the last run deleted. */

@@ -1123,4 +1123,11 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0038_retention_image_tags": {
+    async up(db: Kysely<unknown>) {
+      // Retention of container image tags (issue 41): each image keeps its newest N tags; null
+      // is no rule (retention/use-cases.ts).
+      await db.schema.alterTable("retention_policy").addColumn("keep_image_tags", "integer").execute();
+    },
+  },
 };
