@@ -13,6 +13,7 @@ import {
   type TestApp,
 } from "../../../test/harness.ts";
 import { collectLeftovers } from "../../maintenance.ts";
+import { hashPublishToken, newPublishToken } from "../../trusted-publishing/storage.ts";
 
 let app: TestApp;
 let owner: { userId: string; username: string; cookie: string };
@@ -414,5 +415,46 @@ describe(`the registry at /v2/ (${databaseKind})`, () => {
     // Every manifest pushed stays pullable by digest.
     for (const m of manifests)
       expect((await v2("HEAD", `/v2/imager/tool/manifests/${sha(m)}`)).status).toBe(200);
+  });
+
+  it("takes a trusted-publishing token at the token endpoint: it pushes to its project, named after its publisher, and nothing else", async () => {
+    // A publish token as the exchange grants it (trusted-publishing/use-cases.ts), for "tool" only.
+    const db = app.services.database.db;
+    const tool = await db
+      .selectFrom("project")
+      .select("id")
+      .where("slug", "=", "tool")
+      .executeTakeFirstOrThrow();
+    const secret = newPublishToken();
+    await db
+      .insertInto("publish_token")
+      .values({
+        id: "pt-registry-test-000000000001",
+        token_hash: hashPublishToken(secret),
+        token_start: secret.slice(0, 10),
+        owner_id: owner.userId,
+        projects: JSON.stringify([tool.id]),
+        publisher: "GitHub Actions imager/tool (release.yml)",
+        expires_at: new Date(Date.now() + 10 * 60_000).toISOString(),
+        created_at: new Date().toISOString(),
+      })
+      .execute();
+    const ci = await token("repository:imager/tool:pull,push repository:imager/secret:pull,push", secret);
+    const config = await pushBlob("imager/tool", new TextEncoder().encode("{}"), ci);
+    const pushed = await v2("PUT", "/v2/imager/tool/manifests/from-ci", {
+      bearer: ci,
+      body: imageManifest(config, []),
+      headers: { "content-type": "application/vnd.oci.image.manifest.v1+json" },
+    });
+    expect(pushed.status).toBe(201);
+    const entry = await db
+      .selectFrom("audit_event")
+      .select(["actor_key_name"])
+      .where("target", "=", "imager/tool:from-ci")
+      .executeTakeFirstOrThrow();
+    expect(entry.actor_key_name).toBe("GitHub Actions imager/tool (release.yml)");
+    expect(await errorCode(await v2("POST", "/v2/imager/secret/blobs/uploads/", { bearer: ci }))).toBe(
+      "NAME_UNKNOWN",
+    );
   });
 });
