@@ -155,6 +155,14 @@ describe(`the registry at /v2/ (${databaseKind})`, () => {
     });
     expect(missing.status).toBe(400);
     expect(await errorCode(missing)).toBe("MANIFEST_BLOB_UNKNOWN");
+    // A manifest larger than 4 MiB is refused before it is read whole.
+    const huge = await v2("PUT", "/v2/imager/tool/manifests/huge", {
+      bearer: auth,
+      body: "x".repeat(4 * 1024 * 1024 + 1),
+      headers: { "content-type": "application/vnd.oci.image.manifest.v1+json" },
+    });
+    expect(huge.status).toBe(400);
+    expect(await errorCode(huge)).toBe("SIZE_INVALID");
 
     const manifest = imageManifest(config, [{ digest: sha(layer), size: layer.length }]);
     const pushed = await v2("PUT", "/v2/imager/tool/manifests/1.2.0", {

@@ -3,7 +3,7 @@
 // on the server's own host. Errors are the specification's `{"errors":[{code,message,detail}]}`
 // with its statuses (errors.ts); authentication is Docker's bearer-token handshake (tokens.ts).
 import type { Readable } from "node:stream";
-import { isDigestReference, OciError, sha256Of } from "@packyard/formats/oci/manifest.ts";
+import { isDigestReference, MAX_MANIFEST_BYTES, OciError, sha256Of } from "@packyard/formats/oci/manifest.ts";
 import { type Context, Hono } from "hono";
 import type { Caller } from "../../platform/core/use-case.ts";
 import { credentialFromHeaders } from "../../platform/http/actor.ts";
@@ -331,7 +331,7 @@ export function createRegistryRoutes(services: Services) {
     if (route.kind === "manifest") {
       if (method === "PUT") {
         const { ref, grant } = await authorize(c, route.name, "push");
-        const bytes = new Uint8Array(await c.req.arrayBuffer());
+        const bytes = await boundedBody(c.req.raw, MAX_MANIFEST_BYTES);
         const { sha256, manifest } = await pushManifest(deps(), callerOf(c, grant), ref, {
           reference: route.reference,
           bytes,
@@ -446,6 +446,20 @@ export function createRegistryRoutes(services: Services) {
 }
 
 async function* emptyBody(): AsyncIterable<Uint8Array> {}
+
+/** A small body read whole, refused (SIZE_INVALID) as soon as it is longer than `max` bytes. */
+async function boundedBody(request: Request, max: number): Promise<Uint8Array> {
+  const tooLarge = () => new OciError("SIZE_INVALID", `A manifest may be at most ${max} bytes`);
+  if (Number(request.headers.get("content-length") ?? "0") > max) throw tooLarge();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of (request.body ?? []) as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > max) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
 
 /** The first byte of a chunk's `Content-Range: <start>-<end>` (the specification's form). */
 function contentRangeStart(header: string | undefined): number | undefined {
