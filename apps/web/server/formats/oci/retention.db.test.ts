@@ -91,12 +91,14 @@ describe(`retention of image tags (${databaseKind})`, () => {
     expect(await tags("keeper/tool")).toEqual(["1.2.0", "1.3.0"]);
     expect(await tags("keeper/tool/cli")).toEqual(["1.2.0", "1.3.0"]);
     expect((await app.request(`/v2/keeper/tool/manifests/${digests["1.0.0"]}`)).status).toBe(200);
-    const entry = await services.database.db
+    // Saving with the rules on queued a run of its own (the job), which may have done part of
+    // the work: the runs' entries together name every tag that went, once.
+    const entries = await services.database.db
       .selectFrom("audit_event")
       .select(["details"])
       .where("action", "=", "retention.run")
-      .executeTakeFirstOrThrow();
-    expect(JSON.parse(entry.details).removedTags.sort()).toEqual([
+      .execute();
+    expect(entries.flatMap((e) => (JSON.parse(e.details).removedTags ?? []) as string[]).sort()).toEqual([
       "keeper/tool/cli:1.0.0",
       "keeper/tool/cli:1.1.0",
       "keeper/tool:1.0.0",
