@@ -5,35 +5,17 @@
 // violations, light and dark; nothing wider than a phone. SCREENSHOT_DIR: both pages at 1280 and
 // 375 px, light and dark.
 import { createHash } from "node:crypto";
-import { join } from "node:path";
-import AxeBuilder from "@axe-core/playwright";
-import type { APIRequestContext, Page } from "@playwright/test";
-import { appOrigin, expect, signUpAndOnboard, test, uniqueEmail, useColorScheme } from "./support.ts";
-
-async function shots(page: Page, name: string) {
-  const dir = process.env.SCREENSHOT_DIR;
-  if (!dir) return;
-  for (const width of [1280, 375])
-    for (const scheme of ["light", "dark"] as const) {
-      await page.setViewportSize({ width, height: 900 });
-      await useColorScheme(page, scheme);
-      await page.screenshot({ path: join(dir, `${name}-${width}-${scheme}.png`), fullPage: true });
-    }
-  await page.setViewportSize({ width: 1280, height: 900 });
-  await useColorScheme(page, "light");
-}
-
-async function noAxeViolations(page: Page) {
-  for (const scheme of ["light", "dark"] as const) {
-    await useColorScheme(page, scheme);
-    const results = await new AxeBuilder({ page }).exclude("[data-sonner-toaster]").analyze();
-    expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(", ")}`)).toEqual([]);
-  }
-  await useColorScheme(page, "light");
-}
-
-const overflows = (page: Page) =>
-  page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
+import type { APIRequestContext } from "@playwright/test";
+import {
+  appOrigin,
+  expect,
+  noAxeViolations,
+  overflows,
+  shots,
+  signUpAndOnboard,
+  test,
+  uniqueEmail,
+} from "./support.ts";
 
 const sha = (bytes: string) => `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
 

@@ -1,6 +1,7 @@
 // Shared pieces of the browser tests: the server's outbox, and a page that fails the test on
 // console errors (CSP violations and hydration errors show up there).
 import { join } from "node:path";
+import AxeBuilder from "@axe-core/playwright";
 import { test as base, expect, type Page } from "@playwright/test";
 import { readOutbox } from "../test/harness.ts";
 
@@ -80,3 +81,31 @@ export async function signUpAndOnboard(page: Page, opts: { email: string; name: 
   await page.getByRole("button", { name: "Continue" }).click();
   await expect(page).toHaveURL(/\/dashboard/);
 }
+
+/** Saves the page at 1280 and 375 px, light and dark, when SCREENSHOT_DIR is set. */
+export async function shots(page: Page, name: string) {
+  const dir = process.env.SCREENSHOT_DIR;
+  if (!dir) return;
+  for (const width of [1280, 375])
+    for (const scheme of ["light", "dark"] as const) {
+      await page.setViewportSize({ width, height: 900 });
+      await useColorScheme(page, scheme);
+      await page.screenshot({ path: join(dir, `${name}-${width}-${scheme}.png`), fullPage: true });
+    }
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await useColorScheme(page, "light");
+}
+
+/** No axe violations on the page, light and dark (toasts come and go: the page itself is checked). */
+export async function noAxeViolations(page: Page) {
+  for (const scheme of ["light", "dark"] as const) {
+    await useColorScheme(page, scheme);
+    const results = await new AxeBuilder({ page }).exclude("[data-sonner-toaster]").analyze();
+    expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(", ")}`)).toEqual([]);
+  }
+  await useColorScheme(page, "light");
+}
+
+/** Whether the page is wider than the window (something overflows sideways). */
+export const overflows = (page: Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);

@@ -4,41 +4,20 @@
 // project (its fields once GitLab CI is chosen, its issuer under "Enterprise / self-managed");
 // Remove asks first, then the card is gone. No axe violations, light and dark. SCREENSHOT_DIR:
 // the page with both publishers is also saved there at 1280 and 375 px, light and dark.
-import { join } from "node:path";
-import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
-import { appOrigin, expect, signUpAndOnboard, test, uniqueEmail, useColorScheme } from "./support.ts";
-
-/** Saves the page at both widths and both schemes when SCREENSHOT_DIR is set. */
-async function shots(page: Page, name: string) {
-  const dir = process.env.SCREENSHOT_DIR;
-  if (!dir) return;
-  for (const width of [1280, 375])
-    for (const scheme of ["light", "dark"] as const) {
-      await page.setViewportSize({ width, height: 900 });
-      await useColorScheme(page, scheme);
-      await page.screenshot({ path: join(dir, `${name}-${width}-${scheme}.png`), fullPage: true });
-    }
-  await page.setViewportSize({ width: 1280, height: 900 });
-  await useColorScheme(page, "light");
-}
-
-async function noAxeViolations(page: Page) {
-  for (const scheme of ["light", "dark"] as const) {
-    await useColorScheme(page, scheme);
-    // Toasts come and go (sonner); the page itself is checked.
-    const results = await new AxeBuilder({ page }).exclude("[data-sonner-toaster]").analyze();
-    expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(", ")}`)).toEqual([]);
-  }
-  await useColorScheme(page, "light");
-}
+import {
+  appOrigin,
+  expect,
+  noAxeViolations,
+  overflows,
+  shots,
+  signUpAndOnboard,
+  test,
+  uniqueEmail,
+} from "./support.ts";
 
 /** A text field of the form by its label (the radio buttons' descriptions name repositories too). */
 const field = (page: Page, name: string) => page.getByRole("textbox", { name, exact: true });
-
-/** Whether the page is wider than the window (something overflows sideways). */
-const overflows = (page: Page) =>
-  page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
 
 test("trust a GitHub Actions workflow and a GitLab project, see each one's CI configuration, remove one", async ({
   page,

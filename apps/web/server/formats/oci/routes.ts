@@ -19,10 +19,10 @@ import {
   findRepository,
   findUpload,
   heldBlob,
+  listImages,
   listTags,
   projectOfName,
   referrersOf,
-  repositoriesOfProjects,
   splitRepositoryName,
 } from "./storage.ts";
 import { allows, parseScopes, type RegistryAction, type RegistryGrant, RegistryTokens } from "./tokens.ts";
@@ -171,7 +171,7 @@ export function createRegistryRoutes(services: Services) {
   app.get("/_catalog", async (c) => {
     const grant = await grantOf(c.req.raw.headers, []);
     const subject = grant?.subject ?? { kind: "anonymous" as const };
-    const rows = await repositoriesOfProjects(services.database.db, "*");
+    const rows = await listImages(services.database.db);
     const names: string[] = [];
     for (const row of rows) {
       const name = [row.username, row.slug, row.image].filter(Boolean).join("/").toLowerCase();

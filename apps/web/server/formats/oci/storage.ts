@@ -211,32 +211,23 @@ export async function referrersOf(db: Db, repositoryId: string, sha256: string, 
   return (await query.execute()).map((row) => ({ ...row, size: Number(row.size) }));
 }
 
-/** The repositories (with their project and owner) of the projects with these ids. */
-export function repositoriesOfProjects(db: Db, projectIds: "*" | string[] | null) {
-  let query = db
-    .selectFrom("oci_repository")
-    .innerJoin("project", "project.id", "oci_repository.project_id")
-    .innerJoin("user", "user.id", "project.owner_id")
-    .select([
-      "oci_repository.name as image",
-      "project.slug",
-      "project.visibility",
-      "project.id as project_id",
-      "project.owner_id",
-      "user.username",
-    ]);
-  // Only images with something in them: an upload started is not an image yet.
-  query = query.where((eb) =>
-    eb.exists(
-      eb
-        .selectFrom("oci_manifest")
-        .select("sha256")
-        .whereRef("oci_manifest.repository_id", "=", "oci_repository.id"),
-    ),
+/** Every image that has a manifest, with its project and owner (the catalog). */
+export function listImages(db: Db) {
+  return (
+    db
+      .selectFrom("oci_repository")
+      .innerJoin("project", "project.id", "oci_repository.project_id")
+      .innerJoin("user", "user.id", "project.owner_id")
+      .select(["oci_repository.name as image", "project.slug", "project.visibility", "user.username"])
+      // Only images with something in them: an upload started is not an image yet.
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom("oci_manifest")
+            .select("sha256")
+            .whereRef("oci_manifest.repository_id", "=", "oci_repository.id"),
+        ),
+      )
+      .execute()
   );
-  if (projectIds !== "*" && projectIds !== null) {
-    if (projectIds.length === 0) return Promise.resolve([]);
-    query = query.where("project.id", "in", projectIds);
-  }
-  return query.execute();
 }
