@@ -17,6 +17,11 @@ describe("classifyClient", () => {
     ["Ubuntu APT-HTTP/1.3 (2.4.12)", "apt"],
     ["Debian APT-CURL/1.0 (1.0.9.8)", "apt"],
     ["dnf/4.14.0", "dnf"],
+    ["npm/10.8.2 node/v20.20.2 linux x64 workspaces/false", "npm"],
+    ["yarn/1.22.22 npm/? node/v20.20.2 linux x64", "npm"],
+    ["pnpm/9.12.0 npm/? node/v20.20.2 linux x64", "npm"],
+    ['pip/23.0.1 {"ci":null,"cpu":"x86_64","implementation":{"name":"CPython","version":"3.11.2"}}', "pip"],
+    ['uv/0.4.18 {"installer":{"name":"uv","version":"0.4.18"}}', "uv"],
     ["urlgrabber/3.10 yum/3.4.3", "dnf"],
     ["curl/7.88.1", "curl"],
     ["curl/8.5.0", "curl"],
@@ -71,7 +76,7 @@ describe("classifyClient", () => {
 
 describe("installs and downloads", () => {
   it("counts the package managers' files as installs, every other client's as downloads", () => {
-    expect(CLIENT_KINDS.filter(isInstaller)).toEqual(["apt", "dnf", "zypper"]);
+    expect(CLIENT_KINDS.filter(isInstaller)).toEqual(["apt", "dnf", "zypper", "npm", "pip", "uv"]);
     for (const ua of [
       "Debian APT-HTTP/1.3 (2.6.1)",
       "libdnf (Fedora Linux 40; container; Linux.x86_64)",

@@ -5,7 +5,7 @@
 import { z } from "zod";
 
 /** The kinds of client a download is counted under, in the order the dashboard lists them. */
-export const CLIENT_KINDS = ["apt", "dnf", "zypper", "curl", "browser", "other"] as const;
+export const CLIENT_KINDS = ["apt", "dnf", "zypper", "npm", "pip", "uv", "curl", "browser", "other"] as const;
 export type ClientKind = (typeof CLIENT_KINDS)[number];
 
 /** What the dashboard calls each kind. */
@@ -13,13 +13,16 @@ export const clientKindLabels: Record<ClientKind, string> = {
   apt: "apt",
   dnf: "dnf/yum",
   zypper: "zypper",
+  npm: "npm/yarn/pnpm",
+  pip: "pip",
+  uv: "uv",
   curl: "curl/wget",
   browser: "Browser",
   other: "Other",
 };
 
 /** The package managers: a file one of them fetches is an install; any other client's, a download. */
-export const INSTALLER_KINDS = ["apt", "dnf", "zypper"] as const satisfies readonly ClientKind[];
+export const INSTALLER_KINDS = ["apt", "dnf", "zypper", "npm", "pip", "uv"] as const satisfies readonly ClientKind[];
 
 /** Whether a kind of client is a package manager (its files count as installs). */
 export function isInstaller(client: ClientKind): boolean {
@@ -59,6 +62,11 @@ export function classifyClient(userAgent: string | null | undefined): ClientOfRe
     return distribution ? { client: "zypper", distribution } : { client: "zypper" };
   }
   if (/^(?:zypper|libzypp)\b/i.test(ua)) return { client: "zypper" };
+  // npm: "npm/10.8.2 node/v20.20.2 linux x64 workspaces/false"; yarn, pnpm and bun fetch the
+  // same tarballs. pip: "pip/23.0.1 {…}"; uv: "uv/0.4.18 {…}".
+  if (/^(?:npm|yarn|pnpm|bun)\//i.test(ua)) return { client: "npm" };
+  if (/^pip\//i.test(ua)) return { client: "pip" };
+  if (/^uv\//i.test(ua)) return { client: "uv" };
   if (/^(?:curl|wget|Wget)\//i.test(ua) || /^wget\b/i.test(ua)) return { client: "curl" };
   if (/^Mozilla\/5\.0 \(/.test(ua) && !/bot|crawler|spider|headless/i.test(ua)) return { client: "browser" };
   return { client: "other" };
@@ -150,7 +158,7 @@ export const statsRow = z.object({
   installs: z
     .number()
     .int()
-    .describe("Files delivered to their last byte to a package manager (apt, dnf/yum, zypper)"),
+    .describe("Files delivered to their last byte to a package manager (apt, dnf/yum, zypper, npm, pip, uv)"),
   downloads: z
     .number()
     .int()

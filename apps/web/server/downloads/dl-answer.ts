@@ -214,11 +214,19 @@ function formatOf(req: DlRequest): PackageFormat {
   return req.format;
 }
 
-/** The /dl request a Hono route received (`format`: a package format's route). */
-export function dlRequestOf(c: Context, route: DlRoute, format?: PackageFormat): DlRequest {
+/**
+ * The /dl request a Hono route received (`format`: a package format's route). `named`: the
+ * project and file when the route names them otherwise (a registry's file URL).
+ */
+export function dlRequestOf(
+  c: Context,
+  route: DlRoute,
+  format?: PackageFormat,
+  named?: { username: string; slug: string; version?: string; filename?: string },
+): DlRequest {
   const raw = c.req.raw.headers;
-  const username = c.req.param("username")!;
-  const slug = c.req.param("slug")!;
+  const username = named?.username ?? c.req.param("username")!;
+  const slug = named?.slug ?? c.req.param("slug")!;
   let rest: string | undefined;
   if (route === "package" && format) {
     const prefix = `/dl/${username}/${slug}/${format.routePrefix}/`;
@@ -231,8 +239,8 @@ export function dlRequestOf(c: Context, route: DlRoute, format?: PackageFormat):
     username,
     slug,
     params: {
-      version: c.req.param("version"),
-      filename: c.req.param("filename"),
+      version: named ? named.version : c.req.param("version"),
+      filename: named ? named.filename : c.req.param("filename"),
       name: c.req.param("name"),
       rest,
     },
@@ -246,11 +254,19 @@ export function dlRequestOf(c: Context, route: DlRoute, format?: PackageFormat):
 
 /** A Hono handler answering `route` with resolveDownload: the Hono writer of an Answer. */
 export function dlHandler(services: Services, route: DlRoute, format?: PackageFormat) {
+  const respond = dlResponder(services);
+  return (c: Context): Promise<Response> => respond(c, dlRequestOf(c, route, format));
+}
+
+/**
+ * The Hono writer of an Answer: resolves a /dl request made from `c` and writes it. The npm and
+ * PyPI registries answer their file URLs with it (a release file's request under their own path).
+ */
+export function dlResponder(services: Services) {
   const accounting = accountingOf(services);
   const counting = countingOf(services);
   const deps = dlDeps(services, false);
-  return async (c: Context): Promise<Response> => {
-    const req = dlRequestOf(c, route, format);
+  return async (c: Context, req: DlRequest): Promise<Response> => {
     const answer = await resolveDownload(deps, req);
     if (answer.error) {
       const res = apiErrorResponse(answer.error.code, answer.error.message);

@@ -8,7 +8,7 @@ import type { Kysely } from "kysely";
 import { limitsEnabled } from "../billing/plan.ts";
 import { accountHoldings, type LimitsSetting } from "../billing/usage.ts";
 import { classifyFile } from "../formats/files/file-types.ts";
-import type { Ingested, PackageFormat } from "../formats/format.ts";
+import type { Ingested, PackageFormat, StoredFile } from "../formats/format.ts";
 import { formatOfFile, formatOfKind, type UploadTargets } from "../formats/registry.ts";
 import { assertUploadAllowed } from "../platform/core/authorization.ts";
 import { DomainError, isUniqueViolation, notFound } from "../platform/core/errors.ts";
@@ -76,6 +76,18 @@ export interface UploadInput {
   limits: LimitsSetting;
   /** The body's chunks are nobody else's once read (StageOptions.releaseChunks). */
   releaseChunks?: boolean;
+  /**
+   * A registry's package (npm, PyPI): read from the staged bytes before anything is recorded (a
+   * bad one throws, leaving nothing), and its rows written in the upload's transaction after the
+   * release file's row.
+   */
+  attach?: UploadAttachment;
+}
+
+/** What a registry adds to an upload (formats/npm, formats/pypi): its package, read and stored. */
+export interface UploadAttachment {
+  ingest(staged: Pick<StagedBlob, "read" | "size" | "sha256">): Promise<unknown>;
+  store(tx: Tx, file: StoredFile, ingested: unknown): Promise<void>;
 }
 
 /** PLAN_LIMIT unless the owner's plan has room for a file of `bytes` (undefined: not known yet). */
@@ -166,6 +178,7 @@ export async function uploadFile(
       });
       stored = ingested.restaged ?? staged;
     }
+    const attached = input.attach ? await input.attach.ingest(staged) : undefined;
     // A signed .rpm is a little larger than the upload: the plan is checked for what is stored.
     if (stored !== staged) await checkUploadLimits(db, input, stored.size);
     // The bytes are placed and the rows that refer to them recorded in one transaction that
@@ -195,20 +208,17 @@ export async function uploadFile(
           created_at: createdAt,
         };
         await tx.insertInto("release_file").values(row).execute();
+        const storedFile: StoredFile = {
+          ...stored,
+          id: row.id,
+          projectId: input.project.id,
+          releaseId: release.id,
+          filename,
+          createdAt,
+        };
         if (format && ingested)
-          await format.store(
-            tx,
-            {
-              ...stored,
-              id: row.id,
-              projectId: input.project.id,
-              releaseId: release.id,
-              filename,
-              createdAt,
-            },
-            ingested.parsed,
-            targetOf(format, input.targets),
-          );
+          await format.store(tx, storedFile, ingested.parsed, targetOf(format, input.targets));
+        if (input.attach) await input.attach.store(tx, storedFile, attached);
         // One statement: the project's updated_at, and its index revision for a package.
         if (format) await recordPackageIndexChange(tx, input.project.id, row.release_id, createdAt);
         else

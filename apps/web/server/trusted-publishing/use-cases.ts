@@ -323,6 +323,8 @@ export async function exchangeIdToken(
         owner_id: publisher.owner_id,
         projects: JSON.stringify(projectIds),
         publisher: describeTrustedPublisher(summaryOf(publisher)),
+        // What a package published with it records as its provenance (npm, PyPI).
+        claims: JSON.stringify(keptClaims(payload)),
         expires_at: expiresAt,
         created_at: now.toISOString(),
       })

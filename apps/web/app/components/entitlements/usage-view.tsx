@@ -36,7 +36,7 @@ export function EntitlementUsageView({
           {
             label: "Installs",
             value: formatCompactCount(total.installs),
-            hint: "apt, dnf, zypper",
+            hint: "apt, dnf, zypper, npm, pip, uv",
             icon: PackageCheck,
           },
           {

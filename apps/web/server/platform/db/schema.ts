@@ -396,6 +396,8 @@ export interface PublishTokenTable {
   projects: string;
   /** The publisher that earned it, as the audit log names the actor. */
   publisher: string;
+  /** JSON of the CI's claims (issuer, repository, workflow, ref, sha, run): a package's provenance. */
+  claims: string | null;
   expires_at: string;
   created_at: string;
 }
@@ -502,7 +504,53 @@ export interface OciUploadTable {
   updated_at: string;
 }
 
+/** An npm package's version (formats/npm): a file of the Packyard release of the same version. */
+export interface NpmVersionTable {
+  /** The release file holding the tarball (release_file.id). */
+  file_id: string;
+  project_id: string;
+  /** The package's name, scope included ("@acme/sdk"). */
+  name: string;
+  version: string;
+  /** JSON: the version's manifest as the packument serves it (package.json and what npm adds). */
+  manifest: string;
+  /** "sha512-…" of the tarball, as npm checks it. */
+  integrity: string;
+  /** The tarball's sha1, hex (npm's `shasum`). */
+  shasum: string;
+  deprecated: string | null;
+  /** JSON: the CI claims of a trusted-publishing token (repository, workflow, ref, sha, run). */
+  provenance: string | null;
+  published_by: string | null;
+  created_at: string;
+}
+
+/** A Python distribution file (formats/pypi): a file of the Packyard release of its version. */
+export interface PypiFileTable {
+  file_id: string;
+  project_id: string;
+  /** The distribution's name, normalised as PEP 503 says ("acme-sdk"). */
+  name: string;
+  /** The name as its metadata writes it ("Acme_SDK"). */
+  display_name: string;
+  version: string;
+  filename: string;
+  /** "bdist_wheel" or "sdist". */
+  packagetype: string;
+  requires_python: string | null;
+  summary: string | null;
+  /** A wheel's METADATA (PEP 658), and its sha256; null for an sdist. */
+  metadata: string | null;
+  metadata_sha256: string | null;
+  created_at: string;
+}
+
 export interface Database {
+  npm_version: NpmVersionTable;
+  npm_dist_tag: { project_id: string; name: string; tag: string; version: string; updated_at: string };
+  /** Versions once unpublished: never published again (npm's rule). */
+  npm_unpublished: { project_id: string; name: string; version: string; unpublished_at: string };
+  pypi_file: PypiFileTable;
   oci_repository: OciRepositoryTable;
   oci_blob: { repository_id: string; sha256: string; size: BigIntColumn; created_at: string };
   oci_manifest: OciManifestTable;

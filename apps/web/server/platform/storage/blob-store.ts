@@ -49,8 +49,11 @@ export interface StageOptions {
 }
 
 export interface StagedBlob extends BlobDigests {
-  /** Reads the staged bytes (before commit: the packages are read from here). */
-  read(): Readable;
+  /**
+   * Reads the staged bytes, or the range start..end (inclusive) of them (before commit: the
+   * packages are read from here; a wheel's zip through ranges).
+   */
+  read(range?: { start: number; end: number }): Readable;
   /**
    * Makes the blob visible under its sha256. Idempotent; a blob already stored is kept, or
    * written again with the same bytes (S3, a body staged in memory: cheaper than asking first).
@@ -341,9 +344,14 @@ export function createLocalBlobStore(root: string): BlobStore {
       let settled = false;
       return {
         ...digests,
-        read() {
+        read(range) {
           // From memory when small: parsing a package costs no file system round trips.
-          return whole ? Readable.from([whole], { objectMode: false }) : createReadStream(tmp);
+          if (whole)
+            return Readable.from([range ? whole.subarray(range.start, range.end + 1) : whole], {
+              objectMode: false,
+            });
+          if (range && range.end < range.start) return Readable.from([]);
+          return createReadStream(tmp, range ? { start: range.start, end: range.end } : {});
         },
         async commit() {
           if (settled) return;

@@ -181,8 +181,10 @@ export function createS3BlobStore(
     let settled = false;
     return {
       ...digests,
-      read() {
-        return Readable.from([whole], { objectMode: false });
+      read(range) {
+        return Readable.from([range ? whole.subarray(range.start, range.end + 1) : whole], {
+          objectMode: false,
+        });
       },
       async commit() {
         if (settled) return;
@@ -271,8 +273,9 @@ export function createS3BlobStore(
       let settled = false;
       return {
         ...digests,
-        read() {
-          return lazyBody(() => get(tmpKey));
+        read(range) {
+          if (empty(range)) return Readable.from([]);
+          return lazyBody(() => get(tmpKey, range));
         },
         async commit() {
           if (settled) return;

@@ -1130,4 +1130,79 @@ export const migrations: Record<string, Migration> = {
       await db.schema.alterTable("retention_policy").addColumn("keep_image_tags", "integer").execute();
     },
   },
+  "0039_npm_and_pypi": {
+    async up(db: Kysely<unknown>) {
+      // npm and PyPI registries (issue 42, decision 086): a package's version is a file of the
+      // Packyard release of the same version, so a release's deletion, retention, plan storage
+      // and download statistics hold for them as for any file; these rows say what the file is.
+      await db.schema
+        .createTable("npm_version")
+        .addColumn("file_id", "varchar(32)", (c) =>
+          c.primaryKey().references("release_file.id").onDelete("cascade"),
+        )
+        .addColumn("project_id", "varchar(32)", (c) =>
+          c.notNull().references("project.id").onDelete("cascade"),
+        )
+        .addColumn("name", "varchar(214)", (c) => c.notNull())
+        .addColumn("version", "varchar(128)", (c) => c.notNull())
+        .addColumn("manifest", "text", (c) => c.notNull())
+        .addColumn("integrity", "varchar(200)", (c) => c.notNull())
+        .addColumn("shasum", "varchar(40)", (c) => c.notNull())
+        .addColumn("deprecated", "text")
+        .addColumn("provenance", "text")
+        .addColumn("published_by", "varchar(200)")
+        .addColumn("created_at", "varchar(30)", (c) => c.notNull())
+        .addUniqueConstraint("npm_version_name", ["project_id", "name", "version"])
+        .execute();
+      await db.schema
+        .createTable("npm_dist_tag")
+        .addColumn("project_id", "varchar(32)", (c) =>
+          c.notNull().references("project.id").onDelete("cascade"),
+        )
+        .addColumn("name", "varchar(214)", (c) => c.notNull())
+        .addColumn("tag", "varchar(128)", (c) => c.notNull())
+        .addColumn("version", "varchar(128)", (c) => c.notNull())
+        .addColumn("updated_at", "varchar(30)", (c) => c.notNull())
+        .addPrimaryKeyConstraint("npm_dist_tag_pk", ["project_id", "name", "tag"])
+        .execute();
+      await db.schema
+        .createTable("npm_unpublished")
+        .addColumn("project_id", "varchar(32)", (c) =>
+          c.notNull().references("project.id").onDelete("cascade"),
+        )
+        .addColumn("name", "varchar(214)", (c) => c.notNull())
+        .addColumn("version", "varchar(128)", (c) => c.notNull())
+        .addColumn("unpublished_at", "varchar(30)", (c) => c.notNull())
+        .addPrimaryKeyConstraint("npm_unpublished_pk", ["project_id", "name", "version"])
+        .execute();
+      await db.schema
+        .createTable("pypi_file")
+        .addColumn("file_id", "varchar(32)", (c) =>
+          c.primaryKey().references("release_file.id").onDelete("cascade"),
+        )
+        .addColumn("project_id", "varchar(32)", (c) =>
+          c.notNull().references("project.id").onDelete("cascade"),
+        )
+        .addColumn("name", "varchar(200)", (c) => c.notNull())
+        .addColumn("display_name", "varchar(200)", (c) => c.notNull())
+        .addColumn("version", "varchar(128)", (c) => c.notNull())
+        .addColumn("filename", "varchar(255)", (c) => c.notNull())
+        .addColumn("packagetype", "varchar(20)", (c) => c.notNull())
+        .addColumn("requires_python", "varchar(200)")
+        .addColumn("summary", "text")
+        .addColumn("metadata", "text")
+        .addColumn("metadata_sha256", "varchar(64)")
+        .addColumn("created_at", "varchar(30)", (c) => c.notNull())
+        .addUniqueConstraint("pypi_file_filename", ["project_id", "filename"])
+        .execute();
+      await db.schema
+        .createIndex("pypi_file_by_name")
+        .on("pypi_file")
+        .columns(["project_id", "name"])
+        .execute();
+      // A publish token keeps the CI's claims: what an npm or Python package published with it
+      // records as its provenance.
+      await db.schema.alterTable("publish_token").addColumn("claims", "text").execute();
+    },
+  },
 };
