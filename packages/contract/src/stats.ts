@@ -22,7 +22,14 @@ export const clientKindLabels: Record<ClientKind, string> = {
 };
 
 /** The package managers: a file one of them fetches is an install; any other client's, a download. */
-export const INSTALLER_KINDS = ["apt", "dnf", "zypper", "npm", "pip", "uv"] as const satisfies readonly ClientKind[];
+export const INSTALLER_KINDS = [
+  "apt",
+  "dnf",
+  "zypper",
+  "npm",
+  "pip",
+  "uv",
+] as const satisfies readonly ClientKind[];
 
 /** Whether a kind of client is a package manager (its files count as installs). */
 export function isInstaller(client: ClientKind): boolean {

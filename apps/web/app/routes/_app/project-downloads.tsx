@@ -75,7 +75,8 @@ export default function ProjectDownloads({ loaderData }: Route.ComponentProps) {
           <h1 className="text-2xl font-bold tracking-tight">Downloads</h1>
           <p className="mt-1 text-sm text-muted-foreground">
             {project.name}, {period} (UTC). An install is a file fetched by a package manager (apt, dnf/yum,
-            zypper, npm, pip, uv), a download one fetched by anything else; indexes and signatures count as neither.
+            zypper, npm, pip, uv), a download one fetched by anything else; indexes and signatures count as
+            neither.
           </p>
         </div>
         <nav aria-label="Period" className="inline-flex shrink-0 rounded-md bg-muted p-1">
