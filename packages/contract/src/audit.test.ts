@@ -60,6 +60,7 @@ describe("the audit log's filters", () => {
       "entitlement",
       "trusted_publishing",
       "image",
+      "npm",
     ]);
   });
 });

@@ -57,6 +57,12 @@ export const AUDIT_ACTIONS = [
   // `{image}@sha256:…`.
   "image.pushed",
   "image.deleted",
+  // npm packages (docs/npm.md): in the project's log, target `{package}@{version}` or, for a
+  // dist-tag, `{package}`. Publishing and unpublishing are file.uploaded and file.deleted.
+  "npm.dist_tag_set",
+  "npm.dist_tag_removed",
+  "npm.deprecated",
+  "npm.undeprecated",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -122,6 +128,10 @@ export const auditActionLabels: Record<AuditAction, string> = {
   "trusted_publishing.refused": "Publish token refused to CI",
   "image.pushed": "Image pushed",
   "image.deleted": "Image deleted",
+  "npm.dist_tag_set": "npm dist-tag set",
+  "npm.dist_tag_removed": "npm dist-tag removed",
+  "npm.deprecated": "npm version deprecated",
+  "npm.undeprecated": "npm deprecation removed",
 };
 
 export const auditEntry = z.object({
