@@ -183,6 +183,7 @@ const KEPT_CLAIMS = [
   "project_id",
   "namespace_path",
   "pipeline_id",
+  "ci_config_ref_uri",
   "pipeline_source",
   "user_login",
 ] as const;

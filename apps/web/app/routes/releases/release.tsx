@@ -4,7 +4,9 @@
 // this page's own not-found view with HTTP 404 (spec §2, §8).
 import { AlertTriangle, CalendarDays, PackageOpen, Settings2 } from "lucide-react";
 import { data, Link, redirect } from "react-router";
+import { releaseNpmPackages } from "../../../server/formats/npm/release-packages.ts";
 import { releaseImages } from "../../../server/formats/oci/images.ts";
+import { releasePythonPackages } from "../../../server/formats/pypi/release-packages.ts";
 import { EmptyState } from "../../components/empty-state.tsx";
 import { formatDate } from "../../components/releases/format-date.ts";
 import { ReleaseNotFound } from "../../components/releases/not-found.tsx";
@@ -13,6 +15,7 @@ import { ProjectHeader } from "../../components/releases/project-header.tsx";
 import { ReleaseFiles } from "../../components/releases/release-files.tsx";
 import { ReleaseImages } from "../../components/releases/release-images.tsx";
 import { ReleaseNotes } from "../../components/releases/release-notes.tsx";
+import { ReleasePackages } from "../../components/releases/release-packages.tsx";
 import { latestVersion, VersionList, VersionSelect } from "../../components/releases/version-picker.tsx";
 import { RepositorySetupCard } from "../../components/repository-setup.tsx";
 import { Alert } from "../../components/ui/alert.tsx";
@@ -56,7 +59,15 @@ async function load({ request, context, params, url }: Route.LoaderArgs) {
           config.baseUrl,
         )
       : [];
-  return data({ ...page, setup, images }, { status });
+  // npm packages and Python distributions stored in the release (docs/npm.md, docs/pypi.md).
+  const [npm, python] =
+    page.status === "ok"
+      ? await Promise.all([
+          releaseNpmPackages(database.db, config.baseUrl, page.project, page.release.version),
+          releasePythonPackages(database.db, config.baseUrl, page.project, page.release.version),
+        ])
+      : [[], []];
+  return data({ ...page, setup, images, npm, python }, { status });
 }
 export const loader = failsAs(RELEASE_FETCH_FAILED, load);
 
@@ -221,6 +232,11 @@ function ReleaseBody({ page }: { page: OkPage }) {
         keyUrl={page.setup?.keyUrl ?? page.sumsUrl.replace(/\/releases\/[^/]+\/SHA256SUMS$/, "/gpg.key")}
       />
       {page.setup ? <RepositorySetupCard setup={page.setup} files={release.files} /> : null}
+      <ReleasePackages
+        npm={page.npm}
+        python={page.python}
+        isPrivate={page.project.visibility === "private"}
+      />
       {page.images.length > 0 ? <ReleaseImages images={page.images} /> : null}
     </>
   );
