@@ -2,8 +2,8 @@
 // that installs each at this version from the project's own registry, a deprecation, and where
 // a version published from CI was built (its provenance).
 import { AlertTriangle, ExternalLink, ShieldCheck } from "lucide-react";
-import type { ReleaseNpmPackage } from "../../../server/formats/npm/release-packages.ts";
-import type { ReleasePythonPackage } from "../../../server/formats/pypi/release-packages.ts";
+import type { ReleaseNpmPackage } from "../../../server/formats/npm/page-data.ts";
+import type { ReleasePythonPackage } from "../../../server/formats/pypi/page-data.ts";
 import { Snippet } from "../repository-setup.tsx";
 import { Badge } from "../ui/badge.tsx";
 import { Card } from "../ui/card.tsx";

@@ -4,9 +4,9 @@
 // this page's own not-found view with HTTP 404 (spec §2, §8).
 import { AlertTriangle, CalendarDays, PackageOpen, Settings2 } from "lucide-react";
 import { data, Link, redirect } from "react-router";
-import { releaseNpmPackages } from "../../../server/formats/npm/release-packages.ts";
+import { releaseNpmPackages } from "../../../server/formats/npm/page-data.ts";
 import { releaseImages } from "../../../server/formats/oci/images.ts";
-import { releasePythonPackages } from "../../../server/formats/pypi/release-packages.ts";
+import { releasePythonPackages } from "../../../server/formats/pypi/page-data.ts";
 import { EmptyState } from "../../components/empty-state.tsx";
 import { formatDate } from "../../components/releases/format-date.ts";
 import { ReleaseNotFound } from "../../components/releases/not-found.tsx";

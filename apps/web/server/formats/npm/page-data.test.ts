@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { provenanceOf } from "./release-packages.ts";
+import { provenanceOf } from "./page-data.ts";
 
 describe("a version's provenance", () => {
   it("links a GitHub Actions run and commit from the kept claims", () => {
