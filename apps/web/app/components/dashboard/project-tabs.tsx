@@ -1,6 +1,6 @@
 // The tabs under a project's breadcrumbs: its overview, releases, downloads, container images,
-// audit log, webhooks, entitlement tokens, trusted publishing and settings (a TabRow of plain
-// links).
+// npm and Python libraries, audit log, webhooks, entitlement tokens, trusted publishing and
+// settings (a TabRow of plain links).
 import { TabRow } from "./tab-row.tsx";
 
 const TABS = [
@@ -8,6 +8,7 @@ const TABS = [
   { label: "Releases", path: "/releases", end: false },
   { label: "Downloads", path: "/downloads", end: true },
   { label: "Images", path: "/images", end: true },
+  { label: "Libraries", path: "/libraries", end: true },
   { label: "Audit log", path: "/audit", end: true },
   { label: "Webhooks", path: "/webhooks", end: true },
   { label: "Entitlements", path: "/entitlements", end: false },

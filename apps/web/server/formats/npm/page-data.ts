@@ -104,3 +104,56 @@ export async function releaseNpmPackages(
     provenance: provenanceOf(row.provenance),
   }));
 }
+
+/** A package of the project's registry, as its Libraries tab lists it. */
+export interface ProjectNpmPackage {
+  name: string;
+  versions: number;
+  /** The version `latest` names (when it still exists), else the newest published. */
+  latest: string;
+  tags: { tag: string; version: string }[];
+  publishedAt: string;
+  publishedBy: string | null;
+  deprecated: string | null;
+  provenance: Provenance | null;
+}
+
+/** The packages of a project's npm registry, by name, each with its newest version's details. */
+export async function projectNpmPackages(
+  db: Kysely<Database>,
+  projectId: string,
+): Promise<ProjectNpmPackage[]> {
+  const [rows, tags] = await Promise.all([
+    db
+      .selectFrom("npm_version")
+      .select(["name", "version", "created_at", "published_by", "deprecated", "provenance"])
+      .where("project_id", "=", projectId)
+      .orderBy("name")
+      .orderBy("created_at", "desc")
+      .execute(),
+    db
+      .selectFrom("npm_dist_tag")
+      .select(["name", "tag", "version"])
+      .where("project_id", "=", projectId)
+      .orderBy("tag")
+      .execute(),
+  ]);
+  const byName = new Map<string, (typeof rows)[number][]>();
+  for (const row of rows) byName.set(row.name, [...(byName.get(row.name) ?? []), row]);
+  return [...byName].map(([name, versions]) => {
+    const present = new Set(versions.map((v) => v.version));
+    const named = tags.filter((t) => t.name === name && present.has(t.version));
+    const latestTag = named.find((t) => t.tag === "latest")?.version;
+    const latest = versions.find((v) => v.version === latestTag) ?? versions[0]!;
+    return {
+      name,
+      versions: versions.length,
+      latest: latest.version,
+      tags: named.map(({ tag, version }) => ({ tag, version })),
+      publishedAt: latest.created_at,
+      publishedBy: latest.published_by,
+      deprecated: latest.deprecated,
+      provenance: provenanceOf(latest.provenance),
+    };
+  });
+}

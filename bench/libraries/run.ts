@@ -1,0 +1,497 @@
+// Issue 42's benchmark: Packyard's npm registry against Verdaccio (from the npm registry), and
+// its PyPI simple index against the way people host one today — a PEP 503 tree of static files
+// served by nginx from disk — on the same machine, interleaved:
+//   - publishing one more version into a package that has 1,000 (npm: `PUT` of the packument
+//     with its attachment; PyPI: twine's upload form, against writing the wheel into the tree
+//     and regenerating its page);
+//   - the metadata request a client makes before an install (the abbreviated packument, the
+//     simple page) at 16 concurrent clients, with autocannon.
+// Results: docs/benchmarks.md; method: bench/libraries/README.md.
+//
+//   node bench/libraries/run.ts [--versions 1000] [--runs 10] [--rounds 3] [--duration 10]
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { gzipSync } from "node:zlib";
+import { freePort, PROCESS_TEST_SECRET, startServerProcess } from "../../apps/web/test/server-process.ts";
+
+const { values: args } = parseArgs({
+  options: {
+    versions: { type: "string", default: "1000" },
+    runs: { type: "string", default: "10" },
+    rounds: { type: "string", default: "3" },
+    duration: { type: "string", default: "10" },
+    connections: { type: "string", default: "16" },
+    out: { type: "string", default: "bench/libraries/results/latest.json" },
+  },
+});
+const versions = Number(args.versions);
+const runs = Number(args.runs);
+const rounds = Number(args.rounds);
+const VERDACCIO = "6.8.0";
+const webDir = resolve(import.meta.dirname, "../../apps/web");
+const scratch = mkdtempSync(join(tmpdir(), "packyard-bench-libraries-"));
+const log = (message: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${message}`);
+const children: { kill: () => void }[] = [];
+
+const digest = (algorithm: string, bytes: Uint8Array, encoding: "hex" | "base64") =>
+  createHash(algorithm).update(bytes).digest(encoding);
+const versionOf = (i: number) => `1.0.${i}`;
+
+// ---------------------------------------------------------------------------------------------
+// npm: a tarball of one package.json, and npm's publish body for it.
+
+/** A ustar entry's 512-byte header. */
+function tarHeader(name: string, size: number): Buffer {
+  const header = Buffer.alloc(512);
+  header.write(name, 0, 100);
+  header.write("0000644\0", 100);
+  header.write("0000000\0", 108);
+  header.write("0000000\0", 116);
+  header.write(`${size.toString(8).padStart(11, "0")}\0`, 124);
+  header.write(`${Math.floor(Date.now() / 1000).toString(8).padStart(11, "0")}\0`, 136);
+  header.write("        ", 148);
+  header.write("0", 156);
+  header.write("ustar\0", 257);
+  header.write("00", 263);
+  let sum = 0;
+  for (const byte of header) sum += byte;
+  header.write(`${sum.toString(8).padStart(6, "0")}\0 `, 148);
+  return header;
+}
+
+function npmTarball(name: string, version: string): Buffer {
+  const json = Buffer.from(JSON.stringify({ name, version, description: "Benchmark SDK", main: "index.js" }));
+  const index = Buffer.from("module.exports = 42;\n");
+  const pad = (b: Buffer) => Buffer.concat([b, Buffer.alloc((512 - (b.length % 512)) % 512)]);
+  return gzipSync(
+    Buffer.concat([
+      tarHeader("package/package.json", json.length),
+      pad(json),
+      tarHeader("package/index.js", index.length),
+      pad(index),
+      Buffer.alloc(1024),
+    ]),
+  );
+}
+
+function npmPublishBody(name: string, version: string, registry: string): string {
+  const tarball = npmTarball(name, version);
+  const file = `${name.replace(/^@/, "").replace("/", "-")}-${version}.tgz`;
+  return JSON.stringify({
+    _id: name,
+    name,
+    description: "Benchmark SDK",
+    "dist-tags": { latest: version },
+    versions: {
+      [version]: {
+        name,
+        version,
+        description: "Benchmark SDK",
+        main: "index.js",
+        _id: `${name}@${version}`,
+        dist: {
+          integrity: `sha512-${digest("sha512", tarball, "base64")}`,
+          shasum: digest("sha1", tarball, "hex"),
+          tarball: `${registry}${name}/-/${file}`,
+        },
+      },
+    },
+    _attachments: { [file]: { content_type: "application/octet-stream", data: tarball.toString("base64"), length: tarball.length } },
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// PyPI: wheels written by Python's zipfile, once, for every version.
+
+const PYPI_NAME = "bench_sdk";
+const PYPI_PROJECT = "bench-sdk";
+const wheelName = (version: string) => `${PYPI_NAME}-${version}-py3-none-any.whl`;
+
+function writeWheels(dir: string, count: number): void {
+  mkdirSync(dir, { recursive: true });
+  const script = `
+import sys, zipfile, hashlib, base64
+out, count = sys.argv[1], int(sys.argv[2])
+for i in range(count):
+    v = f"1.0.{i}"
+    dist = f"${PYPI_NAME}-{v}.dist-info"
+    files = {
+        "${PYPI_NAME}/__init__.py": b"VALUE = 42\\n",
+        f"{dist}/METADATA": f"Metadata-Version: 2.1\\nName: ${PYPI_NAME}\\nVersion: {v}\\nSummary: Benchmark SDK\\nRequires-Python: >=3.8\\n".encode(),
+        f"{dist}/WHEEL": b"Wheel-Version: 1.0\\nGenerator: bench\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n",
+    }
+    record = "".join(f"{p},sha256={base64.urlsafe_b64encode(hashlib.sha256(b).digest()).rstrip(b'=').decode()},{len(b)}\\n" for p, b in files.items()) + f"{dist}/RECORD,,\\n"
+    with zipfile.ZipFile(f"{out}/${PYPI_NAME}-{v}-py3-none-any.whl", "w", zipfile.ZIP_DEFLATED) as z:
+        for p, b in files.items(): z.writestr(p, b)
+        z.writestr(f"{dist}/RECORD", record)
+`;
+  execFileSync("python3", ["-c", script, dir, String(count)]);
+}
+
+/** twine's legacy upload form for one wheel. */
+function uploadForm(version: string, bytes: Buffer): FormData {
+  const form = new FormData();
+  const fields: Record<string, string> = {
+    ":action": "file_upload",
+    protocol_version: "1",
+    metadata_version: "2.1",
+    name: PYPI_NAME,
+    version,
+    summary: "Benchmark SDK",
+    requires_python: ">=3.8",
+    filetype: "bdist_wheel",
+    pyversion: "py3",
+    md5_digest: digest("md5", bytes, "hex"),
+    sha256_digest: digest("sha256", bytes, "hex"),
+  };
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  form.append("content", new Blob([bytes]), wheelName(version));
+  return form;
+}
+
+/**
+ * The static tree's publish: the wheel copied in, its sha256 added to the tree's list, the
+ * project's page and the root page written again (what a CI step or dir2pi-like script does).
+ */
+const REGENERATE = `
+import sys, os, json, hashlib, shutil, html
+root, wheel = sys.argv[1], sys.argv[2]
+files = os.path.join(root, "files"); os.makedirs(files, exist_ok=True)
+name = os.path.basename(wheel)
+shutil.copyfile(wheel, os.path.join(files, name))
+manifest = os.path.join(root, "hashes.json")
+hashes = json.load(open(manifest)) if os.path.exists(manifest) else {}
+with open(wheel, "rb") as f: hashes[name] = hashlib.sha256(f.read()).hexdigest()
+json.dump(hashes, open(manifest + ".tmp", "w")); os.replace(manifest + ".tmp", manifest)
+page = os.path.join(root, "simple", "${PYPI_PROJECT}"); os.makedirs(page, exist_ok=True)
+links = "".join(f'<a href="../../files/{html.escape(n)}#sha256={h}" data-requires-python="&gt;=3.8">{html.escape(n)}</a>\\n' for n, h in sorted(hashes.items()))
+open(os.path.join(page, "index.html.tmp"), "w").write(f"<!DOCTYPE html>\\n<html><head><meta name=\\"pypi:repository-version\\" content=\\"1.0\\"><title>Links for ${PYPI_PROJECT}</title></head><body><h1>Links for ${PYPI_PROJECT}</h1>\\n{links}</body></html>\\n")
+os.replace(os.path.join(page, "index.html.tmp"), os.path.join(page, "index.html"))
+open(os.path.join(root, "simple", "index.html"), "w").write('<!DOCTYPE html>\\n<html><body><a href="${PYPI_PROJECT}/">${PYPI_PROJECT}</a>\\n</body></html>\\n')
+`;
+
+// ---------------------------------------------------------------------------------------------
+// The servers.
+
+async function waitFor(url: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    try {
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      if (res.status < 500) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not answer`);
+}
+
+async function startVerdaccio(): Promise<{ url: string; token: string; pid: number }> {
+  const home = join(homedir(), ".cache", "packyard-bench", `verdaccio-${VERDACCIO}`);
+  const bin = join(home, "node_modules", "verdaccio", "bin", "verdaccio");
+  if (!existsSync(bin)) {
+    log(`installing verdaccio@${VERDACCIO} into ${home}`);
+    mkdirSync(home, { recursive: true });
+    execFileSync("npm", ["install", "--prefix", home, "--no-audit", "--no-fund", `verdaccio@${VERDACCIO}`], {
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+  }
+  const dir = join(scratch, "verdaccio");
+  mkdirSync(dir);
+  const config = join(dir, "config.yaml");
+  writeFileSync(
+    config,
+    [
+      `storage: ${join(dir, "storage")}`,
+      "auth:",
+      "  htpasswd:",
+      `    file: ${join(dir, "htpasswd")}`,
+      "    max_users: 100",
+      "uplinks: {}",
+      "packages:",
+      "  '**':",
+      "    access: $all",
+      "    publish: $authenticated",
+      "    unpublish: $authenticated",
+      "max_body_size: 100mb",
+      "log: { type: stdout, format: pretty, level: error }",
+      "",
+    ].join("\n"),
+  );
+  const port = await freePort();
+  const child = spawn(process.execPath, [bin, "--config", config, "--listen", `127.0.0.1:${port}`], {
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  children.push(child);
+  const url = `http://127.0.0.1:${port}/`;
+  await waitFor(`${url}-/ping`);
+  const user = await fetch(`${url}-/user/org.couchdb.user:bench`, {
+    method: "PUT",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: "bench", password: "a long bench password" }),
+  });
+  const token = ((await user.json()) as { token: string }).token;
+  if (!token) throw new Error(`verdaccio user: ${user.status}`);
+  return { url, token, pid: child.pid! };
+}
+
+async function startNginx(root: string): Promise<{ url: string }> {
+  const port = await freePort();
+  const dir = join(scratch, "nginx");
+  mkdirSync(dir);
+  const config = join(dir, "nginx.conf");
+  writeFileSync(
+    config,
+    [
+      "worker_processes auto;",
+      "daemon off;",
+      `pid ${join(dir, "nginx.pid")};`,
+      `error_log ${join(dir, "error.log")} error;`,
+      "events { worker_connections 1024; }",
+      "http {",
+      "  access_log off;",
+      "  sendfile on;",
+      "  types { text/html html; application/octet-stream whl; }",
+      `  client_body_temp_path ${dir};`,
+      `  proxy_temp_path ${dir};`,
+      `  fastcgi_temp_path ${dir};`,
+      `  uwsgi_temp_path ${dir};`,
+      `  scgi_temp_path ${dir};`,
+      `  server { listen 127.0.0.1:${port}; root ${root}; index index.html; }`,
+      "}",
+      "",
+    ].join("\n"),
+  );
+  const child = spawn("nginx", ["-c", config, "-p", dir], { stdio: ["ignore", "ignore", "inherit"] });
+  children.push(child);
+  const url = `http://127.0.0.1:${port}/`;
+  await waitFor(url);
+  return { url };
+}
+
+async function startPackyard() {
+  const server = await startServerProcess({ PLAN_LIMITS: "off" });
+  const url = server.url;
+  const password = "a long bench password";
+  execFileSync(
+    process.execPath,
+    ["server/cli.ts", "users", "create", "--email", "bench@example.com", "--username", "bench", "--password", password],
+    { cwd: webDir, env: { ...process.env, SECRET: PROCESS_TEST_SECRET, DATA_DIR: server.dataDir, LOG_LEVEL: "silent" } },
+  );
+  const signIn = await fetch(`${url}/api/auth/sign-in/email`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: url },
+    body: JSON.stringify({ email: "bench@example.com", password }),
+  });
+  const cookie = signIn.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
+  const key = await fetch(`${url}/api/v1/keys`, {
+    method: "POST",
+    headers: { cookie, origin: url, "content-type": "application/json" },
+    body: JSON.stringify({ name: "bench", access: "publish", projects: "*", expiresInDays: null }),
+  });
+  const token = ((await key.json()) as { key: { key: string } }).key.key;
+  const project = await fetch(`${url}/api/v1/projects`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ slug: "sdk", name: "SDK", visibility: "public" }),
+  });
+  if (project.status !== 201) throw new Error(`project: ${project.status}`);
+  return { server, url, token };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measuring.
+
+interface AutocannonResult {
+  requests: { total: number; average: number };
+  latency: { p50: number; p99: number };
+  throughput: { average: number };
+  errors: number;
+  non2xx: number;
+  timeouts: number;
+}
+
+function autocannon(url: string, headers: Record<string, string>): AutocannonResult {
+  const flags = Object.entries(headers).flatMap(([name, value]) => ["-H", `${name}=${value}`]);
+  const run = spawnSync(
+    "npx",
+    ["-y", "autocannon@8.0.0", "-c", args.connections!, "-d", args.duration!, "-j", ...flags, url],
+    { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
+  );
+  if (run.status !== 0) throw new Error(`autocannon failed: ${run.stderr}`);
+  const result = JSON.parse(run.stdout) as AutocannonResult;
+  if (result.errors + result.non2xx + result.timeouts > 0)
+    throw new Error(`${url}: ${result.errors} errors, ${result.non2xx} non-2xx, ${result.timeouts} timeouts`);
+  return result;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+};
+const cell = (xs: number[], digits = 0) =>
+  `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
+
+async function timed(fn: () => Promise<unknown> | unknown): Promise<number> {
+  const started = performance.now();
+  await fn();
+  return performance.now() - started;
+}
+
+async function expectOk(response: Promise<Response>, what: string): Promise<void> {
+  const res = await response;
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${what}: ${res.status} ${text.slice(0, 300)}`);
+}
+
+async function main() {
+  const packyard = await startPackyard();
+  const verdaccio = await startVerdaccio();
+  const tree = join(scratch, "tree");
+  const nginx = await startNginx(tree);
+  const wheels = join(scratch, "wheels");
+  log(`writing ${versions + runs} wheels`);
+  writeWheels(wheels, versions + runs);
+  const regenerate = join(scratch, "regenerate.py");
+  writeFileSync(regenerate, REGENERATE);
+
+  const npmName = "@bench/sdk";
+  const npmRegistry = `${packyard.url}/npm/bench/sdk/`;
+  const pypiUpload = `${packyard.url}/pypi/bench/sdk/`;
+  const basic = `Basic ${Buffer.from(`__token__:${packyard.token}`).toString("base64")}`;
+  const npmPublish = {
+    packyard: (v: string) =>
+      expectOk(
+        fetch(`${npmRegistry}${encodeURIComponent(npmName)}`, {
+          method: "PUT",
+          headers: { authorization: `Bearer ${packyard.token}`, "content-type": "application/json" },
+          body: npmPublishBody(npmName, v, npmRegistry),
+        }),
+        `Packyard npm publish ${v}`,
+      ),
+    verdaccio: (v: string) =>
+      expectOk(
+        fetch(`${verdaccio.url}${encodeURIComponent(npmName)}`, {
+          method: "PUT",
+          headers: { authorization: `Bearer ${verdaccio.token}`, "content-type": "application/json" },
+          body: npmPublishBody(npmName, v, verdaccio.url),
+        }),
+        `Verdaccio publish ${v}`,
+      ),
+  };
+  const pypiPublish = {
+    packyard: (v: string) =>
+      expectOk(
+        fetch(pypiUpload, {
+          method: "POST",
+          headers: { authorization: basic },
+          body: uploadForm(v, readFileSync(join(wheels, wheelName(v)))),
+        }),
+        `Packyard PyPI upload ${v}`,
+      ),
+    nginx: (v: string) => execFileSync("python3", [regenerate, tree, join(wheels, wheelName(v))]),
+  };
+
+  log(`seeding ${versions} versions into each (npm: Packyard, Verdaccio; PyPI: Packyard, the static tree)`);
+  const seeding: Record<string, number> = {};
+  for (const [label, publish] of [
+    ["npm packyard", npmPublish.packyard],
+    ["npm verdaccio", npmPublish.verdaccio],
+    ["pypi packyard", pypiPublish.packyard],
+    ["pypi static tree", pypiPublish.nginx],
+  ] as const) {
+    const started = performance.now();
+    for (let i = 0; i < versions; i++) await publish(versionOf(i));
+    seeding[label] = (performance.now() - started) / versions;
+    log(`${label}: ${seeding[label]!.toFixed(1)} ms per version over ${versions}`);
+  }
+
+  const publishTimes: Record<string, number[]> = {
+    "npm packyard": [],
+    "npm verdaccio": [],
+    "pypi packyard": [],
+    "pypi static tree": [],
+  };
+  for (let i = 0; i < runs; i++) {
+    const v = versionOf(versions + i);
+    const npmOrder = i % 2 ? (["packyard", "verdaccio"] as const) : (["verdaccio", "packyard"] as const);
+    for (const which of npmOrder) publishTimes[`npm ${which}`]!.push(await timed(() => npmPublish[which](v)));
+    const pyOrder = i % 2 ? (["packyard", "nginx"] as const) : (["nginx", "packyard"] as const);
+    for (const which of pyOrder)
+      publishTimes[which === "nginx" ? "pypi static tree" : "pypi packyard"]!.push(
+        await timed(() => pypiPublish[which](v)),
+      );
+  }
+  log(
+    `publish one more: ${Object.entries(publishTimes)
+      .map(([k, xs]) => `${k} ${median(xs).toFixed(1)} ms`)
+      .join(", ")}`,
+  );
+
+  const abbreviated = { accept: "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8, */*" };
+  const simpleHtml = { accept: "text/html" };
+  const targets = {
+    "packument packyard": [`${npmRegistry}${encodeURIComponent(npmName)}`, abbreviated],
+    "packument verdaccio": [`${verdaccio.url}${encodeURIComponent(npmName)}`, abbreviated],
+    "simple packyard": [`${packyard.url}/pypi/bench/sdk/simple/${PYPI_PROJECT}/`, simpleHtml],
+    "simple nginx": [`${nginx.url}simple/${PYPI_PROJECT}/`, simpleHtml],
+  } as const;
+  const sizes: Record<string, number> = {};
+  for (const [label, [url, headers]] of Object.entries(targets)) {
+    const res = await fetch(url, { headers });
+    const body = Buffer.from(await res.arrayBuffer());
+    if (!res.ok) throw new Error(`${label}: ${res.status}`);
+    sizes[label] = body.length;
+  }
+  const load: Record<string, { rps: number[]; p50: number[]; p99: number[] }> = {};
+  for (let round = 0; round < rounds; round++) {
+    const labels = Object.keys(targets) as (keyof typeof targets)[];
+    for (const label of round % 2 ? [...labels].reverse() : labels) {
+      const [url, headers] = targets[label];
+      const result = autocannon(url, headers);
+      load[label] ??= { rps: [], p50: [], p99: [] };
+      load[label].rps.push(result.requests.average);
+      load[label].p50.push(result.latency.p50);
+      load[label].p99.push(result.latency.p99);
+      log(`${label} round ${round + 1}: ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms`);
+    }
+  }
+
+  const ratio = (a: number[], b: number[]) => (median(a) / median(b)).toFixed(2);
+  const lines = [
+    `Run ${new Date().toISOString()}; ${versions} versions before; ${runs} interleaved publishes each; ${rounds} interleaved load rounds of ${args.duration} s at ${args.connections} connections (autocannon 8.0.0); Verdaccio ${VERDACCIO}; ${spawnSync("nginx", ["-v"], { encoding: "utf8" }).stderr.trim()}`,
+    "",
+    "| publish one more version, ms | Packyard | other | other ÷ Packyard (speed) |",
+    "|---|---:|---:|---:|",
+    `| npm (PUT with attachment) vs Verdaccio | ${cell(publishTimes["npm packyard"]!, 1)} | ${cell(publishTimes["npm verdaccio"]!, 1)} | ${ratio(publishTimes["npm verdaccio"]!, publishTimes["npm packyard"]!)} |`,
+    `| PyPI (twine's upload form) vs copying into the static tree and regenerating it | ${cell(publishTimes["pypi packyard"]!, 1)} | ${cell(publishTimes["pypi static tree"]!, 1)} | ${ratio(publishTimes["pypi static tree"]!, publishTimes["pypi packyard"]!)} |`,
+    "",
+    "| metadata at 16 clients, req/s (p50 ms) | Packyard | other | Packyard ÷ other |",
+    "|---|---:|---:|---:|",
+    `| abbreviated packument, ${sizes["packument packyard"]} vs ${sizes["packument verdaccio"]} bytes, vs Verdaccio | ${cell(load["packument packyard"]!.rps)} (${median(load["packument packyard"]!.p50)}) | ${cell(load["packument verdaccio"]!.rps)} (${median(load["packument verdaccio"]!.p50)}) | ${ratio(load["packument packyard"]!.rps, load["packument verdaccio"]!.rps)} |`,
+    `| simple page, ${sizes["simple packyard"]} vs ${sizes["simple nginx"]} bytes, vs nginx static | ${cell(load["simple packyard"]!.rps)} (${median(load["simple packyard"]!.p50)}) | ${cell(load["simple nginx"]!.rps)} (${median(load["simple nginx"]!.p50)}) | ${ratio(load["simple packyard"]!.rps, load["simple nginx"]!.rps)} |`,
+    "",
+    `Seeding, mean per version over ${versions}: ${Object.entries(seeding)
+      .map(([k, v]) => `${k} ${v.toFixed(1)} ms`)
+      .join(", ")}.`,
+  ];
+  console.log(`\n${lines.join("\n")}`);
+  mkdirSync(dirname(args.out!), { recursive: true });
+  writeFileSync(args.out!, JSON.stringify({ seeding, publishTimes, load, sizes }, null, 2));
+  writeFileSync(args.out!.replace(/\.json$/, ".md"), `${lines.join("\n")}\n`);
+  for (const child of children) child.kill();
+  await packyard.server.stop();
+  rmSync(scratch, { recursive: true, force: true });
+}
+
+try {
+  await main();
+} finally {
+  for (const child of children) child.kill();
+}
