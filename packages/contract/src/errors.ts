@@ -38,6 +38,10 @@ export const apiErrorStatus = {
   RPM_MISSING_TAG: 400,
   RPM_DIGEST_MISMATCH: 400,
   RPM_PAYLOAD_DIGEST_MISMATCH: 400,
+  // An npm package name npm would not publish, or a tarball whose package.json cannot be read
+  // (docs/npm.md).
+  NPM_INVALID_NAME: 400,
+  NPM_INVALID_TARBALL: 400,
   UNAUTHENTICATED: 401,
   // Trusted publishing (docs/ci/): an ID token that is not valid — its signature, issuer,
   // audience, dates or claims — or one whose id (jti) was already exchanged.
@@ -75,6 +79,8 @@ export const apiErrorStatus = {
   ALREADY_MEMBER: 409,
   // A project named by its slug alone when the caller reaches several of that name: use owner/slug.
   AMBIGUOUS_PROJECT: 409,
+  // An npm version published more than 72 hours ago is not unpublished: deprecate it (docs/npm.md).
+  NPM_UNPUBLISH_WINDOW: 409,
   // An ID token trusted by projects of several accounts: the exchange names the owner.
   OIDC_AMBIGUOUS_OWNER: 409,
   // An invitation past its 7 days, or revoked.

@@ -11,7 +11,9 @@ import { DELETE_CALLBACK_PATH, readableDeletionLinkErrors } from "../../auth/acc
 import { CLIENT_IP_HEADER } from "../../auth/auth.ts";
 import { createBadgeRoutes } from "../../formats/files/badges.ts";
 import { createDownloads } from "../../formats/files/serve.ts";
+import { createNpmRoutes } from "../../formats/npm/routes.ts";
 import { createRegistryRoutes } from "../../formats/oci/routes.ts";
+import { createPypiRoutes } from "../../formats/pypi/routes.ts";
 import { formats } from "../../formats/registry.ts";
 import { createFormatRoutes } from "../../formats/routes.ts";
 import type { Services } from "../../services.ts";
@@ -142,6 +144,8 @@ export function createApp({ services, build, clientDir }: AppOptions) {
   app.route("/dl", createBadgeRoutes(services));
   // Container images: the OCI Distribution Specification at /v2/ (formats/oci).
   app.route("/v2", createRegistryRoutes(services));
+  app.route("/pypi", createPypiRoutes(services));
+  app.route("/npm", createNpmRoutes(services));
   app.route("/cli", createCliRoutes({ dir: join(clientDir, "..", "cli"), baseUrl: config.baseUrl }));
 
   // Vite's hashed output never changes under the same name: cache it for a year. Other public
