@@ -108,6 +108,18 @@ const ABBREVIATED_FIELDS = [
   "license",
 ] as const;
 
+/**
+ * The deprecation npm shows for a version: its own, else its release's yank (a yanked release's
+ * files stay downloadable, so npm installs it when asked, with this warning).
+ */
+export function servedDeprecation(
+  row: Pick<NpmVersionSummary, "deprecated" | "yanked" | "yankedReason" | "releaseVersion">,
+): string | null {
+  if (row.deprecated) return row.deprecated;
+  if (!row.yanked) return null;
+  return `The release ${row.releaseVersion} was yanked${row.yankedReason ? `: ${row.yankedReason}` : ""}`;
+}
+
 const INSTALL_SCRIPTS = ["preinstall", "install", "postinstall"];
 
 function parseManifest(row: NpmVersionRow): Record<string, unknown> {
@@ -146,7 +158,8 @@ export function servedVersion(
     },
   };
   delete manifest.deprecated;
-  if (row.deprecated) manifest.deprecated = row.deprecated;
+  const deprecated = servedDeprecation(row);
+  if (deprecated) manifest.deprecated = deprecated;
   const scripts = rest.scripts as Record<string, unknown> | undefined;
   if (scripts && typeof scripts === "object" && INSTALL_SCRIPTS.some((s) => s in scripts))
     manifest.hasInstallScript = true;
@@ -164,7 +177,7 @@ function safeJson(text: string): unknown {
 /** The document's revision: changes with any version, deprecation or dist-tag. */
 export function revisionOf(rows: NpmVersionSummary[], tags: Record<string, string>): string {
   const hash = createHash("sha1");
-  for (const row of rows) hash.update(`${row.fileId}\0${row.deprecated ?? ""}\0`);
+  for (const row of rows) hash.update(`${row.fileId}\0${servedDeprecation(row) ?? ""}\0`);
   hash.update(JSON.stringify(tags));
   return `${rows.length + 1}-${hash.digest("hex").slice(0, 32)}`;
 }

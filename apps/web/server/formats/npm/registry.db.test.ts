@@ -369,6 +369,24 @@ describe(`the npm registry at /npm/{owner}/{project}/ (${databaseKind})`, () => 
     expect(await audit("npm.undeprecated")).toEqual([
       { target: "@acme/sdk@1.0.0", details: { previous: "Use 1.1.0" }, keyName: "publish key" },
     ]);
+
+    // A yanked release's version shows as deprecated with the yank's reason; the packument sent
+    // back as it was changes nothing.
+    const yank = await pub.api("/api/v1/projects/sdk/releases/1.1.0-beta.1/yank", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ reason: "broken build" }),
+    });
+    expect(yank.status).toBe(200);
+    const yanked = (await (await npm("sdk/@acme%2fsdk?write=true")).json()) as Doc;
+    expect(yanked.versions["1.1.0-beta.1"].deprecated).toBe(
+      "The release 1.1.0-beta.1 was yanked: broken build",
+    );
+    expect((await npm("sdk/@acme%2fsdk", { method: "PUT", body: yanked })).status).toBe(200);
+    expect(await audit("npm.deprecated")).toHaveLength(1);
+    await pub.api("/api/v1/projects/sdk/releases/1.1.0-beta.1/unyank", { method: "POST" });
+    const unyanked = (await (await npm("sdk/@acme%2fsdk")).json()) as Doc;
+    expect(unyanked.versions["1.1.0-beta.1"].deprecated).toBeUndefined();
   });
 
   it("unpublishes a version within 72 hours as npm unpublish does it, never to be published again; older versions stay", async () => {

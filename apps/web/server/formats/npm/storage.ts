@@ -19,6 +19,9 @@ export interface NpmVersionSummary {
   createdAt: string;
   /** The Packyard release holding it (its version is the npm version) and the file's name. */
   releaseVersion: string;
+  /** The release was yanked (and why): npm shows the version as deprecated (packument.ts). */
+  yanked: boolean;
+  yankedReason: string | null;
   filename: string;
   size: number;
 }
@@ -45,12 +48,18 @@ function versionQuery(db: Db, projectId: string) {
       "npm_version.published_by as publishedBy",
       "npm_version.created_at as createdAt",
       "release.version as releaseVersion",
+      "release.yanked as yanked",
+      "release.yanked_reason as yankedReason",
       "release_file.filename as filename",
       "release_file.size as size",
     ]);
 }
 
-const withSize = <T extends { size: unknown }>(row: T) => ({ ...row, size: Number(row.size) });
+const withSize = <T extends { size: unknown; yanked: unknown }>(row: T) => ({
+  ...row,
+  size: Number(row.size),
+  yanked: Number(row.yanked) === 1,
+});
 
 /** Every version of a package, with its manifest, oldest first. */
 export async function packageVersions(db: Db, projectId: string, name: string): Promise<NpmVersionRow[]> {

@@ -12,7 +12,7 @@ import { nowIso } from "../../platform/core/ids.ts";
 import { change, type PersonCaller } from "../../platform/core/use-case.ts";
 import { type ProjectRow, requireOwnProject, usernameOf } from "../../projects/storage.ts";
 import { deleteReleaseFile, type UploadUseCaseDeps, uploadReleaseFile } from "../../releases/use-cases.ts";
-import { releaseFilename } from "./packument.ts";
+import { releaseFilename, servedDeprecation } from "./packument.ts";
 import {
   findVersion,
   forgetUnpublished,
@@ -333,8 +333,9 @@ export async function updatePackage(
     const message = typeof value === "string" && value.trim() !== "" ? value : null;
     if (message !== null && message.length > 1024)
       throw new DomainError("VALIDATION_FAILED", "A deprecation message may be at most 1024 characters");
-    if (message !== row.deprecated)
-      changes.push({ fileId: row.fileId, version: row.version, message, was: row.deprecated });
+    // What the packument showed comes back unchanged (a yanked release's message included).
+    if (message === servedDeprecation(row) || message === row.deprecated) continue;
+    changes.push({ fileId: row.fileId, version: row.version, message, was: row.deprecated });
   }
   if (removed.length > 0) assertUnpublishable(deps, input.name, versions, removed);
   if (changes.length > 0)
