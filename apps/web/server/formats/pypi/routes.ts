@@ -1,0 +1,256 @@
+// The Python package index of each project at /pypi/{owner}/{project}/ (docs/pypi.md): uploads
+// as twine sends them (POST to that URL), the simple repository API under simple/ (what
+// `pip install --index-url` takes), the files under files/{version}/{filename} (answered as
+// /dl answers them: ranges, counting) and a wheel's METADATA beside it (PEP 658). Refusals are
+// the API's statuses with the message as plain text, and in the reason phrase, which is what
+// twine prints. A request without any credential for what it may not read is asked for one
+// (401, Basic), so pip uses its keyring or netrc; one with a credential gets 404.
+import { createHash } from "node:crypto";
+import type { ServerResponse } from "node:http";
+import { normalizeProjectName } from "@packyard/formats/pypi/names.ts";
+import { type Context, Hono } from "hono";
+import { DomainError } from "../../platform/core/errors.ts";
+import { receiveMultipart } from "../../platform/http/multipart-upload.ts";
+import { uploadBody } from "../../platform/http/upload-body.ts";
+import type { ProjectRow } from "../../projects/storage.ts";
+import type { Services } from "../../services.ts";
+import {
+  publishingCaller,
+  type RegistryProjectName,
+  readableProject,
+  registryFailure,
+  releaseFileResponder,
+} from "../registry-http.ts";
+import {
+  negotiateSimpleFormat,
+  renderProjectList,
+  renderProjectPage,
+  SIMPLE_HTML,
+  SIMPLE_JSON,
+  type SimpleFormat,
+  type SimplePage,
+} from "./simple-pages.ts";
+import { distributionFiles, listDistributions, wheelMetadata } from "./storage.ts";
+import { uploadPythonFile } from "./use-cases.ts";
+
+const CHALLENGE = 'Basic realm="Packyard"';
+
+/** A project that cannot be read by a request that sent no credential: answered with a challenge. */
+class CredentialWanted extends Error {}
+
+/** Whether the request carries no credential at all (as /dl decides it: no Authorization, no cookie). */
+function anonymous(c: Context): boolean {
+  return !c.req.raw.headers.has("authorization") && !c.req.raw.headers.has("cookie");
+}
+
+/**
+ * Puts `message` in the status line's reason phrase ("400 File already exists"), where twine
+ * shows it, when the server is Node's (@hono/node-server, whose env carries the response).
+ */
+function setReasonPhrase(c: Context, message: string): void {
+  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  if (!outgoing || typeof outgoing.writeHead !== "function" || outgoing.headersSent) return;
+  // A reason phrase is one line of visible ASCII.
+  outgoing.statusMessage = message.replace(/[^\x20-\x7e]+/g, " ").slice(0, 300);
+}
+
+export function createPypiRoutes(services: Services) {
+  const { config, database, blobs, keys, logger } = services;
+  const db = database.db;
+  const baseUrl = config.baseUrl.replace(/\/$/, "");
+  const uploadDeps = { db, blobs, keys, config, logger };
+  const respondWithFile = releaseFileResponder(services);
+  const app = new Hono();
+
+  const nameOf = (c: Context): RegistryProjectName => ({
+    owner: c.req.param("owner")!,
+    slug: c.req.param("project")!,
+  });
+  const prefixOf = (name: RegistryProjectName) =>
+    `/pypi/${encodeURIComponent(name.owner)}/${encodeURIComponent(name.slug)}`;
+
+  /**
+   * The project, if the request may read it; CredentialWanted when it may not and sent no
+   * credential at all (a private project and a missing one look the same).
+   */
+  async function readable(c: Context, name: RegistryProjectName): Promise<ProjectRow> {
+    try {
+      return await readableProject(services, c, name);
+    } catch (error) {
+      if (anonymous(c) && error instanceof DomainError && error.code === "NOT_FOUND")
+        throw new CredentialWanted();
+      throw error;
+    }
+  }
+
+  /** A failure as text with the API's status; 401 with a Basic challenge for a missing or bad credential. */
+  async function failure(c: Context, error: unknown): Promise<Response> {
+    const headers = new Headers({ "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" });
+    let answer: { status: number; message: string };
+    if (error instanceof CredentialWanted)
+      answer = {
+        status: 401,
+        message:
+          "Not found, or private: send an API key or an entitlement token as the password (Basic auth)",
+      };
+    else {
+      const { status, message, headers: apiHeaders } = await registryFailure(services, error);
+      const retryAfter = apiHeaders.get("retry-after");
+      if (retryAfter) headers.set("retry-after", retryAfter);
+      answer = { status, message };
+    }
+    if (answer.status === 401) headers.set("www-authenticate", CHALLENGE);
+    setReasonPhrase(c, answer.message);
+    return new Response(`${answer.message}\n`, { status: answer.status, headers });
+  }
+
+  /** A page answered in its format, revalidated by its ETag (pip asks with max-age=0). */
+  function pageResponse(c: Context, project: ProjectRow, page: SimplePage): Response {
+    const etag = `"${createHash("sha256").update(page.body).digest("hex").slice(0, 32)}"`;
+    const headers = new Headers({
+      "content-type": page.contentType,
+      vary: "Accept, Authorization",
+      etag,
+      "cache-control": project.visibility === "public" ? "no-cache" : "private, no-cache",
+    });
+    const match = c.req.header("if-none-match");
+    if (match?.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag))
+      return new Response(null, { status: 304, headers });
+    return new Response(page.body, { status: 200, headers });
+  }
+
+  /** The page's format, or undefined after answering 406. */
+  function formatOf(c: Context): SimpleFormat | undefined {
+    return negotiateSimpleFormat(c.req.header("accept"), c.req.query("format"));
+  }
+
+  function notAcceptable(c: Context): Response {
+    const message = `Ask for ${SIMPLE_JSON}, ${SIMPLE_HTML} or text/html`;
+    setReasonPhrase(c, "Not Acceptable");
+    return new Response(`${message}\n`, {
+      status: 406,
+      headers: { "content-type": "text/plain; charset=utf-8", vary: "Accept" },
+    });
+  }
+
+  /** A redirect to the same path with a trailing slash (PEP 503: pages end in /), query kept. */
+  const withSlash = (c: Context) => {
+    const url = new URL(c.req.url);
+    return c.redirect(`${url.pathname}/${url.search}`, 301);
+  };
+
+  // Uploads: twine's `file_upload` form, one distribution file per request. Its fields come
+  // before the file (`content`); a signature twine may add (`gpg_signature`, an .asc file) is
+  // ignored, as PyPI ignores them.
+  const upload = async (c: Context) => {
+    const name = nameOf(c);
+    try {
+      const { caller } = await publishingCaller(services, c, name);
+      let uploaded = false;
+      await receiveMultipart(
+        c.req.raw,
+        { maxBytes: config.maxUploadBytes, maxFiles: 2, body: uploadBody(c.req.raw, c.env) },
+        async (part) => {
+          if (part.filename.endsWith(".asc")) {
+            for await (const _ of part.body);
+            return;
+          }
+          if (uploaded)
+            throw new DomainError("VALIDATION_FAILED", "Upload one distribution file per request");
+          await uploadPythonFile(uploadDeps, caller, {
+            project: `${name.owner}/${name.slug}`,
+            fields: part.fields,
+            filename: part.filename,
+            body: part.body,
+          });
+          uploaded = true;
+        },
+      );
+      if (!uploaded)
+        throw new DomainError("VALIDATION_FAILED", "The upload has no distribution file (the content field)");
+      return c.text("OK\n", 200);
+    } catch (error) {
+      return failure(c, error);
+    }
+  };
+  app.post("/:owner/:project", upload);
+  app.post("/:owner/:project/", upload);
+
+  app.get("/:owner/:project/simple", withSlash);
+
+  // The index's root: every distribution the project holds.
+  app.get("/:owner/:project/simple/", async (c) => {
+    try {
+      const project = await readable(c, nameOf(c));
+      const format = formatOf(c);
+      if (!format) return notAcceptable(c);
+      return pageResponse(c, project, renderProjectList(format, await listDistributions(db, project.id)));
+    } catch (error) {
+      return failure(c, error);
+    }
+  });
+
+  app.get("/:owner/:project/simple/:name", withSlash);
+
+  // A distribution's page, at its normalised name (other spellings are redirected there).
+  app.get("/:owner/:project/simple/:name/", async (c) => {
+    const name = nameOf(c);
+    const asked = c.req.param("name");
+    try {
+      const project = await readable(c, name);
+      const normalized = normalizeProjectName(asked);
+      if (normalized !== asked) {
+        const search = new URL(c.req.url).search;
+        return c.redirect(`${prefixOf(name)}/simple/${encodeURIComponent(normalized)}/${search}`, 301);
+      }
+      const format = formatOf(c);
+      if (!format) return notAcceptable(c);
+      const rows = await distributionFiles(db, project.id, normalized);
+      if (rows.length === 0)
+        throw new DomainError("NOT_FOUND", `No distribution named ${asked} in this index`);
+      const files = rows.map((row) => ({
+        filename: row.filename,
+        url: `${baseUrl}${prefixOf(name)}/files/${encodeURIComponent(row.version)}/${encodeURIComponent(row.filename)}`,
+        sha256: row.sha256,
+        size: row.size,
+        uploadTime: row.createdAt,
+        requiresPython: row.requiresPython,
+        metadataSha256: row.metadataSha256,
+        yanked: row.yankedReason === undefined ? (false as const) : row.yankedReason,
+      }));
+      const versions = [...new Set(rows.map((row) => row.version))];
+      return pageResponse(c, project, renderProjectPage(format, { name: normalized, versions, files }));
+    } catch (error) {
+      return failure(c, error);
+    }
+  });
+
+  // A file, as /dl serves it; `{wheel}.metadata` is the wheel's METADATA (PEP 658).
+  app.get("/:owner/:project/files/:version/:filename", async (c) => {
+    const name = nameOf(c);
+    const version = c.req.param("version");
+    const filename = c.req.param("filename");
+    try {
+      if (filename.endsWith(".whl.metadata")) {
+        const project = await readable(c, name);
+        const found = await wheelMetadata(db, project.id, version, filename.slice(0, -".metadata".length));
+        if (found)
+          return new Response(Buffer.from(found.metadata, "utf8"), {
+            headers: {
+              "content-type": "text/plain; charset=utf-8",
+              etag: `"${found.sha256}"`,
+              "cache-control": project.visibility === "public" ? "no-cache" : "private, no-cache",
+            },
+          });
+      }
+      // Someone who sent no credential is asked for one when the project is hidden (a public
+      // project is found in the serving cache: no query).
+      if (anonymous(c)) await readable(c, name);
+      return await respondWithFile(c, name, version, filename);
+    } catch (error) {
+      return failure(c, error);
+    }
+  });
+
+  return app;
+}
