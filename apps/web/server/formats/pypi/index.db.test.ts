@@ -87,7 +87,6 @@ interface JsonPage {
     hashes: { sha256: string };
     "requires-python"?: string;
     "core-metadata": { sha256: string } | false;
-    "dist-info-metadata": { sha256: string } | false;
     yanked: boolean | string;
     size: number;
     "upload-time": string;
@@ -170,7 +169,6 @@ describe(`the Python index (${databaseKind})`, () => {
       hashes: { sha256: sha256(wheel.bytes) },
       "requires-python": ">=3.8",
       "core-metadata": { sha256: sha256(wheel.metadata) },
-      "dist-info-metadata": { sha256: sha256(wheel.metadata) },
       yanked: false,
       size: wheel.bytes.length,
     });

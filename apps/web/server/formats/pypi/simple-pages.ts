@@ -138,9 +138,9 @@ export function renderProjectPage(
         url: file.url,
         hashes: { sha256: file.sha256 },
         ...(file.requiresPython ? { "requires-python": file.requiresPython } : {}),
-        // PEP 714's key, and PEP 658's for clients from before it (pip < 23.3).
+        // PEP 714's key only: pips from 22.3 until the rename (Debian 12's 23.0.1 among them)
+        // fail hard on PEP 658's `dist-info-metadata` in JSON; HTML keeps both attributes.
         "core-metadata": metadata,
-        "dist-info-metadata": metadata,
         yanked: file.yanked === false ? false : file.yanked || true,
         size: file.size,
         "upload-time": file.uploadTime,
