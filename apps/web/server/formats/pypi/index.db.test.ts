@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseKind } from "../../../test/harness.ts";
 import { type LiveServer, publisher, startLiveServer } from "../../../test/live-server.ts";
 import { flushDownloadCounts } from "../../billing/usage.ts";
+import { servingCachesOf } from "../../downloads/serve-cache.ts";
 import { SIMPLE_HTML, SIMPLE_JSON } from "./simple-pages.ts";
 import {
   buildSdist,
@@ -339,6 +340,12 @@ describe(`the Python index (${databaseKind})`, () => {
   it("marks the files of a yanked release as yanked, with its reason (PEP 592)", async () => {
     const spec = { ...acme, version: "1.1" };
     await uploaded(await upload("sdk", buildWheel(spec), spec));
+    // The page as it is before (kept in the serving cache, which the yank must drop).
+    expect(servingCachesOf(server.services.database.db).rows.enabled).toBe(true);
+    const before = (await (
+      await get(`${index("sdk")}/simple/acme-sdk/`, { accept: SIMPLE_JSON })
+    ).json()) as JsonPage;
+    expect(before.files.find((f) => f.filename === "acme_sdk-1.1-py3-none-any.whl")!.yanked).toBe(false);
     const yank = await pub.api("/api/v1/projects/sdk/releases/1.1/yank", {
       method: "POST",
       headers: { "content-type": "application/json" },

@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import { normalizeProjectName } from "@packyard/formats/pypi/names.ts";
 import { type Context, Hono } from "hono";
+import { servingCachesOf } from "../../downloads/serve-cache.ts";
 import { DomainError } from "../../platform/core/errors.ts";
 import { receiveMultipart } from "../../platform/http/multipart-upload.ts";
 import { uploadBody } from "../../platform/http/upload-body.ts";
@@ -34,6 +35,9 @@ import { distributionFiles, listDistributions, wheelMetadata } from "./storage.t
 import { uploadPythonFile } from "./use-cases.ts";
 
 const CHALLENGE = 'Basic realm="Packyard"';
+
+/** A page with its ETag, as the serving cache keeps it. */
+type PageWithTag = SimplePage & { etag: string };
 
 /** A project that cannot be read by a request that sent no credential: answered with a challenge. */
 class CredentialWanted extends Error {}
@@ -104,9 +108,26 @@ export function createPypiRoutes(services: Services) {
     return new Response(`${answer.message}\n`, { status: answer.status, headers });
   }
 
+  /**
+   * A page as `build` writes it, kept in the serving cache (downloads/serve-cache.ts) until the
+   * next change anywhere (an upload, a yank, a deletion: every change drops it, in every
+   * process); undefined when there is no such page.
+   */
+  function cachedPage(key: string[], build: () => Promise<SimplePage | undefined>) {
+    return servingCachesOf(db).rows.get(
+      ["pypi", ...key].join("\u0000"),
+      async (): Promise<PageWithTag | undefined> => {
+        const page = await build();
+        return (
+          page && { ...page, etag: `"${createHash("sha256").update(page.body).digest("hex").slice(0, 32)}"` }
+        );
+      },
+    );
+  }
+
   /** A page answered in its format, revalidated by its ETag (pip asks with max-age=0). */
-  function pageResponse(c: Context, project: ProjectRow, page: SimplePage): Response {
-    const etag = `"${createHash("sha256").update(page.body).digest("hex").slice(0, 32)}"`;
+  function pageResponse(c: Context, project: ProjectRow, page: PageWithTag): Response {
+    const { etag } = page;
     const headers = new Headers({
       "content-type": page.contentType,
       vary: "Accept, Authorization",
@@ -184,7 +205,10 @@ export function createPypiRoutes(services: Services) {
       const project = await readable(c, nameOf(c));
       const format = formatOf(c);
       if (!format) return notAcceptable(c);
-      return pageResponse(c, project, renderProjectList(format, await listDistributions(db, project.id)));
+      const page = await cachedPage([project.id, format.type], async () =>
+        renderProjectList(format, await listDistributions(db, project.id)),
+      );
+      return pageResponse(c, project, page!);
     } catch (error) {
       return failure(c, error);
     }
@@ -205,21 +229,25 @@ export function createPypiRoutes(services: Services) {
       }
       const format = formatOf(c);
       if (!format) return notAcceptable(c);
-      const rows = await distributionFiles(db, project.id, normalized);
-      if (rows.length === 0)
-        throw new DomainError("NOT_FOUND", `No distribution named ${asked} in this index`);
-      const files = rows.map((row) => ({
-        filename: row.filename,
-        url: `${baseUrl}${prefixOf(name)}/files/${encodeURIComponent(row.version)}/${encodeURIComponent(row.filename)}`,
-        sha256: row.sha256,
-        size: row.size,
-        uploadTime: row.createdAt,
-        requiresPython: row.requiresPython,
-        metadataSha256: row.metadataSha256,
-        yanked: row.yankedReason === undefined ? (false as const) : row.yankedReason,
-      }));
-      const versions = [...new Set(rows.map((row) => row.version))];
-      return pageResponse(c, project, renderProjectPage(format, { name: normalized, versions, files }));
+      // The files' URLs are under the owner and project as this request spells them.
+      const page = await cachedPage([project.id, prefixOf(name), normalized, format.type], async () => {
+        const rows = await distributionFiles(db, project.id, normalized);
+        if (rows.length === 0) return undefined;
+        const files = rows.map((row) => ({
+          filename: row.filename,
+          url: `${baseUrl}${prefixOf(name)}/files/${encodeURIComponent(row.version)}/${encodeURIComponent(row.filename)}`,
+          sha256: row.sha256,
+          size: row.size,
+          uploadTime: row.createdAt,
+          requiresPython: row.requiresPython,
+          metadataSha256: row.metadataSha256,
+          yanked: row.yankedReason === undefined ? (false as const) : row.yankedReason,
+        }));
+        const versions = [...new Set(rows.map((row) => row.version))];
+        return renderProjectPage(format, { name: normalized, versions, files });
+      });
+      if (!page) throw new DomainError("NOT_FOUND", `No distribution named ${asked} in this index`);
+      return pageResponse(c, project, page);
     } catch (error) {
       return failure(c, error);
     }
