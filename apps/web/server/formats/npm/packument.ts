@@ -175,9 +175,13 @@ function safeJson(text: string): unknown {
 }
 
 /** The document's revision: changes with any version, deprecation or dist-tag. */
-export function revisionOf(rows: NpmVersionSummary[], tags: Record<string, string>): string {
+export function revisionOf(
+  rows: Pick<NpmVersionSummary, "fileId" | "deprecated" | "yanked" | "yankedReason" | "releaseVersion">[],
+  tags: Record<string, string>,
+): string {
   const hash = createHash("sha1");
-  for (const row of rows) hash.update(`${row.fileId}\0${servedDeprecation(row) ?? ""}\0`);
+  const parts = rows.map((row) => `${row.fileId}\0${servedDeprecation(row) ?? ""}\0`).sort();
+  for (const part of parts) hash.update(part);
   hash.update(JSON.stringify(tags));
   return `${rows.length + 1}-${hash.digest("hex").slice(0, 32)}`;
 }

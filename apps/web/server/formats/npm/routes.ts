@@ -22,15 +22,18 @@ import {
   buildPackument,
   nameParts,
   newestFirst,
+  revisionOf,
   servedDistTags,
   servedVersion,
   registryUrl as urlOfRegistry,
   versionOfTarball,
 } from "./packument.ts";
+import { PackumentCache } from "./packument-cache.ts";
 import {
   distTagsOf,
   findVersion,
   manifestsOf,
+  packageRevisionRows,
   packageVersionSummaries,
   packageVersions,
   projectDistTags,
@@ -144,6 +147,7 @@ export function createNpmRoutes(services: Services) {
     logger: services.logger,
     clock: services.clock,
   });
+  const cache = new PackumentCache();
   const publishLimit = Math.floor((config.maxUploadBytes * 4) / 3) + PUBLISH_SLACK_BYTES;
   const app = new Hono();
 
@@ -165,29 +169,30 @@ export function createNpmRoutes(services: Services) {
 
   async function packument(c: Context, at: Located, name: string): Promise<Response> {
     const project = await readableProject(services, c, at.project);
-    const rows = await packageVersions(db, project.id, name);
-    if (rows.length === 0) throw notFound(`${name} is not in this registry`);
+    const summaries = await packageRevisionRows(db, project.id, name);
+    if (summaries.length === 0) throw notFound(`${name} is not in this registry`);
     const tags = await distTagsOf(db, project.id, name);
     const accept = c.req.header("accept") ?? "";
     const abbreviated = accept.includes(ABBREVIATED_TYPE) && c.req.query("write") !== "true";
-    const document = buildPackument({
-      name,
-      rows,
-      storedTags: tags,
-      registry: registryOf(at.project),
-      abbreviated,
-    });
-    const body = JSON.stringify(document);
-    const etag = `"${createHash("sha1").update(body).digest("hex")}"`;
+    const registry = registryOf(at.project);
+    const key = `${project.id}\0${name}\0${registry}\0${abbreviated}`;
+    let document = cache.get(key, revisionOf(summaries, servedDistTags(tags, summaries)));
+    if (!document) {
+      const rows = await packageVersions(db, project.id, name);
+      if (rows.length === 0) throw notFound(`${name} is not in this registry`);
+      const body = JSON.stringify(buildPackument({ name, rows, storedTags: tags, registry, abbreviated }));
+      document = { body, etag: `"${createHash("sha1").update(body).digest("hex")}"` };
+      cache.set(key, revisionOf(rows, servedDistTags(tags, rows)), document);
+    }
     const headers: Record<string, string> = {
       "content-type": abbreviated ? ABBREVIATED_TYPE : JSON_TYPE,
-      etag,
+      etag: document.etag,
       vary: "accept, authorization",
       "cache-control": project.visibility === "public" ? "no-cache" : "private, no-cache",
     };
-    if (c.req.header("if-none-match") === etag) return new Response(null, { status: 304, headers });
+    if (c.req.header("if-none-match") === document.etag) return new Response(null, { status: 304, headers });
     if (c.req.method === "HEAD") return new Response(null, { status: 200, headers });
-    return new Response(body, { status: 200, headers });
+    return new Response(document.body, { status: 200, headers });
   }
 
   /** One version's manifest (`GET /{package}/{version or tag}`). */

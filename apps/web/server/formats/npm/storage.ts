@@ -95,6 +95,27 @@ export async function findVersion(
   return row && withSize(row);
 }
 
+/** What a package's document depends on besides its immutable versions: its packument's revision. */
+export async function packageRevisionRows(db: Db, projectId: string, name: string) {
+  const rows = await db
+    .selectFrom("npm_version")
+    .innerJoin("release_file", "release_file.id", "npm_version.file_id")
+    .innerJoin("release", "release.id", "release_file.release_id")
+    .where("npm_version.project_id", "=", projectId)
+    .where("npm_version.name", "=", name)
+    .select([
+      "npm_version.file_id as fileId",
+      "npm_version.version as version",
+      "npm_version.created_at as createdAt",
+      "npm_version.deprecated as deprecated",
+      "release.version as releaseVersion",
+      "release.yanked as yanked",
+      "release.yanked_reason as yankedReason",
+    ])
+    .execute();
+  return rows.map((row) => ({ ...row, yanked: Number(row.yanked) === 1 }));
+}
+
 /** The manifests of chosen versions (a search's hits), by file id. */
 export async function manifestsOf(db: Db, fileIds: string[]): Promise<Map<string, string>> {
   if (fileIds.length === 0) return new Map();
