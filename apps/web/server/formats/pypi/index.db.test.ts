@@ -10,6 +10,7 @@ import { databaseKind } from "../../../test/harness.ts";
 import { type LiveServer, publisher, startLiveServer } from "../../../test/live-server.ts";
 import { flushDownloadCounts } from "../../billing/usage.ts";
 import { servingCachesOf } from "../../downloads/serve-cache.ts";
+import { hashPublishToken, newPublishToken } from "../../trusted-publishing/storage.ts";
 import { SIMPLE_HTML, SIMPLE_JSON } from "./simple-pages.ts";
 import {
   buildSdist,
@@ -413,6 +414,33 @@ describe(`the Python index (${databaseKind})`, () => {
     expect(Buffer.from(await entitled.arrayBuffer()).equals(wheel.bytes)).toBe(true);
     // Not a publishing credential.
     expect((await upload("vault", sdist, acme, { key: token })).status).toBe(401);
+  });
+
+  it("takes an upload with a trusted-publishing token (twine's password from CI), for its projects only", async () => {
+    const db = server.services.database.db;
+    const sdk = await db
+      .selectFrom("project")
+      .select("id")
+      .where("slug", "=", "sdk")
+      .executeTakeFirstOrThrow();
+    const secret = newPublishToken();
+    await db
+      .insertInto("publish_token")
+      .values({
+        id: "pt-pypi-test-0000000000000001",
+        token_hash: hashPublishToken(secret),
+        token_start: secret.slice(0, 10),
+        owner_id: pub.userId,
+        projects: JSON.stringify([sdk.id]),
+        publisher: "GitHub Actions packer/sdk (release.yml)",
+        claims: null,
+        expires_at: new Date(Date.now() + 10 * 60_000).toISOString(),
+        created_at: new Date().toISOString(),
+      })
+      .execute();
+    const spec = { ...acme, version: "1.2" };
+    await uploaded(await upload("sdk", buildSdist(spec), spec, { key: secret }));
+    expect([403, 404]).toContain((await upload("vault", buildSdist(spec), spec, { key: secret })).status);
   });
 
   it("counts a file downloaded by pip as a pip install", async () => {
