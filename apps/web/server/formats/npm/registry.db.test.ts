@@ -295,6 +295,21 @@ describe(`the npm registry at /npm/{owner}/{project}/ (${databaseKind})`, () => 
     expect(((await badVersion.res.json()) as { code: string }).code).toBe("INVALID_VERSION");
     const badName = await publish("sdk", "@acme/Bad Name", "1.0.0");
     expect(badName.res.status).toBe(400);
+    expect(((await badName.res.json()) as { code: string }).code).toBe("NPM_INVALID_NAME");
+
+    // Bytes that are not a tarball, declared with their own integrity.
+    const { body } = publishBody("@acme/sdk", "1.0.1");
+    const junk = Buffer.from("not a tarball at all");
+    const version = body.versions["1.0.1"]!;
+    version.dist = { ...version.dist, integrity: sri(junk), shasum: sha1(junk) };
+    body._attachments["@acme/sdk-1.0.1.tgz"] = {
+      content_type: "application/octet-stream",
+      data: junk.toString("base64"),
+      length: junk.length,
+    };
+    const broken = await npm("sdk/@acme%2fsdk", { method: "PUT", body });
+    expect(broken.status).toBe(400);
+    expect(((await broken.json()) as { code: string }).code).toBe("NPM_INVALID_TARBALL");
 
     const again = await publish("sdk", "@acme/sdk", "1.0.0");
     expect(again.res.status).toBe(409);
