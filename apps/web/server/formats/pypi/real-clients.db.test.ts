@@ -175,6 +175,17 @@ describe.runIf(hasTools)(`Python packages with twine and pip (${databaseKind})`,
     expect(refused).toMatch(/acme_sdk-9\.0-py3-none-any\.whl is not version 9\.1: its name says 9\.0/);
   });
 
+  it("answers a refused large upload once twine has sent it, so --skip-existing skips it", async () => {
+    // Larger than the socket buffers: a refusal answered early would reach twine as a reset.
+    const spec = { name: "big-data", version: "1.0" };
+    const big = buildWheel(spec, { padding: 16 * 1024 * 1024 });
+    const [path] = writeDistributions([big]);
+    await ok("twine", twineUpload("sdk", pub.token, [path!]));
+    expect(await fails("twine", twineUpload("sdk", pub.token, [path!]))).toMatch(/409 Conflict/);
+    const skipped = await ok("twine", [...twineUpload("sdk", pub.token, [path!]), "--skip-existing"]);
+    expect(skipped).toMatch(/Skipping big_data-1\.0-py3-none-any\.whl because it appears to already\s+exist/);
+  });
+
   it("installs the wheel with pip in hash-checking mode, and imports it", async () => {
     const wheel = buildWheel(v1);
     const requirements = join(scratch, "requirements.txt");

@@ -11,7 +11,7 @@ import { normalizeProjectName } from "@packyard/formats/pypi/names.ts";
 import { type Context, Hono } from "hono";
 import { servingCachesOf } from "../../downloads/serve-cache.ts";
 import { DomainError } from "../../platform/core/errors.ts";
-import { receiveMultipart } from "../../platform/http/multipart-upload.ts";
+import { MULTIPART_OVERHEAD_BYTES, receiveMultipart } from "../../platform/http/multipart-upload.ts";
 import { uploadBody } from "../../platform/http/upload-body.ts";
 import type { ProjectRow } from "../../projects/storage.ts";
 import type { Services } from "../../services.ts";
@@ -56,6 +56,46 @@ function setReasonPhrase(c: Context, message: string): void {
   if (!outgoing || typeof outgoing.writeHead !== "function" || outgoing.headersSent) return;
   // A reason phrase is one line of visible ASCII.
   outgoing.statusMessage = message.replace(/[^\x20-\x7e]+/g, " ").slice(0, 300);
+}
+
+/**
+ * The body, read through `body` by whoever reads it, whose reader's return() (a refusal stops
+ * reading) leaves the stream open, so that `drain` can read the rest and throw it away (at most
+ * `limit` more bytes; past that the stream is closed).
+ */
+function drainable(source: AsyncIterable<Uint8Array>) {
+  const iterator = source[Symbol.asyncIterator]();
+  let ended = false;
+  const next = async () => {
+    const result = await iterator.next();
+    if (result.done) ended = true;
+    return result;
+  };
+  const body: AsyncIterable<Uint8Array> = {
+    [Symbol.asyncIterator]: () => ({
+      next,
+      return: async () => ({ done: true as const, value: undefined }),
+    }),
+  };
+  return {
+    body,
+    async drain(limit: number): Promise<void> {
+      let read = 0;
+      try {
+        while (!ended) {
+          const { done, value } = await next();
+          if (done) return;
+          read += value.byteLength;
+          if (read > limit) {
+            await iterator.return?.();
+            return;
+          }
+        }
+      } catch {
+        // The client went away: nothing to answer anyway.
+      }
+    },
+  };
 }
 
 export function createPypiRoutes(services: Services) {
@@ -165,12 +205,14 @@ export function createPypiRoutes(services: Services) {
   // ignored, as PyPI ignores them.
   const upload = async (c: Context) => {
     const name = nameOf(c);
+    const raw = uploadBody(c.req.raw, c.env);
+    const body = raw && drainable(raw);
     try {
       const { caller } = await publishingCaller(services, c, name);
       let uploaded = false;
       await receiveMultipart(
         c.req.raw,
-        { maxBytes: config.maxUploadBytes, maxFiles: 2, body: uploadBody(c.req.raw, c.env) },
+        { maxBytes: config.maxUploadBytes, maxFiles: 2, body: body?.body },
         async (part) => {
           if (part.filename.endsWith(".asc")) {
             for await (const _ of part.body);
@@ -191,6 +233,11 @@ export function createPypiRoutes(services: Services) {
         throw new DomainError("VALIDATION_FAILED", "The upload has no distribution file (the content field)");
       return c.text("OK\n", 200);
     } catch (error) {
+      // twine (Python's http.client) sends the whole body before it reads the answer: a refusal
+      // answered on a connection closed under it is a "connection reset", not the refusal (and
+      // --skip-existing cannot skip). The rest of the body is read first, up to the upload limit.
+      const tooLarge = error instanceof DomainError && error.code === "PAYLOAD_TOO_LARGE";
+      if (body && !tooLarge) await body.drain(config.maxUploadBytes + MULTIPART_OVERHEAD_BYTES);
       return failure(c, error);
     }
   };

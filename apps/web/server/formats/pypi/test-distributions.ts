@@ -2,7 +2,7 @@
 // .dist-info METADATA, WHEEL and RECORD, and one module) and an sdist (a .tar.gz with PKG-INFO,
 // pyproject.toml, setup.py and the module), with Metadata-Version 2.1 (what Debian's twine 4.0.2
 // accepts), and twine's upload form for one of them. Test support only.
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { crc32, gzipSync } from "node:zlib";
 import { Blake2b } from "./blake2b.ts";
 
@@ -113,13 +113,22 @@ export function tarGz(files: [string, Buffer][]): Buffer {
 const recordHash = (data: Buffer) =>
   `sha256=${createHash("sha256").update(data).digest("base64url")},${data.length}`;
 
-/** A pure-Python wheel: `{escaped}-{version}-py3-none-any.whl`. */
-export function buildWheel(spec: DistributionSpec): { filename: string; bytes: Buffer; metadata: Buffer } {
+/**
+ * A pure-Python wheel: `{escaped}-{version}-py3-none-any.whl`; `padding` bytes of random data in
+ * a file of its own make it as large as a test needs.
+ */
+export function buildWheel(
+  spec: DistributionSpec,
+  options: { padding?: number } = {},
+): { filename: string; bytes: Buffer; metadata: Buffer } {
   const base = `${escapedName(spec.name)}-${spec.version}`;
   const distInfo = `${base}.dist-info`;
   const metadata = text(coreMetadata(spec));
   const files: [string, Buffer][] = [
     [`${moduleOf(spec)}/__init__.py`, text(`VERSION = "${spec.version}"\n`)],
+    ...(options.padding
+      ? [[`${moduleOf(spec)}/data.bin`, randomBytes(options.padding)] as [string, Buffer]]
+      : []),
     [`${distInfo}/METADATA`, metadata],
     [
       `${distInfo}/WHEEL`,
