@@ -71,6 +71,7 @@ function publishBody(name: string, version: string, options: PublishOptions = {}
     keywords: ["acme", "client"],
     main: "index.js",
     dependencies: { "left-pad": "^1.3.0" },
+    scripts: { test: `node test.js ${"--verbose ".repeat(100)}` },
     ...options.inside,
   };
   const tarball = tgz({
@@ -237,6 +238,15 @@ describe(`the npm registry at /npm/{owner}/{project}/ (${databaseKind})`, () => 
       dependencies: { "left-pad": "^1.3.0" },
       dist: v.dist,
     });
+
+    // Sent gzipped to a client that takes it (fetch does, and so does npm).
+    expect(full.headers.get("content-encoding")).toBe("gzip");
+    const plainBody = await npm("sdk/@acme%2fsdk", {
+      token: null,
+      headers: { "accept-encoding": "identity" },
+    });
+    expect(plainBody.headers.get("content-encoding")).toBeNull();
+    expect(((await plainBody.json()) as Doc).name).toBe("@acme/sdk");
 
     // Revalidation by ETag.
     const again = await npm("sdk/@acme%2fsdk", {

@@ -5,7 +5,9 @@
 // project, keys, entitlement tokens), writes to a key or trusted-publishing token that may
 // publish. Errors are npm's `{"error": message}` (with the API's code) and the API's statuses.
 import { createHash } from "node:crypto";
+import { gzipSync } from "node:zlib";
 import { type Context, Hono } from "hono";
+import { servingCachesOf } from "../../downloads/serve-cache.ts";
 import { DomainError, notFound } from "../../platform/core/errors.ts";
 import { requireActor } from "../../platform/http/actor.ts";
 import { usernameOf } from "../../projects/storage.ts";
@@ -54,6 +56,8 @@ const PUBLISH_SLACK_BYTES = 8 * 1024 * 1024;
 /** A dist-tag PUT's body: a JSON string. */
 const SMALL_BODY_BYTES = 64 * 1024;
 const SEARCH_PAGE = 20;
+/** Packuments smaller than this are sent as they are. */
+const GZIP_FROM_BYTES = 1024;
 const SEARCH_MAX = 250;
 
 const JSON_TYPE = "application/json; charset=utf-8";
@@ -148,6 +152,12 @@ export function createNpmRoutes(services: Services) {
     clock: services.clock,
   });
   const cache = new PackumentCache();
+  const serving = servingCachesOf(db).rows;
+  /** The serving cache's epoch, when its change feed is up (else undefined: read the revision). */
+  const currentEpoch = () => {
+    serving.validate();
+    return serving.enabled ? serving.epoch : undefined;
+  };
   const publishLimit = Math.floor((config.maxUploadBytes * 4) / 3) + PUBLISH_SLACK_BYTES;
   const app = new Hono();
 
@@ -169,30 +179,46 @@ export function createNpmRoutes(services: Services) {
 
   async function packument(c: Context, at: Located, name: string): Promise<Response> {
     const project = await readableProject(services, c, at.project);
-    const summaries = await packageRevisionRows(db, project.id, name);
-    if (summaries.length === 0) throw notFound(`${name} is not in this registry`);
-    const tags = await distTagsOf(db, project.id, name);
     const accept = c.req.header("accept") ?? "";
     const abbreviated = accept.includes(ABBREVIATED_TYPE) && c.req.query("write") !== "true";
     const registry = registryOf(at.project);
     const key = `${project.id}\0${name}\0${registry}\0${abbreviated}`;
-    let document = cache.get(key, revisionOf(summaries, servedDistTags(tags, summaries)));
+    const epoch = currentEpoch();
+    let document = epoch === undefined ? undefined : cache.getInEpoch(key, epoch);
     if (!document) {
-      const rows = await packageVersions(db, project.id, name);
-      if (rows.length === 0) throw notFound(`${name} is not in this registry`);
-      const body = JSON.stringify(buildPackument({ name, rows, storedTags: tags, registry, abbreviated }));
-      document = { body, etag: `"${createHash("sha1").update(body).digest("hex")}"` };
-      cache.set(key, revisionOf(rows, servedDistTags(tags, rows)), document);
+      const summaries = await packageRevisionRows(db, project.id, name);
+      if (summaries.length === 0) throw notFound(`${name} is not in this registry`);
+      const tags = await distTagsOf(db, project.id, name);
+      const revision = revisionOf(summaries, servedDistTags(tags, summaries));
+      document = cache.get(key, revision);
+      if (document) cache.set(key, revision, document, epoch === currentEpoch() ? epoch : undefined);
+      else {
+        const rows = await packageVersions(db, project.id, name);
+        if (rows.length === 0) throw notFound(`${name} is not in this registry`);
+        const body = JSON.stringify(buildPackument({ name, rows, storedTags: tags, registry, abbreviated }));
+        document = { body, etag: `"${createHash("sha1").update(body).digest("hex")}"` };
+        const built = revisionOf(rows, servedDistTags(tags, rows));
+        cache.set(key, built, document, epoch === currentEpoch() && built === revision ? epoch : undefined);
+      }
     }
     const headers: Record<string, string> = {
       "content-type": abbreviated ? ABBREVIATED_TYPE : JSON_TYPE,
       etag: document.etag,
-      vary: "accept, authorization",
+      vary: "accept, accept-encoding, authorization",
       "cache-control": project.visibility === "public" ? "no-cache" : "private, no-cache",
     };
     if (c.req.header("if-none-match") === document.etag) return new Response(null, { status: 304, headers });
+    // npm accepts gzip; a packument of many versions is a tenth of its size so.
+    const gzip =
+      /\bgzip\b/.test(c.req.header("accept-encoding") ?? "") && document.body.length > GZIP_FROM_BYTES;
+    if (gzip) {
+      document.gzip ??= gzipSync(document.body);
+      headers["content-encoding"] = "gzip";
+    }
+    const body = gzip ? document.gzip! : document.body;
+    headers["content-length"] = String(typeof body === "string" ? Buffer.byteLength(body) : body.byteLength);
     if (c.req.method === "HEAD") return new Response(null, { status: 200, headers });
-    return new Response(document.body, { status: 200, headers });
+    return new Response(body as Uint8Array<ArrayBuffer> | string, { status: 200, headers });
   }
 
   /** One version's manifest (`GET /{package}/{version or tag}`). */
