@@ -9,6 +9,7 @@ import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseKind } from "../../../test/harness.ts";
 import { type LiveServer, publisher, startLiveServer } from "../../../test/live-server.ts";
+import { applyRetention } from "../../retention/run.ts";
 import { hashPublishToken, newPublishToken } from "../../trusted-publishing/storage.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: documents read field by field, as npm reads them
@@ -589,5 +590,33 @@ describe(`the npm registry at /npm/{owner}/{project}/ (${databaseKind})`, () => 
     expect(Object.keys(doc.versions)).toEqual(["1.0.0"]);
     expect(doc["dist-tags"]).toEqual({ latest: "1.0.0" });
     expect((await npm("sdk/@acme%2fsdk/-/sdk-1.2.0.tgz", { token: null })).status).toBe(404);
+  });
+
+  it("drops the versions a retention run deletes, from a packument served before", async () => {
+    await createProject("kept", "public");
+    for (const version of ["1.0.0", "1.1.0", "1.2.0"])
+      expect((await publish("kept", "@acme/kept", version)).res.status).toBe(201);
+    const before = (await (await npm("kept/@acme%2fkept", { token: null })).json()) as Doc;
+    expect(Object.keys(before.versions)).toEqual(["1.0.0", "1.1.0", "1.2.0"]);
+    const saved = await pub.api("/api/v1/projects/kept/retention", {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ enabled: true, keepReleases: 2 }),
+    });
+    expect(saved.status).toBe(200);
+    const { services } = server;
+    const project = await db()
+      .selectFrom("project")
+      .select("id")
+      .where("slug", "=", "kept")
+      .executeTakeFirstOrThrow();
+    await applyRetention(
+      { db: services.database.db, clock: services.clock, logger: services.logger },
+      project.id,
+    );
+    const after = (await (await npm("kept/@acme%2fkept", { token: null })).json()) as Doc;
+    expect(Object.keys(after.versions)).toEqual(["1.1.0", "1.2.0"]);
+    expect(after["dist-tags"]).toEqual({ latest: "1.2.0" });
+    expect((await npm("kept/@acme%2fkept/-/kept-1.0.0.tgz", { token: null })).status).toBe(404);
   });
 });
