@@ -34,6 +34,8 @@ const rounds = Number(args.rounds);
 const VERDACCIO = "6.8.0";
 const webDir = resolve(import.meta.dirname, "../../apps/web");
 const scratch = mkdtempSync(join(tmpdir(), "packyard-bench-libraries-"));
+/** Debian's Python, not a version manager's shim in front of it (pyenv's costs ~80 ms a start). */
+const PYTHON = existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
 const log = (message: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${message}`);
 const children: { kill: () => void }[] = [];
 
@@ -129,7 +131,7 @@ for i in range(count):
         for p, b in files.items(): z.writestr(p, b)
         z.writestr(f"{dist}/RECORD", record)
 `;
-  execFileSync("python3", ["-c", script, dir, String(count)]);
+  execFileSync(PYTHON, ["-c", script, dir, String(count)]);
 }
 
 /** twine's legacy upload form for one wheel. */
@@ -247,6 +249,8 @@ async function startNginx(root: string): Promise<{ url: string }> {
     config,
     [
       "worker_processes auto;",
+      // Its workers read the tree the bench wrote (a private temporary directory).
+      ...(process.getuid?.() === 0 ? ["user root;"] : []),
       "daemon off;",
       `pid ${join(dir, "nginx.pid")};`,
       `error_log ${join(dir, "error.log")} error;`,
@@ -395,7 +399,7 @@ async function main() {
         }),
         `Packyard PyPI upload ${v}`,
       ),
-    nginx: (v: string) => execFileSync("python3", [regenerate, tree, join(wheels, wheelName(v))]),
+    nginx: (v: string) => execFileSync(PYTHON, [regenerate, tree, join(wheels, wheelName(v))]),
   };
 
   log(`seeding ${versions} versions into each (npm: Packyard, Verdaccio; PyPI: Packyard, the static tree)`);

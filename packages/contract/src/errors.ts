@@ -42,6 +42,12 @@ export const apiErrorStatus = {
   // (docs/npm.md).
   NPM_INVALID_NAME: 400,
   NPM_INVALID_TARBALL: 400,
+  // A Python upload (docs/pypi.md): a project name PEP 508 refuses, core metadata (METADATA,
+  // PKG-INFO) that cannot be read or disagrees with the file, a digest of the form that does not
+  // match the file.
+  PYPI_INVALID_NAME: 400,
+  PYPI_INVALID_METADATA: 400,
+  PYPI_DIGEST_MISMATCH: 400,
   UNAUTHENTICATED: 401,
   // Trusted publishing (docs/ci/): an ID token that is not valid — its signature, issuer,
   // audience, dates or claims — or one whose id (jti) was already exchanged.

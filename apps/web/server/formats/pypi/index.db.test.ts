@@ -59,7 +59,12 @@ async function uploaded(res: Response) {
 
 /** The status, the body and the reason phrase of a refusal. */
 async function refusal(res: Response) {
-  return { status: res.status, text: await res.text(), reason: res.statusText };
+  return {
+    status: res.status,
+    text: await res.text(),
+    reason: res.statusText,
+    code: res.headers.get("x-packyard-error-code"),
+  };
 }
 
 function get(url: string, init: { key?: string; accept?: string; agent?: string } = {}) {
@@ -202,6 +207,7 @@ describe(`the Python index (${databaseKind})`, () => {
       const wrong = field === "md5_digest" ? "0".repeat(32) : "0".repeat(64);
       const res = await refusal(await upload("sdk", file, spec, { fields: { [field]: wrong } }));
       expect(res.status).toBe(400);
+      expect(res.code).toBe("PYPI_DIGEST_MISMATCH");
       expect(res.text).toMatch(pattern);
       // twine prints the reason phrase.
       expect(res.reason).toMatch(pattern);
@@ -311,10 +317,20 @@ describe(`the Python index (${databaseKind})`, () => {
         /Only the file_upload action/,
       ],
     ];
+    // The stable code beside the words, where the refusal has one of its own.
+    const codes: Record<string, string> = {
+      "metadata version": "PYPI_INVALID_METADATA",
+      "metadata name": "PYPI_INVALID_METADATA",
+      "invalid name": "PYPI_INVALID_NAME",
+      "invalid version": "INVALID_VERSION",
+      "not a wheel": "PYPI_INVALID_METADATA",
+      "other action": "VALIDATION_FAILED",
+    };
     for (const [what, response, pattern] of cases) {
       const res = await refusal(await response);
       expect(res.status, what).toBe(400);
       expect(res.text, what).toMatch(pattern);
+      if (codes[what]) expect(res.code, what).toBe(codes[what]);
     }
     for (const version of ["2.0", "3.0"])
       expect((await pub.api(`/api/v1/projects/sdk/releases/${version}`)).status).toBe(404);

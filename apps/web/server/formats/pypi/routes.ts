@@ -138,9 +138,11 @@ export function createPypiRoutes(services: Services) {
           "Not found, or private: send an API key or an entitlement token as the password (Basic auth)",
       };
     else {
-      const { status, message, headers: apiHeaders } = await registryFailure(services, error);
+      const { status, code, message, headers: apiHeaders } = await registryFailure(services, error);
       const retryAfter = apiHeaders.get("retry-after");
       if (retryAfter) headers.set("retry-after", retryAfter);
+      // The stable code beside the words (docs/pypi.md): what scripts and CI logs can match on.
+      headers.set("x-packyard-error-code", code);
       answer = { status, message };
     }
     if (answer.status === 401) headers.set("www-authenticate", CHALLENGE);

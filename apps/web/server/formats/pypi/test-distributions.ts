@@ -4,7 +4,7 @@
 // accepts), and twine's upload form for one of them. Test support only.
 import { createHash, randomBytes } from "node:crypto";
 import { crc32, gzipSync } from "node:zlib";
-import { Blake2b } from "./blake2b.ts";
+import { blake2b } from "@noble/hashes/blake2.js";
 
 export interface DistributionSpec {
   /** The name as the metadata writes it ("Acme_SDK"). */
@@ -170,7 +170,7 @@ export function digestsOf(bytes: Uint8Array) {
   return {
     md5_digest: createHash("md5").update(bytes).digest("hex"),
     sha256_digest: createHash("sha256").update(bytes).digest("hex"),
-    blake2_256_digest: new Blake2b(32).update(bytes).hex(),
+    blake2_256_digest: Buffer.from(blake2b(bytes, { dkLen: 32 })).toString("hex"),
   };
 }
 

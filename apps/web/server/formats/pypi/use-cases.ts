@@ -5,7 +5,9 @@
 // its core metadata read (a wheel's METADATA through ranged reads, an sdist's PKG-INFO from the
 // stream) and compared with its file name and the form. The `pypi_file` row is written in the
 // upload's transaction.
+
 import { createHash } from "node:crypto";
+import { blake2b } from "@noble/hashes/blake2.js";
 import { apiErrorCodeOr, releaseVersion } from "@packyard/contract";
 import type { CoreMetadata } from "@packyard/formats/pypi/metadata.ts";
 import {
@@ -20,7 +22,6 @@ import type { PersonCaller } from "../../platform/core/use-case.ts";
 import type { StagedBlob } from "../../platform/storage/blob-store.ts";
 import type { UploadAttachment } from "../../releases/files.ts";
 import { type UploadUseCaseDeps, uploadReleaseFile } from "../../releases/use-cases.ts";
-import { Blake2b } from "./blake2b.ts";
 import { insertPythonFile } from "./storage.ts";
 import { normalizePythonVersion } from "./versions.ts";
 
@@ -120,7 +121,7 @@ export function checkUploadForm(fields: Record<string, string>, filename: string
 /** The body, hashed with md5 and BLAKE2b-256 as it passes when the form gave those digests. */
 function hashedWhileRead(body: AsyncIterable<Uint8Array>, digests: CheckedForm["digests"]) {
   const md5 = digests.md5 ? createHash("md5") : undefined;
-  const blake2 = digests.blake2_256 ? new Blake2b(32) : undefined;
+  const blake2 = digests.blake2_256 ? blake2b.create({ dkLen: 32 }) : undefined;
   const result: { md5?: string; blake2_256?: string } = {};
   async function* hashed() {
     for await (const chunk of body) {
@@ -129,7 +130,7 @@ function hashedWhileRead(body: AsyncIterable<Uint8Array>, digests: CheckedForm["
       yield chunk;
     }
     if (md5) result.md5 = md5.digest("hex");
-    if (blake2) result.blake2_256 = blake2.hex();
+    if (blake2) result.blake2_256 = Buffer.from(blake2.digest()).toString("hex");
   }
   return { body: hashed(), result };
 }
@@ -177,9 +178,13 @@ function metadataOf(form: CheckedForm, filename: string, computed: { md5?: strin
     if (normalizeProjectName(metadata.name) !== form.name)
       throw refused(
         `The metadata of ${filename} names ${metadata.name}, not the project its file name gives`,
+        "PYPI_INVALID_METADATA",
       );
     if (normalizePythonVersion(metadata.version) !== form.version)
-      throw refused(`The metadata of ${filename} says version ${metadata.version}, not ${form.version}`);
+      throw refused(
+        `The metadata of ${filename} says version ${metadata.version}, not ${form.version}`,
+        "PYPI_INVALID_METADATA",
+      );
     if (form.kind === "sdist") return { metadata };
     // Kept as its bytes are (a byte-order mark too): clients check it against its sha256.
     const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(read.bytes);
