@@ -532,6 +532,33 @@ describe(`the npm registry at /npm/{owner}/{project}/ (${databaseKind})`, () => 
     expect((await npm("vault/@acme%2fsecret", { token })).status).toBe(200);
     expect((await fetch(url, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
     expect((await publish("vault", "@acme/secret", "1.0.2", {}, token)).res.status).toBe(401);
+
+    // A token for the 1.x versions sees only them: npm resolves latest within its range.
+    expect((await publish("vault", "@acme/secret", "2.0.0")).res.status).toBe(201);
+    const ranged = await pub.api("/api/v1/projects/vault/entitlements", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "Legacy", versionRange: "<2.0.0" }),
+    });
+    expect(ranged.status).toBe(201);
+    const legacy = ((await ranged.json()) as { token: string }).token;
+    const seen = (await (await npm("vault/@acme%2fsecret", { token: legacy })).json()) as Doc;
+    expect(Object.keys(seen.versions)).toEqual(["1.0.0"]);
+    expect(seen["dist-tags"]).toEqual({ latest: "1.0.0" });
+    const corgi = (await (
+      await npm("vault/@acme%2fsecret", { token: legacy, accept: "application/vnd.npm.install-v1+json" })
+    ).json()) as Doc;
+    expect(Object.keys(corgi.versions)).toEqual(["1.0.0"]);
+    expect(await (await npm("vault/-/package/@acme%2fsecret/dist-tags", { token: legacy })).json()).toEqual({
+      latest: "1.0.0",
+    });
+    const newer = await fetch(`${server.url}/npm/acme/vault/@acme/secret/-/secret-2.0.0.tgz`, {
+      headers: { authorization: `Bearer ${legacy}` },
+    });
+    expect(newer.status).toBe(404);
+    expect(
+      Object.keys(((await (await npm("vault/@acme%2fsecret", { token })).json()) as Doc).versions),
+    ).toEqual(["1.0.0", "2.0.0"]);
   });
 
   it("records a trusted-publishing token's CI claims as the version's provenance", async () => {

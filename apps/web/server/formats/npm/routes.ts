@@ -6,7 +6,10 @@
 // publish. Errors are npm's `{"error": message}` (with the API's code) and the API's statuses.
 import { createHash } from "node:crypto";
 import { gzipSync } from "node:zlib";
+import { type VersionRange, versionInRange } from "@packyard/contract/entitlements.ts";
+import { compareDebianVersions } from "@packyard/formats/deb/debian-version.ts";
 import { type Context, Hono } from "hono";
+import { dlDeps, dlProject, dlRequestOf } from "../../downloads/dl-answer.ts";
 import { servingCachesOf } from "../../downloads/serve-cache.ts";
 import { DomainError, notFound } from "../../platform/core/errors.ts";
 import { requireActor } from "../../platform/http/actor.ts";
@@ -173,27 +176,40 @@ export function createNpmRoutes(services: Services) {
 
   const refOf = (project: RegistryProjectName) => `${project.owner}/${project.slug}`;
 
+  /**
+   * The project, if the request may read it (registry-http.ts's readableProject: as /dl decides),
+   * and the version range of the entitlement token it was read with, if any: the packuments show
+   * only the versions whose tarballs the token may fetch (in the /dl writer's order of release
+   * versions), so `npm install` resolves within them.
+   */
+  async function reader(c: Context, name: RegistryProjectName) {
+    const req = dlRequestOf(c, "release", undefined, { username: name.owner, slug: name.slug });
+    const project = await dlProject(dlDeps(services, false), req);
+    return { project, range: req.entitled?.entitlement.versionRange ?? null };
+  }
+
   /** The registry's own URL as the request named it (so the tarballs carry its _authToken). */
   const registryOf = (project: RegistryProjectName) =>
     urlOfRegistry(config.baseUrl, project.owner, project.slug);
 
   async function packument(c: Context, at: Located, name: string): Promise<Response> {
-    const project = await readableProject(services, c, at.project);
+    const { project, range } = await reader(c, at.project);
+    const entitled = <T extends { version: string }>(rows: T[]) => inRange(rows, range);
     const accept = c.req.header("accept") ?? "";
     const abbreviated = accept.includes(ABBREVIATED_TYPE) && c.req.query("write") !== "true";
     const registry = registryOf(at.project);
-    const key = `${project.id}\0${name}\0${registry}\0${abbreviated}`;
+    const key = `${project.id}\0${name}\0${registry}\0${abbreviated}\0${range ? JSON.stringify(range) : ""}`;
     const epoch = currentEpoch();
     let document = epoch === undefined ? undefined : cache.getInEpoch(key, epoch);
     if (!document) {
-      const summaries = await packageRevisionRows(db, project.id, name);
+      const summaries = entitled(await packageRevisionRows(db, project.id, name));
       if (summaries.length === 0) throw notFound(`${name} is not in this registry`);
       const tags = await distTagsOf(db, project.id, name);
       const revision = revisionOf(summaries, servedDistTags(tags, summaries));
       document = cache.get(key, revision);
       if (document) cache.set(key, revision, document, epoch === currentEpoch() ? epoch : undefined);
       else {
-        const rows = await packageVersions(db, project.id, name);
+        const rows = entitled(await packageVersions(db, project.id, name));
         if (rows.length === 0) throw notFound(`${name} is not in this registry`);
         const body = JSON.stringify(buildPackument({ name, rows, storedTags: tags, registry, abbreviated }));
         document = { body, etag: `"${createHash("sha1").update(body).digest("hex")}"` };
@@ -223,8 +239,8 @@ export function createNpmRoutes(services: Services) {
 
   /** One version's manifest (`GET /{package}/{version or tag}`). */
   async function versionDocument(c: Context, at: Located, name: string, wanted: string) {
-    const project = await readableProject(services, c, at.project);
-    const rows = await packageVersions(db, project.id, name);
+    const { project, range } = await reader(c, at.project);
+    const rows = inRange(await packageVersions(db, project.id, name), range);
     const tags = rows.length ? servedDistTags(await distTagsOf(db, project.id, name), rows) : {};
     const version = tags[wanted] ?? wanted;
     const row = rows.find((r) => r.version === version);
@@ -310,8 +326,8 @@ export function createNpmRoutes(services: Services) {
     if (tag === undefined) {
       if (method !== "GET" && method !== "HEAD")
         throw new DomainError("METHOD_NOT_ALLOWED", `${method} is not a dist-tags method`);
-      const project = await readableProject(services, c, at.project);
-      const rows = await packageVersionSummaries(db, project.id, name);
+      const { project, range } = await reader(c, at.project);
+      const rows = inRange(await packageVersionSummaries(db, project.id, name), range);
       if (rows.length === 0) throw notFound(`${name} is not in this registry`);
       return npmJson(servedDistTags(await distTagsOf(db, project.id, name), rows), 200, {
         "cache-control": "no-cache",
@@ -333,11 +349,11 @@ export function createNpmRoutes(services: Services) {
   }
 
   async function search(c: Context, at: Located): Promise<Response> {
-    const project = await readableProject(services, c, at.project);
+    const { project, range } = await reader(c, at.project);
     const text = (c.req.query("text") ?? "").trim().toLowerCase();
     const size = Math.min(Math.max(Number(c.req.query("size") ?? SEARCH_PAGE) || SEARCH_PAGE, 1), SEARCH_MAX);
     const from = Math.max(Number(c.req.query("from") ?? 0) || 0, 0);
-    const rows = await projectVersionSummaries(db, project.id);
+    const rows = inRange(await projectVersionSummaries(db, project.id), range);
     const tagsByName = await projectDistTags(db, project.id);
     const byName = new Map<string, typeof rows>();
     for (const row of rows) byName.set(row.name, [...(byName.get(row.name) ?? []), row]);
@@ -493,4 +509,10 @@ function matchScore(text: string, name: string, manifest: Record<string, unknown
     else return 0;
   }
   return Math.round((score / (score + 10)) * 1000) / 1000;
+}
+
+/** The versions an entitlement token's range lets it read (all of them without one). */
+function inRange<T extends { version: string }>(rows: T[], range: VersionRange | null): T[] {
+  if (!range) return rows;
+  return rows.filter((row) => versionInRange(range, row.version, compareDebianVersions));
 }
