@@ -25,6 +25,8 @@ const { values: args } = parseArgs({
     rounds: { type: "string", default: "3" },
     duration: { type: "string", default: "10" },
     connections: { type: "string", default: "16" },
+    /** "npm" or "pypi": only that half (for working on one). */
+    only: { type: "string" },
     out: { type: "string", default: "bench/libraries/results/latest.json" },
   },
 });
@@ -54,7 +56,12 @@ function tarHeader(name: string, size: number): Buffer {
   header.write("0000000\0", 108);
   header.write("0000000\0", 116);
   header.write(`${size.toString(8).padStart(11, "0")}\0`, 124);
-  header.write(`${Math.floor(Date.now() / 1000).toString(8).padStart(11, "0")}\0`, 136);
+  header.write(
+    `${Math.floor(Date.now() / 1000)
+      .toString(8)
+      .padStart(11, "0")}\0`,
+    136,
+  );
   header.write("        ", 148);
   header.write("0", 156);
   header.write("ustar\0", 257);
@@ -102,7 +109,13 @@ function npmPublishBody(name: string, version: string, registry: string): string
         },
       },
     },
-    _attachments: { [file]: { content_type: "application/octet-stream", data: tarball.toString("base64"), length: tarball.length } },
+    _attachments: {
+      [file]: {
+        content_type: "application/octet-stream",
+        data: tarball.toString("base64"),
+        length: tarball.length,
+      },
+    },
   });
 }
 
@@ -151,7 +164,7 @@ function uploadForm(version: string, bytes: Buffer): FormData {
     sha256_digest: digest("sha256", bytes, "hex"),
   };
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
-  form.append("content", new Blob([bytes]), wheelName(version));
+  form.append("content", new Blob([new Uint8Array(bytes)]), wheelName(version));
   return form;
 }
 
@@ -160,7 +173,7 @@ function uploadForm(version: string, bytes: Buffer): FormData {
  * project's page and the root page written again (what a CI step or dir2pi-like script does).
  */
 const REGENERATE = `
-import sys, os, json, hashlib, shutil, html
+import sys, os, json, hashlib, shutil, html, gzip
 root, wheel = sys.argv[1], sys.argv[2]
 files = os.path.join(root, "files"); os.makedirs(files, exist_ok=True)
 name = os.path.basename(wheel)
@@ -173,6 +186,9 @@ page = os.path.join(root, "simple", "${PYPI_PROJECT}"); os.makedirs(page, exist_
 links = "".join(f'<a href="../../files/{html.escape(n)}#sha256={h}" data-requires-python="&gt;=3.8">{html.escape(n)}</a>\\n' for n, h in sorted(hashes.items()))
 open(os.path.join(page, "index.html.tmp"), "w").write(f"<!DOCTYPE html>\\n<html><head><meta name=\\"pypi:repository-version\\" content=\\"1.0\\"><title>Links for ${PYPI_PROJECT}</title></head><body><h1>Links for ${PYPI_PROJECT}</h1>\\n{links}</body></html>\\n")
 os.replace(os.path.join(page, "index.html.tmp"), os.path.join(page, "index.html"))
+# Precompressed beside it: nginx's gzip_static sends it to a client that takes gzip (pip does).
+with open(os.path.join(page, "index.html"), "rb") as f, gzip.open(os.path.join(page, "index.html.gz.tmp"), "wb", 6) as z: z.write(f.read())
+os.replace(os.path.join(page, "index.html.gz.tmp"), os.path.join(page, "index.html.gz"))
 open(os.path.join(root, "simple", "index.html"), "w").write('<!DOCTYPE html>\\n<html><body><a href="${PYPI_PROJECT}/">${PYPI_PROJECT}</a>\\n</body></html>\\n')
 `;
 
@@ -258,6 +274,7 @@ async function startNginx(root: string): Promise<{ url: string }> {
       "http {",
       "  access_log off;",
       "  sendfile on;",
+      "  gzip_static on;",
       "  types { text/html html; application/octet-stream whl; }",
       `  client_body_temp_path ${dir};`,
       `  proxy_temp_path ${dir};`,
@@ -282,8 +299,21 @@ async function startPackyard() {
   const password = "a long bench password";
   execFileSync(
     process.execPath,
-    ["server/cli.ts", "users", "create", "--email", "bench@example.com", "--username", "bench", "--password", password],
-    { cwd: webDir, env: { ...process.env, SECRET: PROCESS_TEST_SECRET, DATA_DIR: server.dataDir, LOG_LEVEL: "silent" } },
+    [
+      "server/cli.ts",
+      "users",
+      "create",
+      "--email",
+      "bench@example.com",
+      "--username",
+      "bench",
+      "--password",
+      password,
+    ],
+    {
+      cwd: webDir,
+      env: { ...process.env, SECRET: PROCESS_TEST_SECRET, DATA_DIR: server.dataDir, LOG_LEVEL: "silent" },
+    },
   );
   const signIn = await fetch(`${url}/api/auth/sign-in/email`, {
     method: "POST",
@@ -348,6 +378,12 @@ async function timed(fn: () => Promise<unknown> | unknown): Promise<number> {
   return performance.now() - started;
 }
 
+/**
+ * fetch, once more when a kept-alive connection the server had just closed failed it (EPIPE,
+ * a reset: nothing of the request was taken).
+ */
+const request = (url: string, init: RequestInit) => fetch(url, init).catch(() => fetch(url, init));
+
 async function expectOk(response: Promise<Response>, what: string): Promise<void> {
   const res = await response;
   const text = await res.text();
@@ -355,8 +391,10 @@ async function expectOk(response: Promise<Response>, what: string): Promise<void
 }
 
 async function main() {
+  const npmToo = args.only !== "pypi";
+  const pypiToo = args.only !== "npm";
   const packyard = await startPackyard();
-  const verdaccio = await startVerdaccio();
+  const verdaccio = npmToo ? await startVerdaccio() : { url: "http://verdaccio.invalid/", token: "", pid: 0 };
   const tree = join(scratch, "tree");
   const nginx = await startNginx(tree);
   const wheels = join(scratch, "wheels");
@@ -372,7 +410,7 @@ async function main() {
   const npmPublish = {
     packyard: (v: string) =>
       expectOk(
-        fetch(`${npmRegistry}${encodeURIComponent(npmName)}`, {
+        request(`${npmRegistry}${encodeURIComponent(npmName)}`, {
           method: "PUT",
           headers: { authorization: `Bearer ${packyard.token}`, "content-type": "application/json" },
           body: npmPublishBody(npmName, v, npmRegistry),
@@ -381,7 +419,7 @@ async function main() {
       ),
     verdaccio: (v: string) =>
       expectOk(
-        fetch(`${verdaccio.url}${encodeURIComponent(npmName)}`, {
+        request(`${verdaccio.url}${encodeURIComponent(npmName)}`, {
           method: "PUT",
           headers: { authorization: `Bearer ${verdaccio.token}`, "content-type": "application/json" },
           body: npmPublishBody(npmName, v, verdaccio.url),
@@ -392,7 +430,7 @@ async function main() {
   const pypiPublish = {
     packyard: (v: string) =>
       expectOk(
-        fetch(pypiUpload, {
+        request(pypiUpload, {
           method: "POST",
           headers: { authorization: basic },
           body: uploadForm(v, readFileSync(join(wheels, wheelName(v)))),
@@ -405,11 +443,19 @@ async function main() {
   log(`seeding ${versions} versions into each (npm: Packyard, Verdaccio; PyPI: Packyard, the static tree)`);
   const seeding: Record<string, number> = {};
   for (const [label, publish] of [
-    ["npm packyard", npmPublish.packyard],
-    ["npm verdaccio", npmPublish.verdaccio],
-    ["pypi packyard", pypiPublish.packyard],
-    ["pypi static tree", pypiPublish.nginx],
-  ] as const) {
+    ...(npmToo
+      ? ([
+          ["npm packyard", npmPublish.packyard],
+          ["npm verdaccio", npmPublish.verdaccio],
+        ] as const)
+      : []),
+    ...(pypiToo
+      ? ([
+          ["pypi packyard", pypiPublish.packyard],
+          ["pypi static tree", pypiPublish.nginx],
+        ] as const)
+      : []),
+  ]) {
     const started = performance.now();
     for (let i = 0; i < versions; i++) await publish(versionOf(i));
     seeding[label] = (performance.now() - started) / versions;
@@ -425,8 +471,14 @@ async function main() {
   for (let i = 0; i < runs; i++) {
     const v = versionOf(versions + i);
     const npmOrder = i % 2 ? (["packyard", "verdaccio"] as const) : (["verdaccio", "packyard"] as const);
-    for (const which of npmOrder) publishTimes[`npm ${which}`]!.push(await timed(() => npmPublish[which](v)));
-    const pyOrder = i % 2 ? (["packyard", "nginx"] as const) : (["nginx", "packyard"] as const);
+    if (npmToo)
+      for (const which of npmOrder)
+        publishTimes[`npm ${which}`]!.push(await timed(() => npmPublish[which](v)));
+    const pyOrder = !pypiToo
+      ? []
+      : i % 2
+        ? (["packyard", "nginx"] as const)
+        : (["nginx", "packyard"] as const);
     for (const which of pyOrder)
       publishTimes[which === "nginx" ? "pypi static tree" : "pypi packyard"]!.push(
         await timed(() => pypiPublish[which](v)),
@@ -434,40 +486,62 @@ async function main() {
   }
   log(
     `publish one more: ${Object.entries(publishTimes)
+      .filter(([, xs]) => xs.length > 0)
       .map(([k, xs]) => `${k} ${median(xs).toFixed(1)} ms`)
       .join(", ")}`,
   );
 
-  const abbreviated = { accept: "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8, */*" };
-  const simpleHtml = { accept: "text/html" };
-  const targets = {
+  // As the clients send them: npm asks for the abbreviated packument, pip for PEP 691 JSON, then
+  // HTML (Debian's pip 23.0 asks for HTML); both take gzip.
+  const abbreviated = {
+    accept: "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8, */*",
+    "accept-encoding": "gzip, deflate",
+  };
+  const simpleHtml = { accept: "text/html", "accept-encoding": "gzip, deflate" };
+  const allTargets = {
     "packument packyard": [`${npmRegistry}${encodeURIComponent(npmName)}`, abbreviated],
     "packument verdaccio": [`${verdaccio.url}${encodeURIComponent(npmName)}`, abbreviated],
     "simple packyard": [`${packyard.url}/pypi/bench/sdk/simple/${PYPI_PROJECT}/`, simpleHtml],
     "simple nginx": [`${nginx.url}simple/${PYPI_PROJECT}/`, simpleHtml],
   } as const;
+  const targets = Object.fromEntries(
+    Object.entries(allTargets).filter(([label]) => (label.startsWith("packument") ? npmToo : pypiToo)),
+  ) as Partial<typeof allTargets>;
   const sizes: Record<string, number> = {};
   for (const [label, [url, headers]] of Object.entries(targets)) {
     const res = await fetch(url, { headers });
     const body = Buffer.from(await res.arrayBuffer());
     if (!res.ok) throw new Error(`${label}: ${res.status}`);
-    sizes[label] = body.length;
+    // On the wire (fetch takes the gzip off what it hands over).
+    sizes[label] = Number(res.headers.get("content-length") ?? body.length);
+    log(
+      `${label}: ${res.headers.get("content-encoding") ?? "identity"}, ${sizes[label]} bytes on the wire, ${body.length} decoded`,
+    );
   }
   const load: Record<string, { rps: number[]; p50: number[]; p99: number[] }> = {};
   for (let round = 0; round < rounds; round++) {
-    const labels = Object.keys(targets) as (keyof typeof targets)[];
+    const labels = Object.keys(targets) as (keyof typeof allTargets)[];
     for (const label of round % 2 ? [...labels].reverse() : labels) {
-      const [url, headers] = targets[label];
+      const [url, headers] = targets[label]!;
       const result = autocannon(url, headers);
       load[label] ??= { rps: [], p50: [], p99: [] };
       load[label].rps.push(result.requests.average);
       load[label].p50.push(result.latency.p50);
       load[label].p99.push(result.latency.p99);
-      log(`${label} round ${round + 1}: ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms`);
+      log(
+        `${label} round ${round + 1}: ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms`,
+      );
     }
   }
 
   const ratio = (a: number[], b: number[]) => (median(a) / median(b)).toFixed(2);
+  if (!npmToo || !pypiToo) {
+    console.log(JSON.stringify({ seeding, publishTimes, load, sizes }, null, 2));
+    for (const child of children) child.kill();
+    await packyard.server.stop();
+    rmSync(scratch, { recursive: true, force: true });
+    return;
+  }
   const lines = [
     `Run ${new Date().toISOString()}; ${versions} versions before; ${runs} interleaved publishes each; ${rounds} interleaved load rounds of ${args.duration} s at ${args.connections} connections (autocannon 8.0.0); Verdaccio ${VERDACCIO}; ${spawnSync("nginx", ["-v"], { encoding: "utf8" }).stderr.trim()}`,
     "",

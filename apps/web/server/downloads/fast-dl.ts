@@ -14,6 +14,7 @@
 // request log line, metrics and counting are those of the app's path; only the
 // Content-Security-Policy is the fixed `default-src 'none'` a file needs, since no page is
 // rendered here. Why it exists: docs/decisions/039-serving-cache.md.
+import { createHash } from "node:crypto";
 import { close, open, read as readFd, readFile } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { countServed } from "../billing/usage.ts";
@@ -59,6 +60,73 @@ interface IndexAnswer {
   sha256: string;
   head: string[];
   count?: Count;
+}
+
+/**
+ * A registry's metadata answer (an npm packument, a PyPI simple page) the app made for an
+ * anonymous request of a public project, remembered per URL and the request headers that chose
+ * its variant: the next such request is answered here from memory (decision 086). Dropped with
+ * the serving cache on every change, like the index answers above.
+ */
+interface RegistryAnswer {
+  route: string;
+  sha256: string;
+  etag: string;
+  headers: Record<string, string>;
+  /** The header list for writeHead, made on first use (its last value is the request id). */
+  head?: string[];
+}
+
+/** A 304's headers: the 200's, less what describes its body. */
+function notModifiedHeaders(headers: Record<string, string>): Record<string, string> {
+  const kept = { ...headers };
+  delete kept["content-length"];
+  delete kept["content-encoding"];
+  return kept;
+}
+
+/** The URL prefixes of the registries whose anonymous metadata answers are remembered. */
+const REGISTRY_PREFIXES = ["/npm/", "/pypi/"];
+
+/**
+ * What chooses a registry answer's variant besides its URL: the Accept header as sent (npm's
+ * abbreviated packument, PEP 691's JSON) and whether the client takes gzip. The routes decide
+ * from these alone (and never for a URL with a query).
+ */
+function registryAnswerKey(
+  url: string,
+  accept: string | undefined,
+  acceptEncoding: string | undefined,
+): string {
+  return keys.answer(
+    `${url}\u0000${accept ?? ""}\u0000${/\bgzip\b/.test(acceptEncoding ?? "") ? "gzip" : ""}`,
+  );
+}
+
+/**
+ * Remembers a registry's 200 answer to an anonymous GET of a public project (`epoch`: the
+ * serving cache's when the request began; an answer made across a change is not kept). The
+ * headers must carry its Content-Type, Content-Length and ETag.
+ */
+export function rememberRegistryAnswer(
+  db: Services["database"]["db"],
+  request: { url: string; accept: string | undefined; acceptEncoding: string | undefined },
+  answer: { route: string; headers: Record<string, string>; bytes: Buffer },
+  epoch: number,
+): void {
+  const path = new URL(request.url).pathname;
+  if (new URL(request.url).search !== "" || !REGISTRY_PREFIXES.some((prefix) => path.startsWith(prefix)))
+    return;
+  const caches = servingCachesOf(db);
+  const sha256 = createHash("sha256").update(answer.bytes).digest("hex");
+  caches.content.set(sha256, answer.bytes);
+  const known: RegistryAnswer = {
+    route: answer.route,
+    sha256,
+    etag: answer.headers.etag ?? "",
+    headers: answer.headers,
+  };
+  caches.rows.remember(registryAnswerKey(path, request.accept, request.acceptEncoding), known, epoch);
 }
 
 /**
@@ -319,9 +387,47 @@ export function withFastDownloads(services: Services, next: Listener): Listener 
     address: clientOf(req, config.trustProxy),
   });
 
+  /**
+   * A remembered registry answer for this anonymous request, written here (a 304 when the client
+   * has it); false when there is none and the app is to answer.
+   */
+  function registryAnswer(req: IncomingMessage, res: ServerResponse, url: string): boolean {
+    if (url.includes("?") || credentialsOf(req) !== "none") return false;
+    const key = registryAnswerKey(url, header(req, "accept"), header(req, "accept-encoding"));
+    const known = caches.rows.peek<RegistryAnswer>(key);
+    const bytes = known && caches.content.get(known.sha256);
+    if (!bytes) return false;
+    const started = performance.now();
+    known.head ??= Object.entries({ ...known.headers, ...fixed, "X-Request-Id": "" }).flat();
+    const match = header(req, "if-none-match");
+    if (
+      match &&
+      known.etag &&
+      match.split(",").some((tag) => tag.trim().replace(/^W\//, "") === known.etag)
+    ) {
+      send(
+        req,
+        res,
+        { route: known.route, status: 304, headers: notModifiedHeaders(known.headers) },
+        undefined,
+        started,
+        undefined,
+      );
+      return true;
+    }
+    sendIndex(req, res, { route: known.route, sha256: known.sha256, head: known.head }, bytes, started);
+    return true;
+  }
+
   return (req, res) => {
     const method = req.method;
     const url = req.url ?? "";
+    if (
+      (method === "GET" || method === "HEAD") &&
+      REGISTRY_PREFIXES.some((prefix) => url.startsWith(prefix)) &&
+      registryAnswer(req, res, url)
+    )
+      return;
     if (
       (method !== "GET" && method !== "HEAD") ||
       !url.startsWith("/dl/") ||

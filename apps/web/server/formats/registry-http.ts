@@ -68,6 +68,11 @@ export function releaseFileResponder(services: Services) {
     );
 }
 
+/** Whether the request carries no credential at all (as /dl decides it: no Authorization, no cookie). */
+export function anonymousRequest(c: Context): boolean {
+  return !c.req.raw.headers.has("authorization") && !c.req.raw.headers.has("cookie");
+}
+
 /** A failure as the API answers it (api-errors.ts): its status, code and message. */
 export async function registryFailure(
   services: Services,

@@ -12,6 +12,8 @@ export interface CachedDocument {
   etag: string;
   /** The body gzipped, made the first time a client accepts it. */
   gzip?: Uint8Array;
+  /** The body as UTF-8, made the first time it is sent. */
+  bytes?: Buffer;
 }
 
 const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;

@@ -10,12 +10,14 @@ import { type VersionRange, versionInRange } from "@packyard/contract/entitlemen
 import { compareDebianVersions } from "@packyard/formats/deb/debian-version.ts";
 import { type Context, Hono } from "hono";
 import { dlDeps, dlProject, dlRequestOf } from "../../downloads/dl-answer.ts";
+import { rememberRegistryAnswer } from "../../downloads/fast-dl.ts";
 import { servingCachesOf } from "../../downloads/serve-cache.ts";
 import { DomainError, notFound } from "../../platform/core/errors.ts";
 import { requireActor } from "../../platform/http/actor.ts";
 import { usernameOf } from "../../projects/storage.ts";
 import type { Services } from "../../services.ts";
 import {
+  anonymousRequest,
   publishingCaller,
   type RegistryProjectName,
   readableProject,
@@ -193,6 +195,8 @@ export function createNpmRoutes(services: Services) {
     urlOfRegistry(config.baseUrl, project.owner, project.slug);
 
   async function packument(c: Context, at: Located, name: string): Promise<Response> {
+    // Before anything is read: an answer made across a change is not remembered (below).
+    const startEpoch = serving.epoch;
     const { project, range } = await reader(c, at.project);
     const entitled = <T extends { version: string }>(rows: T[]) => inRange(rows, range);
     const accept = c.req.header("accept") ?? "";
@@ -231,10 +235,19 @@ export function createNpmRoutes(services: Services) {
       document.gzip ??= gzipSync(document.body);
       headers["content-encoding"] = "gzip";
     }
-    const body = gzip ? document.gzip! : document.body;
-    headers["content-length"] = String(typeof body === "string" ? Buffer.byteLength(body) : body.byteLength);
+    document.bytes ??= Buffer.from(document.body);
+    const body = gzip ? Buffer.from(document.gzip!) : document.bytes;
+    headers["content-length"] = String(body.byteLength);
+    // Anyone's: the next anonymous request for it is answered from memory (downloads/fast-dl.ts).
+    if (project.visibility === "public" && range === null && anonymousRequest(c))
+      rememberRegistryAnswer(
+        db,
+        { url: c.req.url, accept: c.req.header("accept"), acceptEncoding: c.req.header("accept-encoding") },
+        { route: "/npm/:owner/:project/:package", headers, bytes: body },
+        startEpoch,
+      );
     if (c.req.method === "HEAD") return new Response(null, { status: 200, headers });
-    return new Response(body as Uint8Array<ArrayBuffer> | string, { status: 200, headers });
+    return new Response(body as Uint8Array<ArrayBuffer>, { status: 200, headers });
   }
 
   /** One version's manifest (`GET /{package}/{version or tag}`). */

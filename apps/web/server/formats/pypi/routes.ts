@@ -7,8 +7,10 @@
 // (401, Basic), so pip uses its keyring or netrc; one with a credential gets 404.
 import { createHash } from "node:crypto";
 import type { ServerResponse } from "node:http";
+import { gzipSync } from "node:zlib";
 import { normalizeProjectName } from "@packyard/formats/pypi/names.ts";
 import { type Context, Hono } from "hono";
+import { rememberRegistryAnswer } from "../../downloads/fast-dl.ts";
 import { servingCachesOf } from "../../downloads/serve-cache.ts";
 import { DomainError } from "../../platform/core/errors.ts";
 import { MULTIPART_OVERHEAD_BYTES, receiveMultipart } from "../../platform/http/multipart-upload.ts";
@@ -16,6 +18,7 @@ import { uploadBody } from "../../platform/http/upload-body.ts";
 import type { ProjectRow } from "../../projects/storage.ts";
 import type { Services } from "../../services.ts";
 import {
+  anonymousRequest,
   publishingCaller,
   type RegistryProjectName,
   readableProject,
@@ -37,15 +40,14 @@ import { uploadPythonFile } from "./use-cases.ts";
 const CHALLENGE = 'Basic realm="Packyard"';
 
 /** A page with its ETag, as the serving cache keeps it. */
-type PageWithTag = SimplePage & { etag: string };
+/** A page kept in the serving cache: its bytes, and gzipped once a client takes gzip (pip does). */
+type PageWithTag = SimplePage & { etag: string; bytes: Buffer; gzip?: Buffer };
+
+/** Pages smaller than this are sent as they are: gzip would save less than its cost. */
+const GZIP_FROM_BYTES = 1024;
 
 /** A project that cannot be read by a request that sent no credential: answered with a challenge. */
 class CredentialWanted extends Error {}
-
-/** Whether the request carries no credential at all (as /dl decides it: no Authorization, no cookie). */
-function anonymous(c: Context): boolean {
-  return !c.req.raw.headers.has("authorization") && !c.req.raw.headers.has("cookie");
-}
 
 /**
  * Puts `message` in the status line's reason phrase ("400 File already exists"), where twine
@@ -121,7 +123,7 @@ export function createPypiRoutes(services: Services) {
     try {
       return await readableProject(services, c, name);
     } catch (error) {
-      if (anonymous(c) && error instanceof DomainError && error.code === "NOT_FOUND")
+      if (anonymousRequest(c) && error instanceof DomainError && error.code === "NOT_FOUND")
         throw new CredentialWanted();
       throw error;
     }
@@ -160,26 +162,49 @@ export function createPypiRoutes(services: Services) {
       ["pypi", ...key].join("\u0000"),
       async (): Promise<PageWithTag | undefined> => {
         const page = await build();
-        return (
-          page && { ...page, etag: `"${createHash("sha256").update(page.body).digest("hex").slice(0, 32)}"` }
-        );
+        if (!page) return undefined;
+        const bytes = Buffer.from(page.body);
+        return { ...page, bytes, etag: `"${createHash("sha256").update(bytes).digest("hex").slice(0, 32)}"` };
       },
     );
   }
 
   /** A page answered in its format, revalidated by its ETag (pip asks with max-age=0). */
-  function pageResponse(c: Context, project: ProjectRow, page: PageWithTag): Response {
+  function pageResponse(
+    c: Context,
+    project: ProjectRow,
+    page: PageWithTag,
+    at: { route: string; epoch: number },
+  ): Response {
     const { etag } = page;
-    const headers = new Headers({
+    const headers: Record<string, string> = {
       "content-type": page.contentType,
-      vary: "Accept, Authorization",
+      vary: "Accept, Accept-Encoding, Authorization",
       etag,
       "cache-control": project.visibility === "public" ? "no-cache" : "private, no-cache",
-    });
+    };
     const match = c.req.header("if-none-match");
     if (match?.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag))
       return new Response(null, { status: 304, headers });
-    return new Response(page.body, { status: 200, headers });
+    // pip takes gzip: a page of many files is a third of its size so, made once per page.
+    const gzip =
+      /\bgzip\b/.test(c.req.header("accept-encoding") ?? "") && page.bytes.byteLength >= GZIP_FROM_BYTES;
+    if (gzip) {
+      page.gzip ??= gzipSync(page.bytes);
+      headers["content-encoding"] = "gzip";
+    }
+    const body = gzip ? page.gzip! : page.bytes;
+    headers["content-length"] = String(body.byteLength);
+    // Anyone's: the next anonymous request for it is answered from memory (downloads/fast-dl.ts).
+    if (project.visibility === "public" && anonymousRequest(c))
+      rememberRegistryAnswer(
+        db,
+        { url: c.req.url, accept: c.req.header("accept"), acceptEncoding: c.req.header("accept-encoding") },
+        { route: at.route, headers, bytes: body },
+        at.epoch,
+      );
+    if (c.req.method === "HEAD") return new Response(null, { status: 200, headers });
+    return new Response(body as Uint8Array<ArrayBuffer>, { status: 200, headers });
   }
 
   /** The page's format, or undefined after answering 406. */
@@ -250,6 +275,8 @@ export function createPypiRoutes(services: Services) {
 
   // The index's root: every distribution the project holds.
   app.get("/:owner/:project/simple/", async (c) => {
+    // Before anything is read: an answer made across a change is not remembered.
+    const epoch = servingCachesOf(db).rows.epoch;
     try {
       const project = await readable(c, nameOf(c));
       const format = formatOf(c);
@@ -257,7 +284,7 @@ export function createPypiRoutes(services: Services) {
       const page = await cachedPage([project.id, format.type], async () =>
         renderProjectList(format, await listDistributions(db, project.id)),
       );
-      return pageResponse(c, project, page!);
+      return pageResponse(c, project, page!, { route: "/pypi/:owner/:project/simple/", epoch });
     } catch (error) {
       return failure(c, error);
     }
@@ -267,6 +294,7 @@ export function createPypiRoutes(services: Services) {
 
   // A distribution's page, at its normalised name (other spellings are redirected there).
   app.get("/:owner/:project/simple/:name/", async (c) => {
+    const epoch = servingCachesOf(db).rows.epoch;
     const name = nameOf(c);
     const asked = c.req.param("name");
     try {
@@ -296,7 +324,7 @@ export function createPypiRoutes(services: Services) {
         return renderProjectPage(format, { name: normalized, versions, files });
       });
       if (!page) throw new DomainError("NOT_FOUND", `No distribution named ${asked} in this index`);
-      return pageResponse(c, project, page);
+      return pageResponse(c, project, page, { route: "/pypi/:owner/:project/simple/:name/", epoch });
     } catch (error) {
       return failure(c, error);
     }
@@ -322,7 +350,7 @@ export function createPypiRoutes(services: Services) {
       }
       // Someone who sent no credential is asked for one when the project is hidden (a public
       // project is found in the serving cache: no query).
-      if (anonymous(c)) await readable(c, name);
+      if (anonymousRequest(c)) await readable(c, name);
       return await respondWithFile(c, name, version, filename);
     } catch (error) {
       return failure(c, error);
