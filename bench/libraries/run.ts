@@ -13,10 +13,11 @@ import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
-import { freePort, PROCESS_TEST_SECRET, startServerProcess } from "../../apps/web/test/server-process.ts";
+import { freePort } from "../../apps/web/test/server-process.ts";
+import { startPackyardWithProject } from "../lib/process-packyard.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -34,7 +35,6 @@ const versions = Number(args.versions);
 const runs = Number(args.runs);
 const rounds = Number(args.rounds);
 const VERDACCIO = "6.8.0";
-const webDir = resolve(import.meta.dirname, "../../apps/web");
 const scratch = mkdtempSync(join(tmpdir(), "packyard-bench-libraries-"));
 /** Debian's Python, not a version manager's shim in front of it (pyenv's costs ~80 ms a start). */
 const PYTHON = existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
@@ -293,52 +293,6 @@ async function startNginx(root: string): Promise<{ url: string }> {
   return { url };
 }
 
-async function startPackyard() {
-  const server = await startServerProcess({ PLAN_LIMITS: "off" });
-  const url = server.url;
-  const password = "a long bench password";
-  execFileSync(
-    process.execPath,
-    [
-      "server/cli.ts",
-      "users",
-      "create",
-      "--email",
-      "bench@example.com",
-      "--username",
-      "bench",
-      "--password",
-      password,
-    ],
-    {
-      cwd: webDir,
-      env: { ...process.env, SECRET: PROCESS_TEST_SECRET, DATA_DIR: server.dataDir, LOG_LEVEL: "silent" },
-    },
-  );
-  const signIn = await fetch(`${url}/api/auth/sign-in/email`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: url },
-    body: JSON.stringify({ email: "bench@example.com", password }),
-  });
-  const cookie = signIn.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0])
-    .join("; ");
-  const key = await fetch(`${url}/api/v1/keys`, {
-    method: "POST",
-    headers: { cookie, origin: url, "content-type": "application/json" },
-    body: JSON.stringify({ name: "bench", access: "publish", projects: "*", expiresInDays: null }),
-  });
-  const token = ((await key.json()) as { key: { key: string } }).key.key;
-  const project = await fetch(`${url}/api/v1/projects`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify({ slug: "sdk", name: "SDK", visibility: "public" }),
-  });
-  if (project.status !== 201) throw new Error(`project: ${project.status}`);
-  return { server, url, token };
-}
-
 // ---------------------------------------------------------------------------------------------
 // Measuring.
 
@@ -393,7 +347,7 @@ async function expectOk(response: Promise<Response>, what: string): Promise<void
 async function main() {
   const npmToo = args.only !== "pypi";
   const pypiToo = args.only !== "npm";
-  const packyard = await startPackyard();
+  const packyard = await startPackyardWithProject({ slug: "sdk", name: "SDK" });
   const verdaccio = npmToo ? await startVerdaccio() : { url: "http://verdaccio.invalid/", token: "", pid: 0 };
   const tree = join(scratch, "tree");
   const nginx = await startNginx(tree);

@@ -8,10 +8,11 @@ import { execFileSync, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
-import { freePort, PROCESS_TEST_SECRET, startServerProcess } from "../../apps/web/test/server-process.ts";
+import { freePort } from "../../apps/web/test/server-process.ts";
+import { startPackyardWithProject } from "../lib/process-packyard.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -24,7 +25,6 @@ const { values: args } = parseArgs({
 const runs = Number(args.runs);
 const layerMib = Number(args["layer-mib"]);
 const bigMib = Number(args["big-mib"]);
-const webDir = resolve(import.meta.dirname, "../../apps/web");
 const scratch = mkdtempSync(join(tmpdir(), "packyard-bench-registry-"));
 const log = (message: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${message}`);
 
@@ -130,52 +130,6 @@ async function startReference(): Promise<{ host: string; stop: () => void }> {
   return { host: `127.0.0.1:${port}`, stop: () => child.kill() };
 }
 
-async function startPackyard() {
-  const server = await startServerProcess({ PLAN_LIMITS: "off" });
-  const url = server.url;
-  const password = "a long bench password";
-  execFileSync(
-    process.execPath,
-    [
-      "server/cli.ts",
-      "users",
-      "create",
-      "--email",
-      "bench@example.com",
-      "--username",
-      "bench",
-      "--password",
-      password,
-    ],
-    {
-      cwd: webDir,
-      env: { ...process.env, SECRET: PROCESS_TEST_SECRET, DATA_DIR: server.dataDir, LOG_LEVEL: "silent" },
-    },
-  );
-  const signIn = await fetch(`${url}/api/auth/sign-in/email`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: url },
-    body: JSON.stringify({ email: "bench@example.com", password }),
-  });
-  const cookie = signIn.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0])
-    .join("; ");
-  const key = await fetch(`${url}/api/v1/keys`, {
-    method: "POST",
-    headers: { cookie, origin: url, "content-type": "application/json" },
-    body: JSON.stringify({ name: "bench", access: "publish", projects: "*", expiresInDays: null }),
-  });
-  const token = ((await key.json()) as { key: { key: string } }).key.key;
-  const project = await fetch(`${url}/api/v1/projects`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify({ slug: "images", name: "Images", visibility: "public" }),
-  });
-  if (project.status !== 201) throw new Error(`project: ${project.status}`);
-  return { server, host: new URL(url).host, token };
-}
-
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;
@@ -188,7 +142,7 @@ async function main() {
   // when run as root) and would mount it from the previous run's image instead of uploading it.
   let bytes = 0;
   const reference = await startReference();
-  const packyard = await startPackyard();
+  const packyard = await startPackyardWithProject({ slug: "images", name: "Images" });
   const times: Record<string, number[]> = {
     "push reference": [],
     "push packyard": [],
