@@ -5,7 +5,7 @@
 //     with its attachment; PyPI: twine's upload form, against writing the wheel into the tree
 //     and regenerating its page);
 //   - the metadata request a client makes before an install (the abbreviated packument, the
-//     simple page) at 16 concurrent clients, with autocannon.
+//     simple page) at 16 concurrent clients (bench/lib/http-load.ts).
 // Results: docs/benchmarks.md; method: bench/libraries/README.md.
 //
 //   node bench/libraries/run.ts [--versions 1000] [--runs 10] [--rounds 3] [--duration 10]
@@ -17,6 +17,7 @@ import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import { freePort } from "../../apps/web/test/server-process.ts";
+import { httpLoad } from "../lib/http-load.ts";
 import { startPackyardWithProject } from "../lib/process-packyard.ts";
 
 const { values: args } = parseArgs({
@@ -296,29 +297,6 @@ async function startNginx(root: string): Promise<{ url: string }> {
 // ---------------------------------------------------------------------------------------------
 // Measuring.
 
-interface AutocannonResult {
-  requests: { total: number; average: number };
-  latency: { p50: number; p99: number };
-  throughput: { average: number };
-  errors: number;
-  non2xx: number;
-  timeouts: number;
-}
-
-function autocannon(url: string, headers: Record<string, string>): AutocannonResult {
-  const flags = Object.entries(headers).flatMap(([name, value]) => ["-H", `${name}=${value}`]);
-  const run = spawnSync(
-    "npx",
-    ["-y", "autocannon@8.0.0", "-c", args.connections!, "-d", args.duration!, "-j", ...flags, url],
-    { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
-  );
-  if (run.status !== 0) throw new Error(`autocannon failed: ${run.stderr}`);
-  const result = JSON.parse(run.stdout) as AutocannonResult;
-  if (result.errors + result.non2xx + result.timeouts > 0)
-    throw new Error(`${url}: ${result.errors} errors, ${result.non2xx} non-2xx, ${result.timeouts} timeouts`);
-  return result;
-}
-
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;
@@ -477,13 +455,16 @@ async function main() {
     const labels = Object.keys(targets) as (keyof typeof allTargets)[];
     for (const label of round % 2 ? [...labels].reverse() : labels) {
       const [url, headers] = targets[label]!;
-      const result = autocannon(url, headers);
+      const result = await httpLoad(url, headers, {
+        seconds: Number(args.duration),
+        connections: Number(args.connections),
+      });
       load[label] ??= { rps: [], p50: [], p99: [] };
-      load[label].rps.push(result.requests.average);
-      load[label].p50.push(result.latency.p50);
-      load[label].p99.push(result.latency.p99);
+      load[label].rps.push(result.rps);
+      load[label].p50.push(result.p50);
+      load[label].p99.push(result.p99);
       log(
-        `${label} round ${round + 1}: ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms`,
+        `${label} round ${round + 1}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(1)} ms, ${(result.bytesPerSecond / 1e6).toFixed(0)} MB/s`,
       );
     }
   }
@@ -497,7 +478,7 @@ async function main() {
     return;
   }
   const lines = [
-    `Run ${new Date().toISOString()}; ${versions} versions before; ${runs} interleaved publishes each; ${rounds} interleaved load rounds of ${args.duration} s at ${args.connections} connections (autocannon 8.0.0); Verdaccio ${VERDACCIO}; ${spawnSync("nginx", ["-v"], { encoding: "utf8" }).stderr.trim()}`,
+    `Run ${new Date().toISOString()}; ${versions} versions before; ${runs} interleaved publishes each; ${rounds} interleaved load rounds of ${args.duration} s at ${args.connections} connections (bench/lib/http-load.ts); Verdaccio ${VERDACCIO}; ${spawnSync("nginx", ["-v"], { encoding: "utf8" }).stderr.trim()}`,
     "",
     "| publish one more version, ms | Packyard | other | other ÷ Packyard (speed) |",
     "|---|---:|---:|---:|",
@@ -506,8 +487,8 @@ async function main() {
     "",
     "| metadata at 16 clients, req/s (p50 ms) | Packyard | other | Packyard ÷ other |",
     "|---|---:|---:|---:|",
-    `| abbreviated packument, ${sizes["packument packyard"]} vs ${sizes["packument verdaccio"]} bytes, vs Verdaccio | ${cell(load["packument packyard"]!.rps)} (${median(load["packument packyard"]!.p50)}) | ${cell(load["packument verdaccio"]!.rps)} (${median(load["packument verdaccio"]!.p50)}) | ${ratio(load["packument packyard"]!.rps, load["packument verdaccio"]!.rps)} |`,
-    `| simple page, ${sizes["simple packyard"]} vs ${sizes["simple nginx"]} bytes, vs nginx static | ${cell(load["simple packyard"]!.rps)} (${median(load["simple packyard"]!.p50)}) | ${cell(load["simple nginx"]!.rps)} (${median(load["simple nginx"]!.p50)}) | ${ratio(load["simple packyard"]!.rps, load["simple nginx"]!.rps)} |`,
+    `| abbreviated packument, ${sizes["packument packyard"]} vs ${sizes["packument verdaccio"]} bytes, vs Verdaccio | ${cell(load["packument packyard"]!.rps)} (${median(load["packument packyard"]!.p50).toFixed(1)}) | ${cell(load["packument verdaccio"]!.rps)} (${median(load["packument verdaccio"]!.p50).toFixed(1)}) | ${ratio(load["packument packyard"]!.rps, load["packument verdaccio"]!.rps)} |`,
+    `| simple page, ${sizes["simple packyard"]} vs ${sizes["simple nginx"]} bytes, vs nginx static | ${cell(load["simple packyard"]!.rps)} (${median(load["simple packyard"]!.p50).toFixed(1)}) | ${cell(load["simple nginx"]!.rps)} (${median(load["simple nginx"]!.p50).toFixed(1)}) | ${ratio(load["simple packyard"]!.rps, load["simple nginx"]!.rps)} |`,
     "",
     `Seeding, mean per version over ${versions}: ${Object.entries(seeding)
       .map(([k, v]) => `${k} ${v.toFixed(1)} ms`)
