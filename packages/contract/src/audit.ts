@@ -39,6 +39,9 @@ export const AUDIT_ACTIONS = [
   "organization.invitation_created",
   "organization.invitation_accepted",
   "organization.invitation_revoked",
+  "organization.domain_added",
+  "organization.domain_verified",
+  "organization.domain_removed",
   // Entitlement tokens (docs/entitlements.md): in the account's log, with the project when the
   // token is one project's.
   "entitlement.created",
@@ -116,6 +119,9 @@ export const auditActionLabels: Record<AuditAction, string> = {
   "organization.invitation_created": "Member invited",
   "organization.invitation_accepted": "Invitation accepted",
   "organization.invitation_revoked": "Invitation revoked",
+  "organization.domain_added": "Domain added",
+  "organization.domain_verified": "Domain verified",
+  "organization.domain_removed": "Domain removed",
   "entitlement.created": "Entitlement token created",
   "entitlement.updated": "Entitlement token edited",
   "entitlement.disabled": "Entitlement token disabled",

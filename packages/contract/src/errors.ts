@@ -85,6 +85,10 @@ export const apiErrorStatus = {
   ALREADY_MEMBER: 409,
   // A project named by its slug alone when the caller reaches several of that name: use owner/slug.
   AMBIGUOUS_PROJECT: 409,
+  // A domain another organization has verified, or one this organization has already
+  // (docs/sso.md); a verification whose TXT record is not (yet) in the DNS.
+  DOMAIN_TAKEN: 409,
+  DOMAIN_NOT_VERIFIED: 409,
   // An npm version published more than 72 hours ago is not unpublished: deprecate it (docs/npm.md).
   NPM_UNPUBLISH_WINDOW: 409,
   // An ID token trusted by projects of several accounts: the exchange names the owner.

@@ -106,3 +106,41 @@ export const orgInvitation = z.object({
   url: z.string(),
 });
 export type OrgInvitation = z.infer<typeof orgInvitation>;
+
+// ---------------------------------------------------------------------------------------------
+// Verified domains (docs/sso.md): an organization proves a domain with a DNS TXT record before
+// its sign-ins may go to the organization's identity provider; one domain, one organization.
+
+/** The name under the domain where the TXT record is published. */
+export const DOMAIN_VERIFICATION_LABEL = "_packyard-verification";
+/** What the TXT record's value starts with, before the organization's token for the domain. */
+export const DOMAIN_VERIFICATION_PREFIX = "packyard-verification=";
+
+export const orgDomainName = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(253, "Domain must be at most 253 characters")
+  .regex(
+    /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/,
+    "Domain must be a domain name such as example.com (no scheme, port or path)",
+  )
+  .describe("A domain the organization's members' email addresses are at, such as acme.com");
+
+export const addOrgDomainSchema = z.object({ domain: orgDomainName });
+export type AddOrgDomainInput = z.infer<typeof addOrgDomainSchema>;
+
+export const orgDomain = z.object({
+  domain: z.string(),
+  verified: z.boolean(),
+  verifiedAt: z.string().nullable().describe("When its TXT record was found (ISO 8601); null until then"),
+  record: z
+    .object({
+      type: z.literal("TXT"),
+      name: z.string().describe(`Where to publish it: ${DOMAIN_VERIFICATION_LABEL}.{domain}`),
+      value: z.string().describe(`${DOMAIN_VERIFICATION_PREFIX}{token}`),
+    })
+    .describe("The DNS record that proves the domain: publish it, then verify"),
+  createdAt: z.string(),
+});
+export type OrgDomain = z.infer<typeof orgDomain>;

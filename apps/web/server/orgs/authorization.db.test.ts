@@ -375,6 +375,34 @@ const rows: Row[] = [
     path: `/api/v1/orgs/${ORG}/audit`,
     expect: orgAdmin(200),
   },
+  // Verified domains (docs/sso.md): admins see them, owners change them.
+  {
+    route: "GET /api/v1/orgs/{slug}/domains",
+    method: "GET",
+    path: `/api/v1/orgs/${ORG}/domains`,
+    expect: orgAdmin(200),
+  },
+  {
+    route: "POST /api/v1/orgs/{slug}/domains",
+    method: "POST",
+    path: `/api/v1/orgs/${ORG}/domains`,
+    body: (c: Caller) => ({ domain: `${lower(c)}.example` }),
+    expect: { ...orgAdmin(201), admin: 403 },
+  },
+  {
+    // A domain the organization never claimed: past the role check, an owner learns it is not there
+    // (no DNS question is asked).
+    route: "POST /api/v1/orgs/{slug}/domains/{domain}/verify",
+    method: "POST",
+    path: `/api/v1/orgs/${ORG}/domains/unclaimed.example/verify`,
+    expect: { ...orgAdmin(404), admin: 403 },
+  },
+  {
+    route: "DELETE /api/v1/orgs/{slug}/domains/{domain}",
+    method: "DELETE",
+    path: (c) => `/api/v1/orgs/${ORG}/domains/${lower(c)}.example`,
+    expect: { ...orgAdmin(204), admin: 403 },
+  },
   {
     // Not empty (it has projects): only an owner gets that far.
     route: "DELETE /api/v1/orgs/{slug}",

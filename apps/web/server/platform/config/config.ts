@@ -176,6 +176,16 @@ export const envSchema = z.object({
   // quarter of them at most for one project's webhooks; decision 059).
   WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().positive().max(60).default(10),
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(16),
+  // The DNS server an organization's domain verification asks (host:port; docs/sso.md): for tests
+  // and split-horizon installations. Unset: the system's resolvers.
+  DNS_RESOLVER: z
+    .string()
+    .trim()
+    .regex(
+      /^(?:\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/,
+      "DNS_RESOLVER must be host:port (an IPv6 address in brackets)",
+    )
+    .optional(),
 });
 
 function stripePrice() {
@@ -242,6 +252,8 @@ export interface Config {
   s3: S3Settings | undefined;
   /** WEBHOOK_ALLOW_PRIVATE: webhooks and importers may reach loopback, link-local and private addresses. */
   webhookAllowPrivate: boolean;
+  /** DNS_RESOLVER: the DNS server domain verification asks (host:port); undefined: the system's. */
+  dnsResolver: string | undefined;
   /** WEBHOOK_TIMEOUT_SECONDS and WEBHOOK_CONCURRENCY (decision 059). */
   webhookTimeoutMs: number;
   webhookConcurrency: number;
@@ -394,6 +406,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     stripe,
     s3: readS3(e),
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+    dnsResolver: e.DNS_RESOLVER,
     webhookTimeoutMs: Math.round(e.WEBHOOK_TIMEOUT_SECONDS * 1000),
     webhookConcurrency: e.WEBHOOK_CONCURRENCY,
   };

@@ -342,6 +342,19 @@ export interface OrganizationTable {
   updated_at: string;
 }
 
+/** A domain an organization claims (docs/sso.md), verified by a DNS TXT record. */
+export interface OrgDomainTable {
+  id: string;
+  org_id: string;
+  domain: string;
+  /** The TXT record's value after its prefix: DOMAIN_VERIFICATION_PREFIX + token. */
+  token: string;
+  created_at: string;
+  verified_at: string | null;
+  /** The domain once verified, else null: unique, so one organization holds a domain. */
+  verified_domain: string | null;
+}
+
 export interface OrgMemberTable {
   org_id: string;
   user_id: string;
@@ -573,6 +586,7 @@ export interface Database {
   oidc_token_seen: { issuer: string; jti: string; expires_at: string };
   publish_token: PublishTokenTable;
   organization: OrganizationTable;
+  org_domain: OrgDomainTable;
   org_member: OrgMemberTable;
   org_invitation: OrgInvitationTable;
   project_transfer: ProjectTransferTable;

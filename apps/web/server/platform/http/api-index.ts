@@ -14,6 +14,7 @@ import { usageRoutes } from "../../billing/usage-routes.ts";
 import { statsRoutes } from "../../downloads/stats-routes.ts";
 import { entitlementRoutes } from "../../entitlements/routes.ts";
 import { importRoutes } from "../../imports/routes.ts";
+import { orgDomainRoutes } from "../../orgs/domain-routes.ts";
 import { orgRoutes } from "../../orgs/routes.ts";
 import { publicRoutes } from "../../projects/public-routes.ts";
 import { repositorySettingsRoutes } from "../../projects/repository-settings-routes.ts";
@@ -44,6 +45,7 @@ const v1 = [
   auditRoutes,
   statsRoutes,
   orgRoutes,
+  orgDomainRoutes,
   entitlementRoutes,
   trustedPublishingRoutes,
 ];

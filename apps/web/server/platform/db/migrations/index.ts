@@ -1205,4 +1205,22 @@ export const migrations: Record<string, Migration> = {
       await db.schema.alterTable("publish_token").addColumn("claims", "text").execute();
     },
   },
+  "0040_org_domains": {
+    async up(db: Kysely<unknown>) {
+      // Verified domains (issue 43, docs/sso.md): an organization claims a domain and proves it
+      // with a TXT record. `verified_domain` is the domain once proven, null before: unique, so
+      // one organization holds a domain however many have claimed it.
+      await db.schema
+        .createTable("org_domain")
+        .addColumn("id", "varchar(32)", (c) => c.primaryKey())
+        .addColumn("org_id", "text", (c) => c.notNull().references("organization.id").onDelete("cascade"))
+        .addColumn("domain", "varchar(253)", (c) => c.notNull())
+        .addColumn("token", "varchar(64)", (c) => c.notNull())
+        .addColumn("created_at", "varchar(30)", (c) => c.notNull())
+        .addColumn("verified_at", "varchar(30)")
+        .addColumn("verified_domain", "varchar(253)", (c) => c.unique())
+        .addUniqueConstraint("org_domain_org_domain", ["org_id", "domain"])
+        .execute();
+    },
+  },
 };
