@@ -5,7 +5,8 @@
 // Stripe (test/fake-stripe.ts) takes the payments (STRIPE_*), delivering its webhook events to
 // Packyard; the specs find it in PACKYARD_E2E_STRIPE_URL. A fake GitHub API
 // (test/fake-github.ts) holds the repository acme/hello the GitHub Releases import reads
-// (GITHUB_API_URL): two releases, the second with an asset that answers 500.
+// (GITHUB_API_URL): two releases, the second with an asset that answers 500. Domain verification
+// asks the DNS server at PACKYARD_E2E_DNS_PORT (DNS_RESOLVER), which the spec that needs it starts.
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
@@ -65,6 +66,7 @@ export default async function globalSetup() {
     webhookTarget: `${url}/api/auth/stripe/webhook`,
   });
   const github = await startFakeGithub();
+  const dnsPort = await freePort();
   const text = (value: string) => new TextEncoder().encode(value);
   github.repositories.set("acme/hello", {
     releases: [
@@ -100,6 +102,7 @@ export default async function globalSetup() {
       GITHUB_API_URL: github.url,
       // The webhooks journey's receiver listens on 127.0.0.1.
       WEBHOOK_ALLOW_PRIVATE: "true",
+      DNS_RESOLVER: `127.0.0.1:${dnsPort}`,
     },
     stdio: ["ignore", "inherit", "inherit"],
   });
@@ -116,6 +119,7 @@ export default async function globalSetup() {
   process.env.PACKYARD_E2E_DATA_DIR = dataDir;
   process.env.PACKYARD_E2E_OIDC_ISSUER = oidc.issuer;
   process.env.PACKYARD_E2E_STRIPE_URL = stripe.url;
+  process.env.PACKYARD_E2E_DNS_PORT = String(dnsPort);
 
   return async () => {
     if (child.exitCode === null) {

@@ -11,7 +11,8 @@ export interface TestDnsServer {
   close(): Promise<void>;
 }
 
-export async function startDnsServer(): Promise<TestDnsServer> {
+/** `port`: a fixed one (the browser tests', named to the server before it starts), else any free one. */
+export async function startDnsServer(port = 0): Promise<TestDnsServer> {
   const records = new Map<string, string[]>();
   const { Packet } = dns2;
   const server = dns2.createServer({
@@ -35,10 +36,9 @@ export async function startDnsServer(): Promise<TestDnsServer> {
       send(response);
     },
   });
-  const addresses = await server.listen({ udp: { port: 0, address: "127.0.0.1" } });
-  const port = addresses.udp!.port;
+  const addresses = await server.listen({ udp: { port, address: "127.0.0.1" } });
   return {
-    address: `127.0.0.1:${port}`,
+    address: `127.0.0.1:${addresses.udp!.port}`,
     setTxt(name, values) {
       if (values.length === 0) records.delete(name.toLowerCase());
       else records.set(name.toLowerCase(), values);

@@ -1,12 +1,21 @@
-// /orgs/{orgSlug}/settings: rename the organization (admins and owners), its API keys (admins and
+// /orgs/{orgSlug}/settings: rename the organization (admins and owners), its verified domains
+// (owners change them, admins see them; docs/sso.md), its API keys (admins and
 // owners: made like /api-keys's, but owned by the organization and scoped to its projects, so they
 // keep working when their maker leaves; the secret shown once), and delete it (owners, once it
 // owns no project: ORG_NOT_EMPTY says to transfer or delete them first). Its slug stays: it is in
 // its projects' public URLs.
 import { type SubmissionResult, useForm } from "@conform-to/react";
+import { apiErrorStatus } from "@packyard/contract";
 import { useEffect, useRef, useState } from "react";
 import { data, Form, redirect, useNavigation } from "react-router";
 import { toast } from "sonner";
+import {
+  addDomain,
+  dnsTxtLookup,
+  listDomains,
+  removeDomain,
+  verifyDomain,
+} from "../../../server/orgs/domains.ts";
 import { requireOrganization } from "../../../server/orgs/storage.ts";
 import { DomainError } from "../../../server/platform/core/errors.ts";
 import { CreateKeyForm } from "../../components/api-keys/create-key-form.tsx";
@@ -14,6 +23,7 @@ import { KeyList, type KeyListAnswer } from "../../components/api-keys/key-list.
 import { NewSecret } from "../../components/api-keys/new-secret.tsx";
 import { createKeyForm } from "../../components/api-keys/options.ts";
 import { FormAlert } from "../../components/dashboard/project-dialogs.tsx";
+import { type DomainAnswer, DomainsCard } from "../../components/orgs/domains-card.tsx";
 import { deleteOrgForm, renameOrgForm } from "../../components/orgs/forms.ts";
 import { OrgHeader } from "../../components/orgs/org-header.tsx";
 import { Alert } from "../../components/ui/alert.tsx";
@@ -64,6 +74,7 @@ export async function loader({ request, context, url, params }: Route.LoaderArgs
     role,
     can,
     keys: can.admin ? await listOrgKeys(db, org.id) : [],
+    domains: can.admin ? await listDomains(db, actor, org.slug) : [],
     projects: can.admin ? await orgKeyProjects(db, org.id) : [],
   };
 }
@@ -147,6 +158,42 @@ export async function action({ request, context, url, params }: Route.ActionArgs
     }
     const deleted = await deleteExpiredOrgKeys(services(context), source, org.slug);
     return data<KeyListAnswer>({ intent, ok: true, deleted });
+  }
+
+  // Verified domains (components/orgs/domains-card.tsx, docs/sso.md): owners.
+  if (intent === "add-domain" || intent === "verify-domain" || intent === "remove-domain") {
+    const { config } = services(context);
+    const deps = { db, dns: dnsTxtLookup(config.dnsResolver), clock };
+    const domain = String(formData.get("domain") ?? "");
+    const input = { organization: params.orgSlug, domain };
+    // Someone who does not see the organization gets its 404 page; a domain's own refusals below.
+    await orgOr404(db, actor, params.orgSlug);
+    try {
+      if (intent === "add-domain") {
+        const added = await addDomain(deps, source, input);
+        return data<DomainAnswer>({
+          domainAction: intent,
+          ok: true,
+          message: `${added.domain} added: publish its TXT record, then verify`,
+        });
+      }
+      if (intent === "verify-domain") {
+        const verified = await verifyDomain(deps, source, input);
+        return data<DomainAnswer>({
+          domainAction: intent,
+          ok: true,
+          message: `${verified.domain} is verified`,
+        });
+      }
+      await removeDomain(deps, source, input);
+      return data<DomainAnswer>({ domainAction: intent, ok: true, message: `${domain} removed` });
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      return data<DomainAnswer>(
+        { domainAction: intent, ok: false, message: error.message, code: error.code },
+        { status: apiErrorStatus[error.code] },
+      );
+    }
   }
 
   if (intent === "delete-organization") {
@@ -237,6 +284,8 @@ export default function OrgSettings({ loaderData, actionData }: Route.ComponentP
             </Form>
           </CardContent>
         </Card>
+
+        {can.admin ? <DomainsCard domains={loaderData.domains} canOwn={can.own} /> : null}
 
         {can.admin && showSecret ? (
           <NewSecret
