@@ -175,6 +175,23 @@ export async function setDistTag(
     .execute();
 }
 
+/** The version a package's dist-tag points at, if it has that tag. */
+export async function distTagVersion(
+  db: Db,
+  projectId: string,
+  name: string,
+  tag: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom("npm_dist_tag")
+    .select("version")
+    .where("project_id", "=", projectId)
+    .where("name", "=", name)
+    .where("tag", "=", tag)
+    .executeTakeFirst();
+  return row?.version;
+}
+
 export async function removeDistTag(tx: Db, projectId: string, name: string, tag: string): Promise<void> {
   await tx
     .deleteFrom("npm_dist_tag")

@@ -14,6 +14,7 @@ import { type ProjectRow, requireOwnProject, usernameOf } from "../../projects/s
 import { deleteReleaseFile, type UploadUseCaseDeps, uploadReleaseFile } from "../../releases/use-cases.ts";
 import { releaseFilename, servedDeprecation } from "./packument.ts";
 import {
+  distTagVersion,
   findVersion,
   forgetUnpublished,
   isUnpublished,
@@ -263,20 +264,14 @@ export async function setPackageDistTag(
   if (!versions.some((v) => v.version === input.version))
     throw notFound(`${input.name}@${input.version} is not in this registry`);
   await change(deps.db, caller, async (tx, record) => {
-    const current = await tx
-      .selectFrom("npm_dist_tag")
-      .select("version")
-      .where("project_id", "=", project.id)
-      .where("name", "=", input.name)
-      .where("tag", "=", input.tag)
-      .executeTakeFirst();
-    if (current?.version === input.version) return;
+    const current = await distTagVersion(tx, project.id, input.name, input.tag);
+    if (current === input.version) return;
     await setDistTag(tx, project.id, input.name, input.tag, input.version, nowIso());
     record.audit({
       ...entryOf(project),
       action: "npm.dist_tag_set",
       target: input.name,
-      details: { tag: input.tag, version: input.version, ...(current ? { previous: current.version } : {}) },
+      details: { tag: input.tag, version: input.version, ...(current ? { previous: current } : {}) },
     });
   });
 }
@@ -291,20 +286,14 @@ export async function removePackageDistTag(
     throw new DomainError("VALIDATION_FAILED", "The latest dist-tag cannot be removed: point it elsewhere");
   const { project } = await packageOf(deps, caller, input.project, input.name);
   await change(deps.db, caller, async (tx, record) => {
-    const current = await tx
-      .selectFrom("npm_dist_tag")
-      .select("version")
-      .where("project_id", "=", project.id)
-      .where("name", "=", input.name)
-      .where("tag", "=", input.tag)
-      .executeTakeFirst();
+    const current = await distTagVersion(tx, project.id, input.name, input.tag);
     if (!current) throw notFound(`${input.name} has no dist-tag ${input.tag}`);
     await removeDistTag(tx, project.id, input.name, input.tag);
     record.audit({
       ...entryOf(project),
       action: "npm.dist_tag_removed",
       target: input.name,
-      details: { tag: input.tag, version: current.version },
+      details: { tag: input.tag, version: current },
     });
   });
 }
