@@ -46,9 +46,6 @@ type PageWithTag = SimplePage & { etag: string; bytes: Buffer; gzip?: Buffer };
 /** Pages smaller than this are sent as they are: gzip would save less than its cost. */
 const GZIP_FROM_BYTES = 1024;
 
-/** A project that cannot be read by a request that sent no credential: answered with a challenge. */
-class CredentialWanted extends Error {}
-
 /**
  * Puts `message` in the status line's reason phrase ("400 File already exists"), where twine
  * shows it, when the server is Node's (@hono/node-server, whose env carries the response).
@@ -116,37 +113,22 @@ export function createPypiRoutes(services: Services) {
     `/pypi/${encodeURIComponent(name.owner)}/${encodeURIComponent(name.slug)}`;
 
   /**
-   * The project, if the request may read it; CredentialWanted when it may not and sent no
-   * credential at all (a private project and a missing one look the same).
+   * The project, if the request may read it; else NOT_FOUND, anonymous or not (a private project
+   * and a missing one look the same: pip sends the credentials of the index URL or ~/.netrc with
+   * its first request, docs/pypi.md).
    */
-  async function readable(c: Context, name: RegistryProjectName): Promise<ProjectRow> {
-    try {
-      return await readableProject(services, c, name);
-    } catch (error) {
-      if (anonymousRequest(c) && error instanceof DomainError && error.code === "NOT_FOUND")
-        throw new CredentialWanted();
-      throw error;
-    }
-  }
+  const readable = (c: Context, name: RegistryProjectName): Promise<ProjectRow> =>
+    readableProject(services, c, name);
 
   /** A failure as text with the API's status; 401 with a Basic challenge for a missing or bad credential. */
   async function failure(c: Context, error: unknown): Promise<Response> {
     const headers = new Headers({ "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" });
-    let answer: { status: number; message: string };
-    if (error instanceof CredentialWanted)
-      answer = {
-        status: 401,
-        message:
-          "Not found, or private: send an API key or an entitlement token as the password (Basic auth)",
-      };
-    else {
-      const { status, code, message, headers: apiHeaders } = await registryFailure(services, error);
-      const retryAfter = apiHeaders.get("retry-after");
-      if (retryAfter) headers.set("retry-after", retryAfter);
-      // The stable code beside the words (docs/pypi.md): what scripts and CI logs can match on.
-      headers.set("x-packyard-error-code", code);
-      answer = { status, message };
-    }
+    const { status, code, message, headers: apiHeaders } = await registryFailure(services, error);
+    const retryAfter = apiHeaders.get("retry-after");
+    if (retryAfter) headers.set("retry-after", retryAfter);
+    // The stable code beside the words (docs/pypi.md): what scripts and CI logs can match on.
+    headers.set("x-packyard-error-code", code);
+    const answer = { status, message };
     if (answer.status === 401) headers.set("www-authenticate", CHALLENGE);
     setReasonPhrase(c, answer.message);
     return new Response(`${answer.message}\n`, { status: answer.status, headers });
@@ -348,9 +330,6 @@ export function createPypiRoutes(services: Services) {
             },
           });
       }
-      // Someone who sent no credential is asked for one when the project is hidden (a public
-      // project is found in the serving cache: no query).
-      if (anonymousRequest(c)) await readable(c, name);
       return await respondWithFile(c, name, version, filename);
     } catch (error) {
       return failure(c, error);
