@@ -41,6 +41,8 @@ const scratch = mkdtempSync(join(tmpdir(), "packyard-bench-libraries-"));
 const PYTHON = existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
 const log = (message: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${message}`);
 const children: { kill: () => void }[] = [];
+/** What the run started that is stopped when it ends, however it ends (a failed run too). */
+const stops: (() => Promise<unknown>)[] = [];
 
 const digest = (algorithm: string, bytes: Uint8Array, encoding: "hex" | "base64") =>
   createHash(algorithm).update(bytes).digest(encoding);
@@ -326,6 +328,7 @@ async function main() {
   const npmToo = args.only !== "pypi";
   const pypiToo = args.only !== "npm";
   const packyard = await startPackyardWithProject({ slug: "sdk", name: "SDK" });
+  stops.push(() => packyard.server.stop());
   const verdaccio = npmToo ? await startVerdaccio() : { url: "http://verdaccio.invalid/", token: "", pid: 0 };
   const tree = join(scratch, "tree");
   const nginx = await startNginx(tree);
@@ -472,9 +475,6 @@ async function main() {
   const ratio = (a: number[], b: number[]) => (median(a) / median(b)).toFixed(2);
   if (!npmToo || !pypiToo) {
     console.log(JSON.stringify({ seeding, publishTimes, load, sizes }, null, 2));
-    for (const child of children) child.kill();
-    await packyard.server.stop();
-    rmSync(scratch, { recursive: true, force: true });
     return;
   }
   const lines = [
@@ -498,13 +498,12 @@ async function main() {
   mkdirSync(dirname(args.out!), { recursive: true });
   writeFileSync(args.out!, JSON.stringify({ seeding, publishTimes, load, sizes }, null, 2));
   writeFileSync(args.out!.replace(/\.json$/, ".md"), `${lines.join("\n")}\n`);
-  for (const child of children) child.kill();
-  await packyard.server.stop();
-  rmSync(scratch, { recursive: true, force: true });
 }
 
 try {
   await main();
 } finally {
   for (const child of children) child.kill();
+  for (const stop of stops) await stop().catch(() => {});
+  rmSync(scratch, { recursive: true, force: true });
 }
