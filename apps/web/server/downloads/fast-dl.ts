@@ -114,9 +114,8 @@ export function rememberRegistryAnswer(
   answer: { route: string; headers: Record<string, string>; bytes: Buffer },
   epoch: number,
 ): void {
-  const path = new URL(request.url).pathname;
-  if (new URL(request.url).search !== "" || !REGISTRY_PREFIXES.some((prefix) => path.startsWith(prefix)))
-    return;
+  const { pathname: path, search } = new URL(request.url);
+  if (search !== "" || !REGISTRY_PREFIXES.some((prefix) => path.startsWith(prefix))) return;
   const caches = servingCachesOf(db);
   const sha256 = createHash("sha256").update(answer.bytes).digest("hex");
   caches.content.set(sha256, answer.bytes);

@@ -2,48 +2,26 @@
 // files count in the owner's plan storage, and an upload past it is refused with PLAN_LIMIT in
 // each registry's own shape, nothing kept; a tarball fetched by npm counts as an npm install in
 // the project's statistics; each publish is a file.uploaded webhook delivery.
-import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseKind } from "../../test/harness.ts";
 import { type LiveServer, publisher, startLiveServer } from "../../test/live-server.ts";
 import { flushDownloadCounts, storageBytes } from "../billing/usage.ts";
 import { newRowId } from "../platform/core/ids.ts";
-import { buildWheel, digestsOf, tarGz, uploadForm } from "./pypi/test-distributions.ts";
+import { npmPublishRequest } from "./npm/test-publish.ts";
+import { buildWheel, digestsOf, uploadForm } from "./pypi/test-distributions.ts";
 
 const NPM_AGENT = "npm/11.19.1 node/v24.21.0 linux x64 workspaces/false";
 let server: LiveServer;
 let pub: Awaited<ReturnType<typeof publisher>>;
 
 function npmPublish(version: string) {
-  const name = "@counted/sdk";
-  const tarball = tarGz([
-    ["package/package.json", Buffer.from(JSON.stringify({ name, version }))],
-    ["package/index.js", Buffer.from("module.exports = 1;\n")],
-  ]);
-  const file = `counted-sdk-${version}.tgz`;
-  const registry = `${server.url}/npm/counted/sdk/`;
-  const sent = fetch(`${registry}@counted%2fsdk`, {
+  const request = npmPublishRequest(`${server.url}/npm/counted/sdk/`, "@counted/sdk", version);
+  const sent = fetch(request.url, {
     method: "PUT",
     headers: { authorization: `Bearer ${pub.token}`, "content-type": "application/json" },
-    body: JSON.stringify({
-      _id: name,
-      name,
-      "dist-tags": { latest: version },
-      versions: {
-        [version]: {
-          name,
-          version,
-          dist: {
-            integrity: `sha512-${createHash("sha512").update(tarball).digest("base64")}`,
-            shasum: createHash("sha1").update(tarball).digest("hex"),
-            tarball: `${registry}${name}/-/${file}`,
-          },
-        },
-      },
-      _attachments: { [file]: { data: tarball.toString("base64"), length: tarball.length } },
-    }),
+    body: request.body,
   });
-  return { sent, size: tarball.length, file };
+  return { sent, size: request.size, file: request.file };
 }
 
 function pypiUpload(version: string) {

@@ -3,11 +3,11 @@
 // with the same Accept and Accept-Encoding is answered by the fast path (its own CSP marks it)
 // with the same bytes and headers, a 304 to its ETag; a change drops it, so the next answer shows
 // the new version; a request with a key, and a private project's pages, always go to the app.
-import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databaseKind } from "../../test/harness.ts";
 import { type LiveServer, publisher, startLiveServer } from "../../test/live-server.ts";
-import { buildWheel, digestsOf, tarGz, uploadForm } from "./pypi/test-distributions.ts";
+import { npmPublishRequest } from "./npm/test-publish.ts";
+import { buildWheel, digestsOf, uploadForm } from "./pypi/test-distributions.ts";
 
 const FAST_CSP = "default-src 'none'; frame-ancestors 'none'";
 let server: LiveServer;
@@ -23,33 +23,11 @@ async function createProject(slug: string, visibility: "public" | "private") {
 }
 
 async function npmPublish(slug: string, version: string) {
-  const name = "@fast/sdk";
-  const tarball = tarGz([
-    ["package/package.json", Buffer.from(JSON.stringify({ name, version }))],
-    ["package/index.js", Buffer.from("module.exports = 1;\n")],
-  ]);
-  const file = `fast-sdk-${version}.tgz`;
-  const registry = `${server.url}/npm/fast/${slug}/`;
-  const res = await fetch(`${registry}@fast%2fsdk`, {
+  const request = npmPublishRequest(`${server.url}/npm/fast/${slug}/`, "@fast/sdk", version);
+  const res = await fetch(request.url, {
     method: "PUT",
     headers: { authorization: `Bearer ${pub.token}`, "content-type": "application/json" },
-    body: JSON.stringify({
-      _id: name,
-      name,
-      "dist-tags": { latest: version },
-      versions: {
-        [version]: {
-          name,
-          version,
-          dist: {
-            integrity: `sha512-${createHash("sha512").update(tarball).digest("base64")}`,
-            shasum: createHash("sha1").update(tarball).digest("hex"),
-            tarball: `${registry}${name}/-/${file}`,
-          },
-        },
-      },
-      _attachments: { [file]: { data: tarball.toString("base64"), length: tarball.length } },
-    }),
+    body: request.body,
   });
   expect(res.status, await res.text()).toBeLessThan(300);
 }

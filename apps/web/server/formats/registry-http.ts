@@ -4,12 +4,12 @@
 // project; requireOwnProject for writes), the release file behind a package URL answered by the
 // one /dl writer (ranges, presigned redirects, counting, entitlement limits), and a failure as
 // the status and code the API would answer with, for the registry to word in its own shape.
-import type { ApiErrorCode } from "@packyard/contract";
+import { type ApiErrorCode, apiErrorStatus } from "@packyard/contract";
 import type { Context } from "hono";
 import { dlDeps, dlProject, dlRequestOf, dlResponder } from "../downloads/dl-answer.ts";
 import type { PersonCaller } from "../platform/core/use-case.ts";
 import { requireActor } from "../platform/http/actor.ts";
-import { toApiErrorResponse } from "../platform/http/api-errors.ts";
+import { describeFailure } from "../platform/http/api-errors.ts";
 import { clientAddress } from "../platform/http/request-log.ts";
 import { type ProjectRow, requireOwnProject } from "../projects/storage.ts";
 import type { Services } from "../services.ts";
@@ -73,17 +73,19 @@ export function anonymousRequest(c: Context): boolean {
   return !c.req.raw.headers.has("authorization") && !c.req.raw.headers.has("cookie");
 }
 
-/** A failure as the API answers it (api-errors.ts): its status, code and message. */
-export async function registryFailure(
+/**
+ * A failure as the API answers it (api-errors.ts's describeFailure): its status, code, message and
+ * any Retry-After, for the registry to word in its own shape.
+ */
+export function registryFailure(
   services: Services,
   error: unknown,
-): Promise<{ status: number; code: ApiErrorCode; message: string; headers: Headers }> {
-  const response = toApiErrorResponse(error, services.logger);
-  const body = (await response.json()) as { error: { code: ApiErrorCode; message: string } };
+): { status: number; code: ApiErrorCode; message: string; retryAfterSeconds?: number } {
+  const failure = describeFailure(error, services.logger);
   return {
-    status: response.status,
-    code: body.error.code,
-    message: body.error.message,
-    headers: response.headers,
+    status: apiErrorStatus[failure.code],
+    code: failure.code,
+    message: failure.message,
+    ...(failure.retryAfterSeconds !== undefined ? { retryAfterSeconds: failure.retryAfterSeconds } : {}),
   };
 }

@@ -166,12 +166,11 @@ export function createNpmRoutes(services: Services) {
   const publishLimit = Math.floor((config.maxUploadBytes * 4) / 3) + PUBLISH_SLACK_BYTES;
   const app = new Hono();
 
-  app.onError(async (error) => {
-    const failure = await registryFailure(services, error);
-    const headers: Record<string, string> = {};
-    failure.headers.forEach((value, key) => {
-      if (key !== "content-type" && key !== "content-length") headers[key] = value;
-    });
+  app.onError((error) => {
+    const failure = registryFailure(services, error);
+    // An error is about this request at this moment: never stored by a cache.
+    const headers: Record<string, string> = { "cache-control": "no-store" };
+    if (failure.retryAfterSeconds !== undefined) headers["retry-after"] = String(failure.retryAfterSeconds);
     if (failure.code === "UNAUTHENTICATED") headers["www-authenticate"] = 'Bearer realm="Packyard"';
     return npmJson({ error: failure.message, code: failure.code }, failure.status, headers);
   });

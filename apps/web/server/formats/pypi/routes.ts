@@ -121,17 +121,15 @@ export function createPypiRoutes(services: Services) {
     readableProject(services, c, name);
 
   /** A failure as text with the API's status; 401 with a Basic challenge for a missing or bad credential. */
-  async function failure(c: Context, error: unknown): Promise<Response> {
+  function failure(c: Context, error: unknown): Response {
     const headers = new Headers({ "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" });
-    const { status, code, message, headers: apiHeaders } = await registryFailure(services, error);
-    const retryAfter = apiHeaders.get("retry-after");
-    if (retryAfter) headers.set("retry-after", retryAfter);
+    const { status, code, message, retryAfterSeconds } = registryFailure(services, error);
+    if (retryAfterSeconds !== undefined) headers.set("retry-after", String(retryAfterSeconds));
     // The stable code beside the words (docs/pypi.md): what scripts and CI logs can match on.
     headers.set("x-packyard-error-code", code);
-    const answer = { status, message };
-    if (answer.status === 401) headers.set("www-authenticate", CHALLENGE);
-    setReasonPhrase(c, answer.message);
-    return new Response(`${answer.message}\n`, { status: answer.status, headers });
+    if (status === 401) headers.set("www-authenticate", CHALLENGE);
+    setReasonPhrase(c, message);
+    return new Response(`${message}\n`, { status, headers });
   }
 
   /**

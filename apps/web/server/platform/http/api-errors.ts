@@ -67,47 +67,77 @@ function isClientAbort(error: unknown): boolean {
   );
 }
 
-/** 400 VALIDATION_FAILED with the first issue's message and, per field, the first message about it. */
-export function validationFailedResponse(error: ZodError): Response {
+/** VALIDATION_FAILED with the first issue's message and, per field, the first message about it. */
+function validationFailure(error: ZodError): ApiFailure {
   const details: Record<string, string> = {};
   for (const issue of error.issues) details[issue.path.join(".") || "body"] ??= issue.message;
   const first = error.issues[0];
-  return apiErrorResponse("VALIDATION_FAILED", first ? first.message : "Invalid request", details);
+  return { code: "VALIDATION_FAILED", message: first ? first.message : "Invalid request", details };
 }
 
-export function toApiErrorResponse(error: unknown, logger: Logger): Response {
-  if (error instanceof DomainError) {
-    const response = apiErrorResponse(error.code, error.message, error.details);
-    if (error.retryAfterSeconds !== undefined)
-      response.headers.set("retry-after", String(error.retryAfterSeconds));
-    return response;
-  }
-  if (error instanceof ZodError) return validationFailedResponse(error);
+/** 400 VALIDATION_FAILED with the first issue's message and, per field, the first message about it. */
+export function validationFailedResponse(error: ZodError): Response {
+  const { code, message, details } = validationFailure(error);
+  return apiErrorResponse(code, message, details);
+}
+
+/** A failure as the API words it: its stable code (which implies the status), message and hints. */
+export interface ApiFailure {
+  code: ApiErrorCode;
+  message: string;
+  details?: Record<string, string>;
+  /** Seconds the client is asked to wait before trying again (Retry-After). */
+  retryAfterSeconds?: number;
+}
+
+/**
+ * The one mapping of a failure to the API's code and words; unexpected failures are logged and
+ * answered without their text. The registries (npm, PyPI, formats/registry-http.ts) word the same
+ * failure in their own shapes.
+ */
+export function describeFailure(error: unknown, logger: Logger): ApiFailure {
+  if (error instanceof DomainError)
+    return {
+      code: error.code,
+      message: error.message,
+      ...(error.details ? { details: error.details } : {}),
+      ...(error.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.retryAfterSeconds } : {}),
+    };
+  if (error instanceof ZodError) return validationFailure(error);
   if (error instanceof BlobMissingError) {
     // Storage lost bytes a row refers to: the operator must know; the client must not cache it.
     logger.error(`stored file missing: ${error.sha256}`, error);
-    return apiErrorResponse("BLOB_MISSING", "This file is missing from storage. Please try again later.");
+    return { code: "BLOB_MISSING", message: "This file is missing from storage. Please try again later." };
   }
   if (error instanceof SyntaxError)
-    return apiErrorResponse("VALIDATION_FAILED", "The request body is not valid JSON");
+    return { code: "VALIDATION_FAILED", message: "The request body is not valid JSON" };
   if (isClientAbort(error)) {
     // The client hung up mid-request (a cancelled upload): nobody reads this answer.
     logger.info("request aborted by the client");
-    return apiErrorResponse("VALIDATION_FAILED", "The request was aborted");
+    return { code: "VALIDATION_FAILED", message: "The request was aborted" };
   }
   if (isStorageFull(error)) {
     // Checked before "unavailable": PostgreSQL's disk_full (53100) is in its class 53 too.
     logger.error("API request failed: out of storage space", error);
-    return apiErrorResponse("INSUFFICIENT_STORAGE", STORAGE_FULL_MESSAGE);
+    return { code: "INSUFFICIENT_STORAGE", message: STORAGE_FULL_MESSAGE };
   }
   if (isDatabaseUnavailable(error)) {
     // Nothing wrong with the request: the database is out of connections or restarting.
     logger.error("API request failed: the database is unavailable", error);
-    return apiErrorResponse(
-      "SERVICE_UNAVAILABLE",
-      `The service is busy. Please try again in ${RETRY_AFTER_SECONDS} seconds.`,
-    );
+    return {
+      code: "SERVICE_UNAVAILABLE",
+      message: `The service is busy. Please try again in ${RETRY_AFTER_SECONDS} seconds.`,
+      retryAfterSeconds: RETRY_AFTER_SECONDS,
+    };
   }
   logger.error("API request failed", error);
-  return apiErrorResponse("INTERNAL_ERROR", "Something went wrong. Please try again later.");
+  return { code: "INTERNAL_ERROR", message: "Something went wrong. Please try again later." };
+}
+
+export function toApiErrorResponse(error: unknown, logger: Logger): Response {
+  const failure = describeFailure(error, logger);
+  const response = apiErrorResponse(failure.code, failure.message, failure.details);
+  if (failure.retryAfterSeconds !== undefined)
+    response.headers.set("retry-after", String(failure.retryAfterSeconds));
+  return response;
 }
