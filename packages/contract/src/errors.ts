@@ -48,6 +48,9 @@ export const apiErrorStatus = {
   PYPI_INVALID_NAME: 400,
   PYPI_INVALID_METADATA: 400,
   PYPI_DIGEST_MISMATCH: 400,
+  // An identity provider's metadata, discovery document or settings that cannot be used
+  // (docs/sso.md): the message says what.
+  SSO_PROVIDER_INVALID: 400,
   UNAUTHENTICATED: 401,
   // Trusted publishing (docs/ci/): an ID token that is not valid — its signature, issuer,
   // audience, dates or claims — or one whose id (jti) was already exchanged.
@@ -64,6 +67,9 @@ export const apiErrorStatus = {
   ENTITLEMENT_LIMIT: 403,
   // A valid ID token whose repository, workflow, environment or ref no project trusts.
   OIDC_NO_TRUSTED_PUBLISHER: 403,
+  // An organization that requires single sign-on, reached by one of its members through a
+  // session that did not come from its identity provider, or a personal API key (docs/sso.md).
+  SSO_REQUIRED: 403,
   NOT_FOUND: 404,
   // A promotion's target project does not exist (or is not the caller's).
   PROMOTION_TARGET_NOT_FOUND: 404,
@@ -91,6 +97,9 @@ export const apiErrorStatus = {
   DOMAIN_NOT_VERIFIED: 409,
   // An npm version published more than 72 hours ago is not unpublished: deprecate it (docs/npm.md).
   NPM_UNPUBLISH_WINDOW: 409,
+  // Requiring single sign-on before the organization has an identity provider that can sign
+  // anyone in.
+  SSO_NOT_CONFIGURED: 409,
   // An ID token trusted by projects of several accounts: the exchange names the owner.
   OIDC_AMBIGUOUS_OWNER: 409,
   // An invitation past its 7 days, or revoked.
@@ -102,6 +111,8 @@ export const apiErrorStatus = {
   INTERNAL_ERROR: 500,
   // The ID token's issuer did not answer with its discovery document or keys (5 s at most).
   OIDC_ISSUER_UNREACHABLE: 502,
+  // An identity provider's metadata or discovery URL that did not answer usefully (10 s at most).
+  SSO_PROVIDER_UNREACHABLE: 502,
   // A file whose bytes are missing from storage: answered, logged, never cached.
   BLOB_MISSING: 500,
   // The database cannot take the request now (no free connection, restarting): retry shortly.

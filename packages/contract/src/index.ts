@@ -9,6 +9,7 @@ export * from "./promotion.ts";
 export * from "./repository-settings.ts";
 export * from "./retention.ts";
 export * from "./schemas.ts";
+export * from "./sso.ts";
 export * from "./stats.ts";
 export * from "./trusted-publishing.ts";
 export * from "./webhooks.ts";

@@ -340,6 +340,60 @@ export interface OrganizationTable {
   created_by: string | null;
   created_at: string;
   updated_at: string;
+  /** 1: its members reach its projects only through a session from its provider (docs/sso.md). */
+  sso_enforced: Generated<number>;
+  /** The role single sign-on and SCIM give a new member no group maps. */
+  sso_default_role: Generated<"owner" | "admin" | "publisher" | "viewer">;
+  /** JSON: IdP group name → role. */
+  sso_group_roles: Generated<string>;
+}
+
+/** An identity provider of an organization: better-auth's SSO plugin's table (decision 088). */
+export interface SsoProviderTable {
+  id: string;
+  issuer: string;
+  oidcConfig: string | null;
+  samlConfig: string | null;
+  userId: string | null;
+  providerId: string;
+  organizationId: string | null;
+  domain: string;
+  domainVerified: number | boolean | null;
+}
+
+/** A SCIM bearer token (orgs/scim/): its SHA-256, never the token. */
+export interface ScimTokenTable {
+  id: string;
+  org_id: string;
+  token_hash: string;
+  token_start: string;
+  created_by: string | null;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+/** A user an organization's identity provider provisions through SCIM. */
+export interface ScimUserTable {
+  id: string;
+  org_id: string;
+  user_id: string;
+  user_name: string;
+  external_id: string | null;
+  display_name: string | null;
+  given_name: string | null;
+  family_name: string | null;
+  active: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ScimGroupTable {
+  id: string;
+  org_id: string;
+  display_name: string;
+  external_id: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 /** A domain an organization claims (docs/sso.md), verified by a DNS TXT record. */
@@ -587,6 +641,18 @@ export interface Database {
   publish_token: PublishTokenTable;
   organization: OrganizationTable;
   org_domain: OrgDomainTable;
+  ssoProvider: SsoProviderTable;
+  session: {
+    id: string;
+    userId: string;
+    token: string;
+    expiresAt: string | Date;
+    ssoOrganizationId: string | null;
+  };
+  scim_token: ScimTokenTable;
+  scim_user: ScimUserTable;
+  scim_group: ScimGroupTable;
+  scim_group_member: { group_id: string; scim_user_id: string };
   org_member: OrgMemberTable;
   org_invitation: OrgInvitationTable;
   project_transfer: ProjectTransferTable;

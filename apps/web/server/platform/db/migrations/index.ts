@@ -1223,4 +1223,74 @@ export const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0041_sso_and_scim": {
+    async up(db: Kysely<unknown>) {
+      // Single sign-on (issue 43, docs/sso.md, decision 088). The identity providers themselves
+      // are better-auth's `ssoProvider` rows (its migrations make that table and the session's
+      // `ssoOrganizationId`); what an organization decides about them is here: whether its
+      // members must come through its provider, the role a new member gets, and which IdP groups
+      // give which role (JSON: {"group name": "admin", …}).
+      await db.schema
+        .alterTable("organization")
+        .addColumn("sso_enforced", "integer", (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable("organization")
+        .addColumn("sso_default_role", "varchar(16)", (c) => c.notNull().defaultTo("viewer"))
+        .execute();
+      await db.schema
+        .alterTable("organization")
+        .addColumn("sso_group_roles", "text", (c) => c.notNull().defaultTo("{}"))
+        .execute();
+      // SCIM 2.0 (orgs/scim/): the bearer tokens an identity provider provisions with (only their
+      // SHA-256 is kept; the token alone names the organization), the users and groups it
+      // manages, and which users are in which groups.
+      await db.schema
+        .createTable("scim_token")
+        .addColumn("id", "varchar(32)", (c) => c.primaryKey())
+        .addColumn("org_id", "text", (c) => c.notNull().references("organization.id").onDelete("cascade"))
+        .addColumn("token_hash", "varchar(64)", (c) => c.notNull().unique())
+        .addColumn("token_start", "varchar(16)", (c) => c.notNull())
+        .addColumn("created_by", "text")
+        .addColumn("created_at", "varchar(30)", (c) => c.notNull())
+        .addColumn("last_used_at", "varchar(30)")
+        .execute();
+      await db.schema
+        .createTable("scim_user")
+        .addColumn("id", "varchar(32)", (c) => c.primaryKey())
+        .addColumn("org_id", "text", (c) => c.notNull().references("organization.id").onDelete("cascade"))
+        .addColumn("user_id", "text", (c) => c.notNull().references("user.id").onDelete("cascade"))
+        .addColumn("user_name", "varchar(320)", (c) => c.notNull())
+        .addColumn("external_id", "varchar(255)")
+        .addColumn("display_name", "varchar(255)")
+        .addColumn("given_name", "varchar(255)")
+        .addColumn("family_name", "varchar(255)")
+        .addColumn("active", "integer", (c) => c.notNull().defaultTo(1))
+        .addColumn("created_at", "varchar(30)", (c) => c.notNull())
+        .addColumn("updated_at", "varchar(30)", (c) => c.notNull())
+        .addUniqueConstraint("scim_user_org_user", ["org_id", "user_id"])
+        .addUniqueConstraint("scim_user_org_name", ["org_id", "user_name"])
+        .execute();
+      await db.schema
+        .createTable("scim_group")
+        .addColumn("id", "varchar(32)", (c) => c.primaryKey())
+        .addColumn("org_id", "text", (c) => c.notNull().references("organization.id").onDelete("cascade"))
+        .addColumn("display_name", "varchar(255)", (c) => c.notNull())
+        .addColumn("external_id", "varchar(255)")
+        .addColumn("created_at", "varchar(30)", (c) => c.notNull())
+        .addColumn("updated_at", "varchar(30)", (c) => c.notNull())
+        .addUniqueConstraint("scim_group_org_name", ["org_id", "display_name"])
+        .execute();
+      await db.schema
+        .createTable("scim_group_member")
+        .addColumn("group_id", "varchar(32)", (c) =>
+          c.notNull().references("scim_group.id").onDelete("cascade"),
+        )
+        .addColumn("scim_user_id", "varchar(32)", (c) =>
+          c.notNull().references("scim_user.id").onDelete("cascade"),
+        )
+        .addPrimaryKeyConstraint("scim_group_member_pk", ["group_id", "scim_user_id"])
+        .execute();
+    },
+  },
 };
