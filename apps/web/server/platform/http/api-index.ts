@@ -16,6 +16,7 @@ import { entitlementRoutes } from "../../entitlements/routes.ts";
 import { importRoutes } from "../../imports/routes.ts";
 import { orgDomainRoutes } from "../../orgs/domain-routes.ts";
 import { orgRoutes } from "../../orgs/routes.ts";
+import { scimTokenRoutes } from "../../orgs/scim/token-routes.ts";
 import { publicRoutes } from "../../projects/public-routes.ts";
 import { repositorySettingsRoutes } from "../../projects/repository-settings-routes.ts";
 import { projectRoutes } from "../../projects/routes.ts";
@@ -46,6 +47,7 @@ const v1 = [
   statsRoutes,
   orgRoutes,
   orgDomainRoutes,
+  scimTokenRoutes,
   entitlementRoutes,
   trustedPublishingRoutes,
 ];

@@ -16,6 +16,7 @@ import { createRegistryRoutes } from "../../formats/oci/routes.ts";
 import { createPypiRoutes } from "../../formats/pypi/routes.ts";
 import { formats } from "../../formats/registry.ts";
 import { createFormatRoutes } from "../../formats/routes.ts";
+import { createScimRoutes } from "../../orgs/scim/routes.ts";
 import type { Services } from "../../services.ts";
 import { createSigningKeyRoutes } from "../../signing-keys/dl-routes.ts";
 import { createCliRoutes } from "../../site/cli-download.ts";
@@ -146,6 +147,7 @@ export function createApp({ services, build, clientDir }: AppOptions) {
   app.route("/v2", createRegistryRoutes(services));
   app.route("/pypi", createPypiRoutes(services));
   app.route("/npm", createNpmRoutes(services));
+  app.route("/scim/v2", createScimRoutes(services));
   app.route("/cli", createCliRoutes({ dir: join(clientDir, "..", "cli"), baseUrl: config.baseUrl }));
 
   // Vite's hashed output never changes under the same name: cache it for a year. Other public
