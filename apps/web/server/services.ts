@@ -11,6 +11,8 @@ import { flushDownloadCounts } from "./billing/usage.ts";
 import { formats } from "./formats/registry.ts";
 import { importJob, resumeUnfinishedImports } from "./imports/run.ts";
 import { defineMaintenanceJobs } from "./maintenance.ts";
+import { identityProviderOrigins, organizationOfProvider } from "./orgs/sso.ts";
+import { provisionSsoSignIn } from "./orgs/sso-sign-in.ts";
 import { accountDeletionBlocker } from "./orgs/storage.ts";
 import type { Config } from "./platform/config/config.ts";
 import { onActivity, onProjectEvent } from "./platform/core/changes.ts";
@@ -116,6 +118,11 @@ export async function createServices(
         }
       },
       deletionBlocker: (userId) => accountDeletionBlocker(database.db, userId),
+      onSsoSignIn: (signIn) => provisionSsoSignIn(database.db, signIn),
+      organizationOfProvider: (providerId) => organizationOfProvider(database.db, providerId),
+      ...(config.webhookAllowPrivate
+        ? { privateIdentityProviderOrigins: () => identityProviderOrigins(database.db) }
+        : {}),
       async revokeApiKeys(userId, address) {
         await revokeApiKeysAfterReset(database.db, userId, address);
       },

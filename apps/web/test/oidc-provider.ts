@@ -44,6 +44,13 @@ export interface OidcProviderOptions {
   name?: string;
   /** Lifetime of the access tokens it issues, in seconds (default one hour). */
   accessTokenTtl?: number;
+  /**
+   * Also accept any redirect URI under Packyard's /api/auth/sso/callback/ (an organization's own
+   * provider, whose callback names a provider id made when it is added: docs/sso.md).
+   */
+  ssoCallbacks?: boolean;
+  /** How the client authenticates at the token endpoint (default client_secret_post). */
+  tokenEndpointAuthMethod?: "client_secret_post" | "client_secret_basic";
 }
 
 /** The sub the provider gives a user signing in through the form: stable for an email. */
@@ -83,7 +90,7 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<T
         redirect_uris: [redirectUri],
         grant_types: ["authorization_code", "refresh_token"],
         response_types: ["code"],
-        token_endpoint_auth_method: "client_secret_post",
+        token_endpoint_auth_method: options.tokenEndpointAuthMethod ?? "client_secret_post",
       },
     ],
     jwks: { keys: [signingKey as never] },
@@ -140,6 +147,19 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<T
     },
   };
   provider = new Provider(issuer, configuration);
+  if (options.ssoCallbacks) {
+    // oidc-provider's documented way to widen redirect URI checks: the client's own method.
+    const ssoPrefix = `${options.packyardBaseUrl.replace(/\/+$/, "")}/api/auth/sso/callback/`;
+    const allowed = provider.Client.prototype.redirectUriAllowed;
+    provider.Client.prototype.redirectUriAllowed = function (
+      this: typeof provider.Client.prototype,
+      uri: string,
+    ) {
+      return (
+        (uri.startsWith(ssoPrefix) && !uri.slice(ssoPrefix.length).includes("/")) || allowed.call(this, uri)
+      );
+    };
+  }
   const callback = provider.callback();
 
   async function handle(req: IncomingMessage, res: ServerResponse) {

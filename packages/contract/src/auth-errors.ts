@@ -56,6 +56,25 @@ export const AUTH_ERROR_TEXTS: Record<string, AuthErrorText> = {
     action: "Request a new reset link from “Forgot your password?” and use it within the hour.",
   },
 
+  // An organization's own identity provider (docs/sso.md): what the SSO plugin redirects with.
+  saml_error: {
+    title: "Your organization's sign-in could not be accepted",
+    explanation:
+      "The identity provider's answer was not valid: its signature did not match the certificate your organization configured, or it had expired.",
+    action: `${restart} If it happens again, tell your organization's administrator: the provider's certificate or clock may have changed.`,
+  },
+  invalid_saml_response: {
+    title: "Your organization's sign-in could not be accepted",
+    explanation:
+      "The identity provider's answer was not meant for Packyard (another audience or recipient) or could not be checked.",
+    action: `${restart} If it happens again, tell your organization's administrator: the application's ACS URL or entity ID may be wrong at the identity provider.`,
+  },
+  replay_detected: {
+    title: "This sign-in was already used",
+    explanation: "Each answer from an identity provider signs in once; this one had been used before.",
+    action: restart,
+  },
+  invalid_state: stateExpired,
   // Sign-in and linking through a provider.
   // What better-auth calls state_mismatch (a sign-in request used twice, too old, or from another
   // browser); Packyard redirects with the spec's name for it.

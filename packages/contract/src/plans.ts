@@ -17,6 +17,8 @@ export interface Plan {
    * read its private projects with read-only API keys, on every plan.
    */
   entitlementTokens: number | "unlimited";
+  /** Organizations' own SAML and OpenID providers, required sign-in and SCIM (docs/sso.md). */
+  singleSignOn: boolean;
   highlights: string[];
 }
 
@@ -33,6 +35,7 @@ export const plans: Record<PlanId, Plan> = {
     storageBytes: 2 * GB,
     downloadBytesPerMonth: 20 * GB,
     entitlementTokens: 0,
+    singleSignOn: false,
     // Read-only keys work on every plan (docs/api.md): no dearer plan sells them as its own.
     highlights: [
       "Unlimited public projects",
@@ -50,6 +53,7 @@ export const plans: Record<PlanId, Plan> = {
     storageBytes: 25 * GB,
     downloadBytesPerMonth: 250 * GB,
     entitlementTokens: 25,
+    singleSignOn: false,
     highlights: ["Everything in Basic", "10 private projects", "25 entitlement tokens for your customers"],
   },
   pro: {
@@ -61,10 +65,12 @@ export const plans: Record<PlanId, Plan> = {
     storageBytes: 250 * GB,
     downloadBytesPerMonth: 2 * TB,
     entitlementTokens: "unlimited",
+    singleSignOn: true,
     highlights: [
       "Everything in Starter",
       "Unlimited private projects",
       "Unlimited entitlement tokens",
+      "Single sign-on (SAML, OpenID Connect) and SCIM for organizations",
       "Priority support",
     ],
   },

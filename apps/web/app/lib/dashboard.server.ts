@@ -41,8 +41,12 @@ import { type ProjectPlace, projectPath } from "./project-path.ts";
 
 type Db = Kysely<Database>;
 
-export function sessionActor(user: { id: string }): Actor {
-  return { kind: "session", userId: user.id };
+export function sessionActor(user: { id: string; ssoOrganizationId?: string | null }): Actor {
+  return {
+    kind: "session",
+    userId: user.id,
+    ...(user.ssoOrganizationId ? { ssoOrganizationId: user.ssoOrganizationId } : {}),
+  };
 }
 
 /** The signed-in user and the client's address (session.server.ts's clientAddress): a use case's caller. */

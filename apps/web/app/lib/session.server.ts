@@ -12,6 +12,8 @@ export interface SessionUser {
   image: string | null;
   emailVerified: boolean;
   username: string | null;
+  /** The organization whose identity provider made this session (docs/sso.md), if one did. */
+  ssoOrganizationId: string | null;
 }
 
 type Context = Readonly<RouterContextProvider>;
@@ -36,6 +38,7 @@ export async function getSessionUser(request: Request, context: Context): Promis
     image: u.image ?? null,
     emailVerified: Boolean(u.emailVerified),
     username: (u.username as string | null | undefined) ?? null,
+    ssoOrganizationId: (session.session as { ssoOrganizationId?: string | null }).ssoOrganizationId ?? null,
   };
 }
 

@@ -4,6 +4,7 @@
 // /api/auth. Packyard's own rules on top of it live in account-rules.ts.
 
 import { apiKey } from "@better-auth/api-key";
+import { sso } from "@better-auth/sso";
 import { RESET_REQUESTED_MESSAGE } from "@packyard/contract/messages.ts";
 import type { BetterAuthOptions } from "better-auth";
 import { betterAuth } from "better-auth";
@@ -60,6 +61,18 @@ export function authOptions(deps: {
   revokeApiKeys?: (userId: string, address: string | null) => Promise<void>;
   /** Where better-auth's own lines go (auth-log.ts); a logger at LOG_LEVEL on stderr by default. */
   logger?: Logger;
+  /**
+   * An organization's identity provider signed someone in (orgs/sso-sign-in.ts): their membership
+   * follows (just in time, the role from their groups) and the organization's log hears of it.
+   */
+  onSsoSignIn?: (signIn: SsoSignIn) => Promise<void>;
+  /** The organization whose identity provider this is (`ssoProvider.providerId`), if any. */
+  organizationOfProvider?: (providerId: string) => Promise<string | undefined>;
+  /**
+   * WEBHOOK_ALLOW_PRIVATE: the origins of the organizations' OpenID providers, which the SSO
+   * plugin may then reach on loopback and private addresses (tests, internal IdPs).
+   */
+  privateIdentityProviderOrigins?: () => Promise<string[]>;
 }) {
   const { config, mailer } = deps;
   const twoFactorPlugin = twoFactor({
@@ -73,7 +86,12 @@ export function authOptions(deps: {
     baseURL: config.baseUrl,
     basePath: "/api/auth",
     secret: config.secret,
-    trustedOrigins: [config.baseUrl],
+    // The SSO plugin fetches an OpenID provider's token endpoint and keys only from public
+    // addresses unless their origin is trusted: with WEBHOOK_ALLOW_PRIVATE, the organizations'
+    // own providers' origins are (decision 088), as the webhooks' address guard allows them.
+    trustedOrigins: deps.privateIdentityProviderOrigins
+      ? async () => [config.baseUrl, ...(await deps.privateIdentityProviderOrigins!())]
+      : [config.baseUrl],
     database: { dialect: deps.dialect, type: deps.dbType },
     emailAndPassword: {
       enabled: true,
@@ -165,6 +183,12 @@ export function authOptions(deps: {
             if (!ctx) return;
             const user = await ctx.context.internalAdapter.findUserById(session.userId);
             if (user && isOrganizationEmail(user.email)) return false;
+            // A session an organization's identity provider made carries the organization: its
+            // projects accept it when the organization requires single sign-on, and SCIM's
+            // deprovisioning ends it (docs/sso.md).
+            const providerId = ssoProviderOf(ctx.path, ctx.params);
+            const organization = providerId ? await deps.organizationOfProvider?.(providerId) : undefined;
+            if (organization) return { data: { ...session, ssoOrganizationId: organization } };
           },
         },
       },
@@ -173,6 +197,10 @@ export function authOptions(deps: {
       expiresIn: 60 * 60 * 24 * 30,
       updateAge: 60 * 60 * 24,
       cookieCache: { enabled: false },
+      additionalFields: {
+        // Set by Packyard (databaseHooks above), never by the client.
+        ssoOrganizationId: { type: "string", required: false, input: false },
+      },
     },
     // Per client address (AUTH_RATE_LIMIT). The per-account limit on password sign-in is the
     // signInLockout plugin below, always on.
@@ -246,6 +274,31 @@ export function authOptions(deps: {
             }),
           ]
         : []),
+      // Organizations' own SAML and OpenID providers (docs/sso.md, decision 088). Packyard keeps
+      // the providers' rows itself (orgs/sso.ts: owners, verified domains, plans), so the
+      // plugin's own management endpoints are off (disabledPaths below); its sign-in, callback,
+      // ACS and SP-metadata endpoints do the protocol work: signatures, audience, recipients,
+      // NotBefore/NotOnOrAfter, InResponseTo and assertion replay.
+      sso({
+        // A provider's domain is one its organization verified (orgs/domains.ts) before the
+        // provider could be saved; Packyard sets domainVerified, which makes the plugin link a
+        // returning user by that domain's email, never by an unverified one.
+        domainVerification: { enabled: true },
+        provisionUserOnEveryLogin: true,
+        async provisionUser({ user, userInfo, provider }) {
+          await deps.onSsoSignIn?.({
+            userId: user.id,
+            email: user.email,
+            providerId: provider.providerId,
+            attributes: userInfo as Record<string, unknown>,
+          });
+        },
+        saml: {
+          requireTimestamps: true,
+          enableInResponseToValidation: true,
+          allowIdpInitiated: false,
+        },
+      }),
       // Failed password sign-ins per email: 429 TOO_MANY_SIGN_IN_ATTEMPTS after too many.
       signInLockout(),
       apiKey({
@@ -276,9 +329,35 @@ export function authOptions(deps: {
           ctx.logger.error("auth request failed", error);
       },
     },
+    // The SSO plugin's provider management: Packyard's /api/v1/orgs/{org}/sso does it instead.
+    disabledPaths: [
+      "/sso/register",
+      "/sso/providers",
+      "/sso/get-provider",
+      "/sso/update-provider",
+      "/sso/delete-provider",
+      "/sso/request-domain-verification",
+      "/sso/verify-domain",
+    ],
     telemetry: { enabled: false },
     logger: authLogger(deps.logger ?? createLogger(config.logLevel), config.logLevel),
   } satisfies BetterAuthOptions;
+}
+
+/** What auth.ts tells Packyard of a sign-in through an organization's identity provider. */
+export interface SsoSignIn {
+  userId: string;
+  email: string;
+  providerId: string;
+  /** The provider's attributes or claims as the plugin mapped them (groups among them). */
+  attributes: Record<string, unknown>;
+}
+
+/** The SSO provider whose callback or ACS this request is, if it is one. */
+function ssoProviderOf(path: string | undefined, params: unknown): string | undefined {
+  if (!path?.startsWith("/sso/callback/") && !path?.startsWith("/sso/saml2/sp/acs/")) return undefined;
+  const providerId = (params as { providerId?: unknown } | undefined)?.providerId;
+  return typeof providerId === "string" ? providerId : undefined;
 }
 
 export function createAuth(options: ReturnType<typeof authOptions>) {

@@ -38,7 +38,7 @@ afterEach(() => {
 // better-auth's tables, as far as these tests read them.
 interface AuthTables extends Database {
   user: UserTable & { twoFactorEnabled: number | boolean | null };
-  session: { id: string; userId: string };
+  session: Database["session"];
   account: {
     id: string;
     userId: string;

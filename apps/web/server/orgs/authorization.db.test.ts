@@ -403,6 +403,59 @@ const rows: Row[] = [
     path: (c) => `/api/v1/orgs/${ORG}/domains/${lower(c)}.example`,
     expect: { ...orgAdmin(204), admin: 403 },
   },
+  // Identity providers and SCIM tokens (docs/sso.md): admins see the providers, owners change
+  // them; tokens are the owners'. Past the role check, an owner adding a provider for a domain the
+  // organization never verified is told so (409), and one changing a provider it lacks 404.
+  {
+    route: "GET /api/v1/orgs/{slug}/sso",
+    method: "GET",
+    path: `/api/v1/orgs/${ORG}/sso`,
+    expect: orgAdmin(200),
+  },
+  {
+    route: "POST /api/v1/orgs/{slug}/sso",
+    method: "POST",
+    path: `/api/v1/orgs/${ORG}/sso`,
+    body: {
+      type: "oidc",
+      domain: "acme.example",
+      issuer: "https://idp.example",
+      clientId: "c",
+      clientSecret: "s",
+    },
+    expect: { ...orgAdmin(409), admin: 403 },
+  },
+  {
+    route: "PATCH /api/v1/orgs/{slug}/sso/{id}",
+    method: "PATCH",
+    path: `/api/v1/orgs/${ORG}/sso/no-such-provider`,
+    body: { domain: "acme.example" },
+    expect: { ...orgAdmin(404), admin: 403 },
+  },
+  {
+    route: "DELETE /api/v1/orgs/{slug}/sso/{id}",
+    method: "DELETE",
+    path: `/api/v1/orgs/${ORG}/sso/no-such-provider`,
+    expect: { ...orgAdmin(404), admin: 403 },
+  },
+  {
+    route: "POST /api/v1/orgs/{slug}/scim-tokens",
+    method: "POST",
+    path: `/api/v1/orgs/${ORG}/scim-tokens`,
+    expect: { ...orgAdmin(201), admin: 403 },
+  },
+  {
+    route: "GET /api/v1/orgs/{slug}/scim-tokens",
+    method: "GET",
+    path: `/api/v1/orgs/${ORG}/scim-tokens`,
+    expect: { ...orgAdmin(200), admin: 403 },
+  },
+  {
+    route: "DELETE /api/v1/orgs/{slug}/scim-tokens/{id}",
+    method: "DELETE",
+    path: `/api/v1/orgs/${ORG}/scim-tokens/no-such-token`,
+    expect: { ...orgAdmin(404), admin: 403 },
+  },
   {
     // Not empty (it has projects): only an owner gets that far.
     route: "DELETE /api/v1/orgs/{slug}",

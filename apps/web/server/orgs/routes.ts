@@ -15,6 +15,9 @@ import {
   organization,
   orgInvitation,
   orgMember,
+  orgRole,
+  ssoGroupRoles,
+  ssoSettings,
   updateMemberSchema,
   updateOrgSchema,
 } from "@packyard/contract";
@@ -27,6 +30,8 @@ import { requireActor } from "../platform/http/actor.ts";
 import { createApiApp, empty, errors, json, jsonBody, readJson, serve } from "../platform/http/api-route.ts";
 import { clientAddress } from "../platform/http/request-log.ts";
 import type { Services } from "../services.ts";
+import { updateSsoSettings } from "./sso.ts";
+import { ssoDepsOf } from "./sso-routes.ts";
 import {
   describeOrganization,
   listInvitations,
@@ -49,6 +54,25 @@ const orgPath = z.object({ slug: z.string().describe("The organization's slug") 
 const memberPath = orgPath.extend({ username: z.string().describe("The member's username") });
 const invitationPath = orgPath.extend({ id: z.string().describe("The invitation's id") });
 const keyPath = orgPath.extend({ id: z.string().describe("The key's id") });
+
+/** PATCH /orgs/{slug}: its name, and its single sign-on settings (orgs/sso.ts). */
+const patchOrgSchema = updateOrgSchema
+  .partial()
+  .extend({
+    enforced: z
+      .boolean()
+      .optional()
+      .describe(
+        "Members reach the organization's projects only through its identity provider (owners keep break-glass)",
+      ),
+    ssoDefaultRole: orgRole
+      .optional()
+      .describe("The role single sign-on and SCIM give a member no group maps"),
+    ssoGroupRoles: ssoGroupRoles
+      .optional()
+      .describe('IdP group name → role, e.g. {"packyard-admins": "admin"}'),
+  })
+  .refine((body) => Object.values(body).some((value) => value !== undefined), "Nothing to change");
 
 /** What a route on an organization answers when the caller may not do it. */
 const orgErrors = ["UNAUTHENTICATED", "KEY_SCOPE", "FORBIDDEN", "NOT_FOUND"] as const;
@@ -85,11 +109,12 @@ const getOrgRoute = createRoute({
 const updateOrgRoute = createRoute({
   method: "patch",
   path: "/orgs/{slug}",
-  summary: "Rename an organization (its display name; admins and owners)",
-  request: { params: orgPath, body: jsonBody(updateOrgSchema) },
+  summary:
+    "Rename an organization (its display name; admins and owners), or change how its members sign in (owners, Pro plan: `enforced`, `ssoDefaultRole`, `ssoGroupRoles`; docs/sso.md)",
+  request: { params: orgPath, body: jsonBody(patchOrgSchema) },
   responses: {
-    200: json("Updated", z.object({ organization })),
-    ...errors("VALIDATION_FAILED", ...orgErrors),
+    200: json("Updated", z.object({ organization, sso: ssoSettings.optional() })),
+    ...errors("VALIDATION_FAILED", ...orgErrors, "PLAN_LIMIT", "SSO_NOT_CONFIGURED"),
   },
 });
 
@@ -262,11 +287,21 @@ export function orgRoutes(services: Services) {
     const actor = await actorOf(c);
     const { slug } = c.req.valid("param");
     const input = await readJson(c, updateOrgRoute);
-    const updated = await renameOrganization({ db, clock }, callerOf(c, actor), {
-      organization: slug,
-      name: input.name,
-    });
-    return c.json({ organization: updated }, 200);
+    const caller = callerOf(c, actor);
+    const sso =
+      input.enforced !== undefined || input.ssoDefaultRole !== undefined || input.ssoGroupRoles !== undefined
+        ? await updateSsoSettings(ssoDepsOf(services), caller, {
+            organization: slug,
+            enforced: input.enforced,
+            defaultRole: input.ssoDefaultRole,
+            groupRoles: input.ssoGroupRoles,
+          })
+        : undefined;
+    const updated =
+      input.name !== undefined
+        ? await renameOrganization({ db, clock }, caller, { organization: slug, name: input.name })
+        : await describeOrganization(db, actor, slug);
+    return c.json({ organization: updated, ...(sso ? { sso } : {}) }, 200);
   });
 
   serve(api, deleteOrgRoute, async (c) => {

@@ -31,6 +31,7 @@ import {
   assertAccountAccess,
   assertOrgAction,
   assertRoleChangeAllowed,
+  assertSsoSatisfied,
   isPerson,
   type OrgAction,
 } from "../platform/core/authorization.ts";
@@ -94,7 +95,24 @@ export async function memberRole(db: Tx, orgId: string, userId: string): Promise
  */
 export async function roleFor(db: Tx, actor: Actor | null, ownerId: string): Promise<OrgRole | null> {
   if (!actor || !isPerson(actor) || actor.userId === ownerId) return null;
-  return memberRole(db, ownerId, actor.userId);
+  return enforcedMemberRole(db, ownerId, actor);
+}
+
+/**
+ * The actor's role in the organization, once the organization's sign-in rule lets them in
+ * (SSO_REQUIRED otherwise: authorization.ts's assertSsoSatisfied); null for a non-member.
+ */
+async function enforcedMemberRole(db: Tx, orgId: string, actor: Actor): Promise<OrgRole | null> {
+  const row = await db
+    .selectFrom("org_member")
+    .innerJoin("organization", "organization.id", "org_member.org_id")
+    .select(["org_member.role", "organization.slug", "organization.sso_enforced"])
+    .where("org_member.org_id", "=", orgId)
+    .where("org_member.user_id", "=", actor.userId)
+    .executeTakeFirst();
+  if (!row) return null;
+  assertSsoSatisfied(actor, { id: orgId, slug: row.slug, enforced: Boolean(row.sso_enforced) }, row.role);
+  return row.role;
 }
 
 /** The organization by slug with the actor's role, if the actor may do `action`; else NOT_FOUND or FORBIDDEN. */
@@ -105,7 +123,7 @@ export async function requireOrganization(
   action: OrgAction,
 ): Promise<{ org: OrganizationRow; role: OrgRole }> {
   const org = await findOrganization(db, slug);
-  const role = org && isPerson(actor) ? await memberRole(db, org.id, actor.userId) : null;
+  const role = org && isPerson(actor) ? await enforcedMemberRole(db, org.id, actor) : null;
   assertOrgAction(actor, role, action);
   return { org: org!, role: role! };
 }

@@ -18,6 +18,7 @@ import {
   assertAccountAccess,
   assertPrivateProjectAllowed,
   assertProjectAccess,
+  assertSsoSatisfied,
   canViewProject,
   isPerson,
   visibleProjectIds,
@@ -58,8 +59,9 @@ export async function requireOwnProject(db: Db, actor: Actor, ref: string, neede
         .onRef("org_member.org_id", "=", "project.owner_id")
         .on("org_member.user_id", "=", person ? actor.userId : ""),
     )
+    .leftJoin("organization", "organization.id", "project.owner_id")
     .selectAll("project")
-    .select("org_member.role as member_role")
+    .select(["org_member.role as member_role", "organization.slug as org_slug", "organization.sso_enforced"])
     .where("project.slug", "=", slug)
     .where((eb) =>
       eb.or([eb("project.owner_id", "=", actor.userId), eb("org_member.user_id", "is not", null)]),
@@ -77,7 +79,13 @@ export async function requireOwnProject(db: Db, actor: Actor, ref: string, neede
     );
   const found = rows[0];
   if (!found) throw notFound("Project not found");
-  const { member_role: role, ...project } = found;
+  const { member_role: role, org_slug, sso_enforced, ...project } = found;
+  if (role && org_slug)
+    assertSsoSatisfied(
+      actor,
+      { id: project.owner_id, slug: org_slug, enforced: Boolean(sso_enforced) },
+      role,
+    );
   assertProjectAccess(actor, project, needed, role ?? null);
   return project as ProjectRow;
 }
@@ -268,7 +276,24 @@ export async function listProjects(db: Db, actor: Actor): Promise<Project[]> {
               eb(
                 "owner_id",
                 "in",
-                eb.selectFrom("org_member").select("org_id").where("user_id", "=", actor.userId),
+                // Not those of an organization that requires single sign-on, unless this
+                // session came from its provider or the member owns it (authorization.ts).
+                eb
+                  .selectFrom("org_member")
+                  .innerJoin("organization", "organization.id", "org_member.org_id")
+                  .select("org_member.org_id")
+                  .where("org_member.user_id", "=", actor.userId)
+                  .where((inner) =>
+                    inner.or([
+                      inner("organization.sso_enforced", "=", 0),
+                      inner("org_member.role", "=", "owner"),
+                      inner(
+                        "org_member.org_id",
+                        "=",
+                        actor.kind === "session" ? (actor.ssoOrganizationId ?? "") : "",
+                      ),
+                    ]),
+                  ),
               ),
             ]
           : []),

@@ -22,6 +22,7 @@ import { Alert } from "../../components/ui/alert.tsx";
 import { Badge } from "../../components/ui/badge.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { Card } from "../../components/ui/card.tsx";
+import { sessionActor } from "../../lib/dashboard.server.ts";
 import { pageMeta } from "../../lib/meta.ts";
 import { failsAs, RELEASE_FETCH_FAILED } from "../../lib/page-data.server.ts";
 import { releasePath as dashboardReleasePath, projectPath } from "../../lib/project-path.ts";
@@ -37,7 +38,7 @@ async function load({ request, context, params, url }: Route.LoaderArgs) {
     database.db,
     config.baseUrl,
     { username: params.username, projectSlug: params.projectSlug, requested: params.releaseVersion },
-    user ? { kind: "session", userId: user.id } : null,
+    user ? sessionActor(user) : null,
   );
   // Another case of the owner's name, or an old name of theirs: the page at their name now.
   if (page.status === "moved")

@@ -94,7 +94,8 @@ async function createScimUser(userName: string, extra: Record<string, unknown> =
 }
 
 beforeAll(async () => {
-  app = await createTestApp();
+  // SCIM is a Pro feature (PLAN_LIMIT below it: orgs/sso.db.test.ts checks the refusal).
+  app = await createTestApp({ PLAN_LIMITS: "off" });
   owner = await onboardedUser(app, "dora");
   admin = await onboardedUser(app, "adam");
   erin = await onboardedUser(app, "erin");

@@ -33,7 +33,7 @@ const createTokenRoute = createRoute({
         baseUrl: z.string().describe("The SCIM 2.0 base URL, …/scim/v2"),
       }),
     ),
-    ...errors(...orgErrors),
+    ...errors(...orgErrors, "PLAN_LIMIT"),
   },
 });
 
@@ -58,7 +58,7 @@ const revokeTokenRoute = createRoute({
 
 export function scimTokenRoutes(services: Services) {
   const db = services.database.db;
-  const deps = { db, clock: services.clock };
+  const deps = { db, planLimits: services.config.planLimits, clock: services.clock };
   const api = createApiApp(services);
   const callerOf = async (c: Parameters<typeof requestCaller>[1]) =>
     requestCaller(services, c, await requireActor(services, c.req.raw.headers));

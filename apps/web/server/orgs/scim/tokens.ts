@@ -8,6 +8,7 @@ import type { Actor } from "../../platform/core/authorization.ts";
 import { DomainError, notFound } from "../../platform/core/errors.ts";
 import { newRowId } from "../../platform/core/ids.ts";
 import { type Caller, change, type Db } from "../../platform/core/use-case.ts";
+import { assertSsoPlan } from "../sso.ts";
 import { requireOrganization } from "../storage.ts";
 
 /** The prefix of every SCIM token: `pks_` and 32 random bytes, base64url. */
@@ -37,12 +38,14 @@ const personOf = (caller: Caller): Actor => {
 
 /** Creates a token (owners): answered with the secret, which is kept nowhere. */
 export async function createScimToken(
-  deps: { db: Db; clock?: () => Date },
+  deps: { db: Db; planLimits: boolean; clock?: () => Date },
   caller: Caller,
   input: { organization: string },
 ): Promise<{ token: string; summary: ScimTokenSummary }> {
   const actor = personOf(caller);
   const { org } = await requireOrganization(deps.db, actor, input.organization, "own");
+  // SCIM is part of single sign-on, a Pro feature: PLAN_LIMIT below it (orgs/sso.ts).
+  await assertSsoPlan(deps, org);
   const token = `${SCIM_TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
   const row = {
     id: newRowId(),

@@ -48,7 +48,12 @@ export interface KeyScope {
 export type KeyAccess = "read" | "publish";
 
 export type Actor =
-  | { kind: "session"; userId: string }
+  | {
+      kind: "session";
+      userId: string;
+      /** The organization whose identity provider made this session (docs/sso.md), if one did. */
+      ssoOrganizationId?: string;
+    }
   | {
       kind: "key";
       /** The key's account: its user, or for an organization's key the organization. */
@@ -173,6 +178,28 @@ export function assertOrgAction(actor: Actor, role: OrgRole | null, action: OrgA
   if (action === "own" && role !== "owner")
     throw new DomainError("FORBIDDEN", "Only an organization's owners may do this");
   assertKeyAllows(actor, "*", action === "view" ? "read" : "publish");
+}
+
+/**
+ * Throws SSO_REQUIRED unless the organization lets this member in this way. An organization that
+ * requires single sign-on (docs/sso.md) takes its members only through a session its identity
+ * provider made: not a password or social session, not a personal API key. Its owners are let
+ * in however they signed in (the break-glass sign-in, so an identity provider's outage never
+ * locks the organization out); its own keys are not a member's and are unaffected.
+ */
+export function assertSsoSatisfied(
+  actor: Actor,
+  org: { id: string; slug: string; enforced: boolean },
+  role: OrgRole,
+): void {
+  if (!org.enforced || role === "owner" || !isPerson(actor)) return;
+  if (actor.kind === "session" && actor.ssoOrganizationId === org.id) return;
+  throw new DomainError(
+    "SSO_REQUIRED",
+    actor.kind === "key"
+      ? `${org.slug} requires single sign-on: a personal API key does not reach its projects; use one of the organization's keys`
+      : `${org.slug} requires single sign-on: sign in with your ${org.slug} account through its identity provider to reach its projects`,
+  );
 }
 
 /**

@@ -56,7 +56,9 @@ export async function resolveActor(services: Services, headers: Headers): Promis
     return checkPublishToken(services.database.db, key, services.clock());
   if (key !== undefined) return keyChecksOf(services).check(key);
   const session = await services.auth.api.getSession({ headers });
-  return session ? { kind: "session", userId: session.user.id } : null;
+  if (!session) return null;
+  const { ssoOrganizationId } = session.session as { ssoOrganizationId?: string | null };
+  return { kind: "session", userId: session.user.id, ...(ssoOrganizationId ? { ssoOrganizationId } : {}) };
 }
 
 export async function requireActor(services: Services, headers: Headers): Promise<Actor> {

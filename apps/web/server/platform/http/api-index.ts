@@ -17,6 +17,7 @@ import { importRoutes } from "../../imports/routes.ts";
 import { orgDomainRoutes } from "../../orgs/domain-routes.ts";
 import { orgRoutes } from "../../orgs/routes.ts";
 import { scimTokenRoutes } from "../../orgs/scim/token-routes.ts";
+import { orgSsoRoutes } from "../../orgs/sso-routes.ts";
 import { publicRoutes } from "../../projects/public-routes.ts";
 import { repositorySettingsRoutes } from "../../projects/repository-settings-routes.ts";
 import { projectRoutes } from "../../projects/routes.ts";
@@ -48,6 +49,7 @@ const v1 = [
   orgRoutes,
   orgDomainRoutes,
   scimTokenRoutes,
+  orgSsoRoutes,
   entitlementRoutes,
   trustedPublishingRoutes,
 ];

@@ -303,3 +303,20 @@ export function organizationInvitationMail(
     { label: `Join ${details.organizationName}`, url: details.url },
   );
 }
+
+/** An owner hears of each change to the organization's single sign-on (docs/sso.md). */
+export function ssoConfigurationMail(
+  to: string,
+  details: { organization: string; organizationName: string; change: string; by: string | null; url: string },
+): MailMessage {
+  return message(
+    to,
+    `Single sign-on changed for ${details.organizationName}`,
+    [
+      "Hi,",
+      `${details.by ?? "Someone"} changed how members of ${details.organizationName} (${details.organization}) sign in to Packyard: ${details.change}.`,
+      "If you did not expect this, review the organization's identity providers and its audit log now.",
+    ],
+    { label: "Review single sign-on", url: details.url },
+  );
+}
