@@ -171,7 +171,8 @@ export async function projectPageOr404(
   try {
     return await requireOwnProject(db, actor, projectRef(params, user), needed);
   } catch (error) {
-    if (error instanceof DomainError && error.code === "FORBIDDEN")
+    // A role short of it, or an organization that requires single sign-on: the 403 page says why.
+    if (error instanceof DomainError && (error.code === "FORBIDDEN" || error.code === "SSO_REQUIRED"))
       throw data(error.message, { status: 403 });
     if (!(error instanceof DomainError) || (error.code !== "NOT_FOUND" && error.code !== "INVALID_SLUG"))
       throw error;

@@ -35,6 +35,9 @@ export async function orgOr404(
     return await requireOrganization(db, actor, slug, "view");
   } catch (error) {
     if (error instanceof DomainError && error.code === "NOT_FOUND") throw data(null, { status: 404 });
+    // An organization that requires single sign-on, reached through another session: the 403 page.
+    if (error instanceof DomainError && error.code === "SSO_REQUIRED")
+      throw data(error.message, { status: 403 });
     throw error;
   }
 }

@@ -1,11 +1,12 @@
-// /orgs/{orgSlug}/settings: rename the organization (admins and owners), its verified domains
-// (owners change them, admins see them; docs/sso.md), its API keys (admins and
+// /orgs/{orgSlug}/settings: rename the organization (admins and owners), its verified domains and
+// single sign-on — identity providers, required SSO, group roles, SCIM tokens (owners change them,
+// admins see them; docs/sso.md), its API keys (admins and
 // owners: made like /api-keys's, but owned by the organization and scoped to its projects, so they
 // keep working when their maker leaves; the secret shown once), and delete it (owners, once it
 // owns no project: ORG_NOT_EMPTY says to transfer or delete them first). Its slug stays: it is in
 // its projects' public URLs.
 import { type SubmissionResult, useForm } from "@conform-to/react";
-import { apiErrorStatus } from "@packyard/contract";
+import { apiErrorStatus, createSsoProviderSchema, ssoSettingsSchema } from "@packyard/contract";
 import { useEffect, useRef, useState } from "react";
 import { data, Form, redirect, useNavigation } from "react-router";
 import { toast } from "sonner";
@@ -16,6 +17,16 @@ import {
   removeDomain,
   verifyDomain,
 } from "../../../server/orgs/domains.ts";
+import { createScimToken, listScimTokens, revokeScimToken } from "../../../server/orgs/scim/tokens.ts";
+import {
+  assertSsoPlan,
+  createSsoProvider,
+  deleteSsoProvider,
+  listSsoProviders,
+  ssoSettingsOf,
+  updateSsoSettings,
+} from "../../../server/orgs/sso.ts";
+import { ssoDepsOf } from "../../../server/orgs/sso-routes.ts";
 import { requireOrganization } from "../../../server/orgs/storage.ts";
 import { DomainError } from "../../../server/platform/core/errors.ts";
 import { CreateKeyForm } from "../../components/api-keys/create-key-form.tsx";
@@ -26,6 +37,7 @@ import { FormAlert } from "../../components/dashboard/project-dialogs.tsx";
 import { type DomainAnswer, DomainsCard } from "../../components/orgs/domains-card.tsx";
 import { deleteOrgForm, renameOrgForm } from "../../components/orgs/forms.ts";
 import { OrgHeader } from "../../components/orgs/org-header.tsx";
+import { type SsoAnswer, SsoCard } from "../../components/orgs/sso-card.tsx";
 import { Alert } from "../../components/ui/alert.tsx";
 import { Button } from "../../components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "../../components/ui/card.tsx";
@@ -76,7 +88,42 @@ export async function loader({ request, context, url, params }: Route.LoaderArgs
     keys: can.admin ? await listOrgKeys(db, org.id) : [],
     domains: can.admin ? await listDomains(db, actor, org.slug) : [],
     projects: can.admin ? await orgKeyProjects(db, org.id) : [],
+    sso: can.admin ? await ssoOf(services(context), actor, org, can.own) : null,
   };
+}
+
+/** The single sign-on card's data (admins see it; owners change it and see the SCIM tokens). */
+async function ssoOf(
+  all: ReturnType<typeof services>,
+  actor: ReturnType<typeof sessionActor>,
+  org: { id: string; slug: string; name: string; created_at: string },
+  owner: boolean,
+) {
+  const deps = ssoDepsOf(all);
+  const planAllows = await assertSsoPlan(deps, org).then(
+    () => true,
+    (error: unknown) => {
+      if (error instanceof DomainError && error.code === "PLAN_LIMIT") return false;
+      throw error;
+    },
+  );
+  return {
+    providers: await listSsoProviders(deps, actor, org.slug),
+    settings: await ssoSettingsOf(deps.db, org.id),
+    scimTokens: owner ? await listScimTokens(deps.db, actor, org.slug) : [],
+    planAllows,
+  };
+}
+
+/** "group = role" lines → the mapping (a line that is not one is left for the schema to refuse). */
+function parseGroupRoles(text: string): Record<string, string> {
+  const mapping: Record<string, string> = {};
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    const at = line.lastIndexOf("=");
+    mapping[at === -1 ? line.trim() : line.slice(0, at).trim()] = at === -1 ? "" : line.slice(at + 1).trim();
+  }
+  return mapping;
 }
 
 /** A page that can show a fresh secret: never cached. */
@@ -196,6 +243,92 @@ export async function action({ request, context, url, params }: Route.ActionArgs
     }
   }
 
+  // Single sign-on and SCIM (components/orgs/sso-card.tsx, docs/sso.md): owners.
+  if (
+    intent === "add-sso" ||
+    intent === "remove-sso" ||
+    intent === "sso-settings" ||
+    intent === "create-scim-token" ||
+    intent === "revoke-scim-token"
+  ) {
+    await orgOr404(db, actor, params.orgSlug);
+    const deps = ssoDepsOf(services(context));
+    const field = (name: string) => {
+      const value = String(formData.get(name) ?? "").trim();
+      return value === "" ? undefined : value;
+    };
+    const answer = (ok: boolean, message: string, extra: Partial<SsoAnswer> = {}) =>
+      data<SsoAnswer>({ ssoAction: intent, ok, message, ...extra });
+    try {
+      if (intent === "add-sso") {
+        const parsed = createSsoProviderSchema.safeParse({
+          type: field("type"),
+          domain: field("domain"),
+          metadataXml: field("metadataXml"),
+          metadataUrl: field("metadataUrl"),
+          issuer: field("issuer"),
+          clientId: field("clientId"),
+          clientSecret: field("clientSecret"),
+        });
+        if (!parsed.success)
+          return data<SsoAnswer>(
+            { ssoAction: intent, ok: false, message: parsed.error.issues[0]?.message ?? "Check the form" },
+            { status: 400 },
+          );
+        const provider = await createSsoProvider(deps, source, {
+          organization: params.orgSlug,
+          ...parsed.data,
+        });
+        return answer(
+          true,
+          `${provider.type === "saml" ? "SAML" : "OpenID Connect"} provider added for ${provider.domain}`,
+        );
+      }
+      if (intent === "remove-sso") {
+        await deleteSsoProvider(deps, source, {
+          organization: params.orgSlug,
+          id: String(formData.get("id") ?? ""),
+        });
+        return answer(true, "Provider removed");
+      }
+      if (intent === "sso-settings") {
+        const parsed = ssoSettingsSchema.safeParse({
+          enforced: formData.get("enforced") === "true",
+          defaultRole: field("defaultRole"),
+          groupRoles: parseGroupRoles(String(formData.get("groupRoles") ?? "")),
+        });
+        if (!parsed.success)
+          return data<SsoAnswer>(
+            {
+              ssoAction: intent,
+              ok: false,
+              message: `Roles from IdP groups: each line is “group = role”, with owner, admin, publisher or viewer (${parsed.error.issues[0]?.message ?? "invalid"})`,
+            },
+            { status: 400 },
+          );
+        await updateSsoSettings(deps, source, { organization: params.orgSlug, ...parsed.data });
+        return answer(true, "Sign-in settings saved");
+      }
+      if (intent === "create-scim-token") {
+        const { token } = await createScimToken({ db, planLimits: deps.planLimits, clock }, source, {
+          organization: params.orgSlug,
+        });
+        return answer(true, "SCIM token created", { scim: { token, baseUrl: `${deps.baseUrl}/scim/v2` } });
+      }
+      await revokeScimToken({ db }, source, {
+        organization: params.orgSlug,
+        id: String(formData.get("id") ?? ""),
+      });
+      return answer(true, "SCIM token revoked");
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      return data<SsoAnswer>(
+        { ssoAction: intent, ok: false, message: error.message, code: error.code },
+        { status: apiErrorStatus[error.code] },
+      );
+    }
+  }
+
   if (intent === "delete-organization") {
     const { org } = await orgOr404(db, actor, params.orgSlug);
     const submission = parseForm(formData, deleteOrgForm(org.slug));
@@ -286,6 +419,18 @@ export default function OrgSettings({ loaderData, actionData }: Route.ComponentP
         </Card>
 
         {can.admin ? <DomainsCard domains={loaderData.domains} canOwn={can.own} /> : null}
+        {loaderData.sso ? (
+          <SsoCard
+            providers={loaderData.sso.providers}
+            settings={loaderData.sso.settings}
+            verifiedDomains={loaderData.domains
+              .filter((domain) => domain.verified)
+              .map((domain) => domain.domain)}
+            scimTokens={loaderData.sso.scimTokens}
+            canOwn={can.own}
+            planAllows={loaderData.sso.planAllows}
+          />
+        ) : null}
 
         {can.admin && showSecret ? (
           <NewSecret

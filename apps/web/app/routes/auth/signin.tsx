@@ -3,17 +3,21 @@
 // Honours `redirect` (same-site paths only), and carries `plan` and `annual` through to
 // onboarding, which is where new users from a provider go. A provider error comes back here as
 // ?error=<code> and is explained with the contract's texts (the server's /error page uses them too).
+// An email at a domain an organization verified and signs in through its own identity provider
+// (docs/sso.md) offers "Continue with {Organization} SSO" once typed: the page asks its own
+// loader (?sso=<email>) which provider that is.
 
 import { type SubmissionResult, useForm } from "@conform-to/react";
 import { emailSchema, newPasswordSchema, passwordLengthMessage } from "@packyard/contract/account.ts";
 import { explainAuthError } from "@packyard/contract/auth-errors.ts";
 import { planParams } from "@packyard/contract/plans.ts";
 import { KeyRound, LogIn } from "lucide-react";
-import { useState } from "react";
-import { Link, redirect, useNavigate, useSearchParams } from "react-router";
+import { useEffect, useState } from "react";
+import { Link, redirect, useFetcher, useNavigate, useSearchParams } from "react-router";
 import { toast } from "sonner";
 import { z } from "zod";
 import { OIDC_PROVIDER_ID, type SignInProvider, signInProviders } from "../../../server/auth/providers.ts";
+import { providerForEmail } from "../../../server/orgs/sso.ts";
 import { AuthShell } from "../../components/auth-shell.tsx";
 import { ChosenPlan } from "../../components/chosen-plan.tsx";
 import { Alert } from "../../components/ui/alert.tsx";
@@ -27,6 +31,16 @@ import { getSessionUser, services } from "../../lib/session.server.ts";
 import type { Route } from "./+types/signin";
 
 export async function loader({ request, context, url }: Route.LoaderArgs) {
+  // The sign-in form asks which organization's provider an email signs in through (none: null).
+  const ssoEmail = url.searchParams.get("sso");
+  if (ssoEmail !== null) {
+    const found = emailSchema.safeParse(ssoEmail.trim()).success
+      ? await providerForEmail(services(context).database.db, ssoEmail)
+      : undefined;
+    return {
+      sso: found ? { email: ssoEmail.trim().toLowerCase(), organizationName: found.organizationName } : null,
+    };
+  }
   const user = await getSessionUser(request, context);
   // A signed-in user sent here with an error (a failed email-change link) is told about it on
   // the error page rather than sent on without a word.
@@ -91,8 +105,10 @@ const signUpForm = (passwordLimits: { min: number; max: number }) =>
 type Mode = "signin" | "signup";
 type Pending = { kind: "verify"; email: string } | null;
 
+type SsoAnswer = { sso: { email: string; organizationName: string } | null };
+
 export default function SignIn({ loaderData }: Route.ComponentProps) {
-  const { providers, passwordLimits, payments } = loaderData;
+  const { providers, passwordLimits, payments } = loaderData as Exclude<typeof loaderData, SsoAnswer>;
   const [search] = useSearchParams();
   const navigate = useNavigate();
   const [mode, setMode] = useState<Mode>(search.get("mode") === "signup" ? "signup" : "signin");
@@ -104,6 +120,42 @@ export default function SignIn({ loaderData }: Route.ComponentProps) {
   const target = afterSignIn(search);
   const errorCode = search.get("error");
   const providerError = errorCode ? explainAuthError(errorCode) : null;
+  const [email, setEmail] = useState("");
+  const ssoLookup = useFetcher<SsoAnswer>();
+  const { load: lookUp } = ssoLookup;
+  const sso =
+    ssoLookup.data?.sso && ssoLookup.data.sso.email === email.trim().toLowerCase()
+      ? ssoLookup.data.sso
+      : null;
+
+  // Once an address with a domain is typed (and the typing pauses), ask for its organization.
+  useEffect(() => {
+    const typed = email.trim();
+    if (mode !== "signin" || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(typed)) return;
+    const timer = setTimeout(() => lookUp(`/auth/signin?sso=${encodeURIComponent(typed)}`), 250);
+    return () => clearTimeout(timer);
+  }, [email, mode, lookUp]);
+
+  async function continueWithSso(address: string, organizationName: string) {
+    setLeavingFor("sso");
+    const response = await fetch("/api/auth/sign-in/sso", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        email: address,
+        callbackURL: target,
+        newUserCallbackURL: newUserTarget(search),
+        errorCallbackURL: errorTarget(search),
+      }),
+    }).catch(() => null);
+    const answer = response?.ok ? ((await response.json()) as { url?: string }) : null;
+    if (answer?.url) {
+      window.location.assign(answer.url);
+      return;
+    }
+    setLeavingFor(null);
+    toast.error(`Could not start signing in with ${organizationName} SSO. Try again in a moment.`);
+  }
 
   async function continueWith(provider: SignInProvider) {
     setLeavingFor(provider.id);
@@ -316,7 +368,23 @@ export default function SignIn({ loaderData }: Route.ComponentProps) {
           type="email"
           autoComplete="email"
           error={fields.email.errors?.[0]}
+          onChange={(event) => setEmail(event.currentTarget.value)}
         />
+        {signingIn && sso ? (
+          <div className="grid gap-2 rounded-md border border-border bg-muted/40 p-3" data-testid="sso-offer">
+            <p className="text-sm text-muted-foreground">
+              {sso.organizationName} signs in its people through its own identity provider.
+            </p>
+            <Button
+              type="button"
+              disabled={leavingFor !== null}
+              onClick={() => continueWithSso(sso.email, sso.organizationName)}
+            >
+              <KeyRound aria-hidden="true" />
+              Continue with {sso.organizationName} SSO
+            </Button>
+          </div>
+        ) : null}
         <FormField
           label="Password"
           name={fields.password.name}
