@@ -75,3 +75,17 @@ describe(`pricing copy against enforcement (${databaseKind})`, () => {
     expect(await download.text()).toBe("archive bytes");
   });
 });
+
+describe(`single sign-on on the pricing page (${databaseKind})`, () => {
+  it("sells it on Pro alone, as the server enforces it (orgs/sso.db.test.ts: PLAN_LIMIT below Pro)", async () => {
+    const html = await (await app.request("/pricing")).text();
+    const cards = cardLines(html);
+    const sso = /single sign-on/i;
+    expect(cards.pro.filter((line) => sso.test(line))).toEqual([
+      "Single sign-on (SAML, OpenID Connect) and SCIM for organizations",
+    ]);
+    expect(cards.basic.filter((line) => sso.test(line))).toEqual([]);
+    expect(cards.starter.filter((line) => sso.test(line))).toEqual([]);
+    expect(html).toContain("SCIM provisioning are part of an organization&#x27;s Pro plan");
+  });
+});

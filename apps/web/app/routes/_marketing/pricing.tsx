@@ -108,6 +108,10 @@ export default function Pricing({ loaderData }: Route.ComponentProps) {
           as you need. An owner of the organization pays for its plan{payments ? " by card" : ""}, from
           Subscription with the organization chosen; a new organization starts on Basic.
         </p>
+        <p className="mt-2 text-sm text-muted-foreground" data-testid="sso-plan-note">
+          Single sign-on through the organization's own SAML 2.0 or OpenID Connect provider, requiring it for
+          every member, and SCIM provisioning are part of an organization's Pro plan.
+        </p>
       </section>
       <p className="mt-8 text-center text-sm text-muted-foreground">
         Prices in US dollars{payments ? ", paid by card through Stripe" : ""}. Limits are enforced on the
