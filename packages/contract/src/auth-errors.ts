@@ -69,6 +69,20 @@ export const AUTH_ERROR_TEXTS: Record<string, AuthErrorText> = {
       "The identity provider's answer was not meant for Packyard (another audience or recipient) or could not be checked.",
     action: `${restart} If it happens again, tell your organization's administrator: the application's ACS URL or entity ID may be wrong at the identity provider.`,
   },
+  SSO_EMAIL_DOMAIN: {
+    title: "This address is not your organization's",
+    explanation:
+      "Your organization's identity provider signed in an address outside the organization's domain, and Packyard takes members only from that domain.",
+    action:
+      "Sign in at the identity provider with your work address, or ask your administrator which account to use.",
+  },
+  invalid_provider: {
+    title: "Your organization's sign-in is not set up correctly",
+    explanation:
+      "Packyard could not use the organization's OpenID Connect provider: it was removed or its settings are incomplete.",
+    action:
+      "Tell your organization's administrator; meanwhile sign in with your email and password if you have one.",
+  },
   replay_detected: {
     title: "This sign-in was already used",
     explanation: "Each answer from an identity provider signs in once; this one had been used before.",

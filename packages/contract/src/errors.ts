@@ -95,6 +95,8 @@ export const apiErrorStatus = {
   // (docs/sso.md); a verification whose TXT record is not (yet) in the DNS.
   DOMAIN_TAKEN: 409,
   DOMAIN_NOT_VERIFIED: 409,
+  // A domain one of the organization's identity providers signs in: remove the provider first.
+  DOMAIN_IN_USE: 409,
   // An npm version published more than 72 hours ago is not unpublished: deprecate it (docs/npm.md).
   NPM_UNPUBLISH_WINDOW: 409,
   // Requiring single sign-on before the organization has an identity provider that can sign

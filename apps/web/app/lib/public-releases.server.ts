@@ -131,7 +131,13 @@ export async function loadReleasePage(
   }));
   // "Manage" and "Publish a release" for whoever may publish to it: its owner, or a member of
   // the organization owning it whose role allows publishing.
-  const ownsIt = mayAccessProject(viewer, row, "publish", await roleFor(db, viewer, row.owner_id));
+  // A member whose session the organization's required sign-on does not accept sees the public
+  // page as anyone does (SSO_REQUIRED: no role here).
+  const role = await roleFor(db, viewer, row.owner_id).catch((error: unknown) => {
+    if (error instanceof DomainError && error.code === "SSO_REQUIRED") return null;
+    throw error;
+  });
+  const ownsIt = mayAccessProject(viewer, row, "publish", role);
   const found = await findRelease(db, row.id, params.requested);
   if (!found) {
     const status = params.requested === "latest" ? "no-release" : "release-not-found";

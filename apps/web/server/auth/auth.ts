@@ -66,8 +66,10 @@ export function authOptions(deps: {
    * follows (just in time, the role from their groups) and the organization's log hears of it.
    */
   onSsoSignIn?: (signIn: SsoSignIn) => Promise<void>;
-  /** The organization whose identity provider this is (`ssoProvider.providerId`), if any. */
-  organizationOfProvider?: (providerId: string) => Promise<string | undefined>;
+  /** The organization and domain of an identity provider (`ssoProvider.providerId`), if any. */
+  organizationOfProvider?: (
+    providerId: string,
+  ) => Promise<{ organizationId: string; domain: string } | undefined>;
   /**
    * WEBHOOK_ALLOW_PRIVATE: the origins of the organizations' OpenID providers, which the SSO
    * plugin may then reach on loopback and private addresses (tests, internal IdPs).
@@ -81,6 +83,24 @@ export function authOptions(deps: {
     trustDeviceMaxAge: 30 * 24 * 60 * 60,
   });
   const sendResetNotice = passwordResetNotice(mailer, config.baseUrl);
+  /**
+   * On an organization's provider's callback or ACS: its organization and domain — or a refusal
+   * (SSO_EMAIL_DOMAIN, redirected to the error page) when the address it signs in is not at that
+   * domain or one below it. Whoever a provider vouches for joins the organization, so a provider
+   * that lets in outside accounts (a Google client open to any Google account) must not make them
+   * members. Undefined on any other request.
+   */
+  async function refuseForeignSsoEmail(path: string | undefined, params: unknown, email: string) {
+    const providerId = ssoProviderOf(path, params);
+    const provider = providerId ? await deps.organizationOfProvider?.(providerId) : undefined;
+    if (!provider) return undefined;
+    if (!isAtDomain(email, provider.domain))
+      throw APIError.from("FORBIDDEN", {
+        code: "SSO_EMAIL_DOMAIN",
+        message: `This identity provider signs in addresses at ${provider.domain} only`,
+      });
+    return provider;
+  }
   return {
     appName: "Packyard",
     baseURL: config.baseUrl,
@@ -175,6 +195,14 @@ export function authOptions(deps: {
       },
     },
     databaseHooks: {
+      user: {
+        create: {
+          // An organization's provider makes accounts only for its own domain (docs/sso.md).
+          async before(user, ctx) {
+            await refuseForeignSsoEmail(ctx?.path, ctx?.params, user.email);
+          },
+        },
+      },
       session: {
         create: {
           // An organization's owner account (decision 040) has no credentials; should any
@@ -186,9 +214,8 @@ export function authOptions(deps: {
             // A session an organization's identity provider made carries the organization: its
             // projects accept it when the organization requires single sign-on, and SCIM's
             // deprovisioning ends it (docs/sso.md).
-            const providerId = ssoProviderOf(ctx.path, ctx.params);
-            const organization = providerId ? await deps.organizationOfProvider?.(providerId) : undefined;
-            if (organization) return { data: { ...session, ssoOrganizationId: organization } };
+            const provider = await refuseForeignSsoEmail(ctx.path, ctx.params, user?.email ?? "");
+            if (provider) return { data: { ...session, ssoOrganizationId: provider.organizationId } };
           },
         },
       },
@@ -351,6 +378,12 @@ export interface SsoSignIn {
   providerId: string;
   /** The provider's attributes or claims as the plugin mapped them (groups among them). */
   attributes: Record<string, unknown>;
+}
+
+/** Whether an email address is at the domain or one below it (eu.acme.com is at acme.com). */
+export function isAtDomain(email: string, domain: string): boolean {
+  const at = email.trim().toLowerCase().split("@")[1] ?? "";
+  return at === domain || at.endsWith(`.${domain}`);
 }
 
 /** The SSO provider whose callback or ACS this request is, if it is one. */

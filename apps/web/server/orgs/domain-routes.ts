@@ -49,9 +49,9 @@ const verifyDomainRoute = createRoute({
 const removeDomainRoute = createRoute({
   method: "delete",
   path: "/orgs/{slug}/domains/{domain}",
-  summary: "Give a domain up (owners)",
+  summary: "Give a domain up (owners); not while an identity provider signs it in",
   request: { params: domainPath },
-  responses: { 204: empty("Removed"), ...errors("VALIDATION_FAILED", ...orgErrors) },
+  responses: { 204: empty("Removed"), ...errors("VALIDATION_FAILED", "DOMAIN_IN_USE", ...orgErrors) },
 });
 
 export function orgDomainRoutes(services: Services) {

@@ -212,6 +212,18 @@ export async function removeDomain(
   const row = await findDomain(deps.db, org.id, domain);
   if (!row) throw notFound(`${domain} is not one of ${org.slug}'s domains`);
   await change(deps.db, caller, async (tx, record) => {
+    // Its sign-ins would otherwise still go to the provider (orgs/sso.ts).
+    const provider = await tx
+      .selectFrom("ssoProvider")
+      .select("providerId")
+      .where("organizationId", "=", org.id)
+      .where("domain", "=", domain)
+      .executeTakeFirst();
+    if (provider)
+      throw new DomainError(
+        "DOMAIN_IN_USE",
+        `${domain} signs in through the identity provider ${provider.providerId}: remove the provider first`,
+      );
     await tx.deleteFrom("org_domain").where("id", "=", row.id).execute();
     record.audit({
       ownerId: org.id,

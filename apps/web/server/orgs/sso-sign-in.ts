@@ -61,7 +61,7 @@ export async function provisionSsoSignIn(
           ownerId: orgId,
           action: "organization.member_role_synced",
           target: signIn.email,
-          details: { from: member.role, role, via: signIn.providerId, groups: groups.join(", ") },
+          details: { from: member.role, to: role, via: signIn.providerId, groups: groups.join(", ") },
         });
       }
     }

@@ -303,6 +303,38 @@ describe(`an organization's SAML provider (${databaseKind})`, () => {
     expect(await roleOf("lee@acme.test")).toBe("viewer");
   });
 
+  it("takes only addresses at the provider's domain, and keeps the domain while the provider uses it", async () => {
+    // The IdP vouches for someone outside acme.test: no account, no membership, no session.
+    const url = await startSignIn("sam@acme.test");
+    const request = idp.readRequest(url);
+    const foreign = await idp.assertion(
+      { email: "eve@elsewhere.test", name: "Eve" },
+      { inResponseTo: request.id, acsUrl: request.acsUrl, audience: request.audience },
+    );
+    const res = await postToAcs(request.acsUrl, foreign, new URL(url).searchParams.get("RelayState") ?? "");
+    expect(res.status).toBe(302);
+    expect(sessionCookie(res)).toBe("");
+    expect(new URL(res.headers.get("location") ?? "", TEST_ORIGIN).searchParams.get("error")).toBe(
+      "SSO_EMAIL_DOMAIN",
+    );
+    const eve = await app.services.database.db
+      .selectFrom("user")
+      .select("id")
+      .where("email", "=", "eve@elsewhere.test")
+      .executeTakeFirst();
+    expect(eve).toBeUndefined();
+    // A subdomain's address signs in through the domain's provider, and is offered it.
+    expect((await samlSignIn({ email: "uma@eu.acme.test", name: "Uma" })).status).toBe(302);
+    expect(await roleOf("uma@eu.acme.test")).toBe("viewer");
+    const offer = await app.request("/auth/signin.data?sso=uma%40eu.acme.test");
+    expect(await offer.text()).toContain("Acme");
+    await expectError(
+      await send("DELETE", "/api/v1/orgs/acme/domains/acme.test", owner.cookie),
+      409,
+      "DOMAIN_IN_USE",
+    );
+  });
+
   describe("refuses an assertion", () => {
     const acsUrl = () => `${TEST_ORIGIN}/api/auth/sso/saml2/sp/acs/${samlId}`;
     const user = { email: "mallory@acme.test", name: "Mallory", groups: ["packyard-admins"] };
@@ -482,6 +514,25 @@ describe(`required single sign-on (${databaseKind})`, () => {
     expect((await app.request("/api/v1/projects/acme/vault", { cookie: samCookie })).status).toBe(200);
     expect((await app.request("/api/v1/projects/acme/vault", { headers: bearer(orgKey) })).status).toBe(200);
     expect((await app.request("/api/v1/projects/acme/vault", { cookie: owner.cookie })).status).toBe(200);
+    // A public project of the organization: its release page is open to all, the member included.
+    expect(
+      (
+        await send("POST", "/api/v1/projects", owner.cookie, {
+          slug: "open",
+          name: "Open",
+          owner: "acme",
+          visibility: "public",
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (await send("PUT", "/api/v1/projects/acme/open/releases/1.0.0/files/a.txt", owner.cookie, "a")).status,
+    ).toBe(201);
+    expect((await app.request("/releases/acme/open/1.0.0", { cookie: pat.cookie })).status).toBe(200);
+    // The dashboard's project page says why.
+    const page = await app.request("/orgs/acme/projects/vault", { cookie: pat.cookie });
+    expect(page.status).toBe(403);
+    expect(await page.text()).toContain("requires single sign-on");
 
     // The last provider stays while SSO is required.
     await expectError(

@@ -641,14 +641,17 @@ export async function updateSsoSettings(
   return after;
 }
 
-/** The organization whose provider this is (auth.ts marks its sessions with it). */
-export async function organizationOfProvider(db: Db, providerId: string): Promise<string | undefined> {
+/** The organization and domain of a provider (auth.ts marks its sessions, checks its addresses). */
+export async function organizationOfProvider(
+  db: Db,
+  providerId: string,
+): Promise<{ organizationId: string; domain: string } | undefined> {
   const row = await db
     .selectFrom("ssoProvider")
-    .select("organizationId")
+    .select(["organizationId", "domain"])
     .where("providerId", "=", providerId)
     .executeTakeFirst();
-  return row?.organizationId ?? undefined;
+  return row?.organizationId ? { organizationId: row.organizationId, domain: row.domain } : undefined;
 }
 
 /** The origins of the organizations' OpenID providers' endpoints (auth.ts, WEBHOOK_ALLOW_PRIVATE). */
@@ -679,7 +682,10 @@ export async function providerForEmail(
 ): Promise<{ providerId: string; organization: string; organizationName: string } | undefined> {
   const domain = email.trim().toLowerCase().split("@")[1];
   if (!domain) return undefined;
-  const row = await db
+  // The address's domain or one above it (eu.acme.com signs in through acme.com's), nearest first.
+  const labels = domain.split(".");
+  const candidates = labels.slice(0, -1).map((_, index) => labels.slice(index).join("."));
+  const rows = await db
     .selectFrom("ssoProvider")
     .innerJoin("organization", "organization.id", "ssoProvider.organizationId")
     .innerJoin("org_domain", (join) =>
@@ -687,8 +693,9 @@ export async function providerForEmail(
         .onRef("org_domain.org_id", "=", "organization.id")
         .onRef("org_domain.verified_domain", "=", "ssoProvider.domain"),
     )
-    .select(["ssoProvider.providerId", "organization.slug", "organization.name"])
-    .where("ssoProvider.domain", "=", domain)
-    .executeTakeFirst();
+    .select(["ssoProvider.providerId", "ssoProvider.domain", "organization.slug", "organization.name"])
+    .where("ssoProvider.domain", "in", candidates)
+    .execute();
+  const row = rows.sort((a, b) => b.domain.length - a.domain.length)[0];
   return row ? { providerId: row.providerId, organization: row.slug, organizationName: row.name } : undefined;
 }
