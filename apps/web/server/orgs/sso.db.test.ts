@@ -228,6 +228,23 @@ describe(`an organization's SAML provider (${databaseKind})`, () => {
     expect(
       app.outbox().some((m) => m.to.includes("olga@example.com") && /Single sign-on changed/.test(m.subject)),
     ).toBe(true);
+    // Changed by owners: the metadata read again; another protocol's settings refused.
+    const changed = await send("PATCH", `/api/v1/orgs/acme/sso/${samlId}`, owner.cookie, {
+      metadataXml: idp.metadata,
+      groupsAttribute: "groups",
+    });
+    expect(changed.status, await changed.clone().text()).toBe(200);
+    await expectError(
+      await send("PATCH", `/api/v1/orgs/acme/sso/${samlId}`, owner.cookie, { clientId: "x" }),
+      400,
+      "VALIDATION_FAILED",
+    );
+    await expectError(
+      await send("PATCH", `/api/v1/orgs/acme/sso/${samlId}`, admin.cookie, { groupsAttribute: "g" }),
+      403,
+      "FORBIDDEN",
+    );
+    expect(await auditActions()).toContain(`organization.sso_provider_updated ${samlId}`);
     // The plugin's own provider management is not reachable.
     expect((await postJson(app, "/api/auth/sso/register", { providerId: "x" }, owner.cookie)).status).toBe(
       404,

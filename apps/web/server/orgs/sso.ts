@@ -459,6 +459,10 @@ export async function updateSsoProvider(
   const { org } = await requireOrganization(deps.db, actor, input.organization, "own");
   await assertSsoPlan(deps, org);
   const current = await findProvider(deps.db, org, input.id);
+  const changed = Object.entries(input)
+    .filter(([key, value]) => key !== "organization" && key !== "id" && value !== undefined)
+    .map(([key]) => key);
+  if (changed.length === 0) return describe(deps.baseUrl, current);
   const domain = input.domain ?? current.domain;
   if (domain !== current.domain) {
     await assertVerifiedDomain(deps.db, org, domain);
@@ -485,7 +489,6 @@ export async function updateSsoProvider(
     samlConfig: saml ? JSON.stringify(saml) : null,
     oidcConfig: oidc ? JSON.stringify(oidc) : null,
   };
-  const changed = Object.keys(input).filter((key) => key !== "organization" && key !== "id");
   await change(deps.db, caller, async (tx, record) => {
     await tx
       .updateTable("ssoProvider")
