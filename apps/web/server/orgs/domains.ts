@@ -18,7 +18,7 @@ import { DomainError, isUniqueViolation, notFound } from "../platform/core/error
 import { newRowId } from "../platform/core/ids.ts";
 import { type Caller, change, type Db } from "../platform/core/use-case.ts";
 import type { OrgDomainTable } from "../platform/db/schema.ts";
-import { requireOrganization } from "./storage.ts";
+import { personOf, requireOrganization } from "./storage.ts";
 
 /** The TXT records at a name, each record's strings joined; [] when the name has none. */
 export interface TxtLookup {
@@ -73,12 +73,6 @@ function describe(row: OrgDomainTable): OrgDomain {
     createdAt: row.created_at,
   };
 }
-
-const personOf = (caller: Caller): Actor => {
-  if (caller.actor.kind === "system")
-    throw new DomainError("FORBIDDEN", "Organizations are managed by people");
-  return caller.actor;
-};
 
 /** A domain as written in a URL or a form, in the form it is kept (lower case) — or a 400. */
 function domainOf(domain: string): string {

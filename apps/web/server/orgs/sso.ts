@@ -29,7 +29,7 @@ import { type Caller, change, type Db } from "../platform/core/use-case.ts";
 import type { SsoProviderTable } from "../platform/db/schema.ts";
 import type { Mailer } from "../platform/mail/mailer.ts";
 import { ssoConfigurationMail } from "../platform/mail/templates.ts";
-import { type OrganizationRow, requireOrganization } from "./storage.ts";
+import { type OrganizationRow, personOf, requireOrganization } from "./storage.ts";
 
 export interface SsoDeps {
   db: Db;
@@ -92,12 +92,6 @@ interface OidcConfig {
     extraFields: Record<string, string>;
   };
 }
-
-const personOf = (caller: Caller): Actor => {
-  if (caller.actor.kind === "system")
-    throw new DomainError("FORBIDDEN", "Organizations are managed by people");
-  return caller.actor;
-};
 
 function invalid(message: string): DomainError {
   return new DomainError("SSO_PROVIDER_INVALID", message);

@@ -37,7 +37,7 @@ import {
 } from "../platform/core/authorization.ts";
 import { DomainError, isUniqueViolation, notFound } from "../platform/core/errors.ts";
 import { randomId } from "../platform/core/ids.ts";
-import { inTransaction } from "../platform/core/use-case.ts";
+import { type Caller, inTransaction } from "../platform/core/use-case.ts";
 import type { Database } from "../platform/db/schema.ts";
 import type { Mailer } from "../platform/mail/mailer.ts";
 import { organizationInvitationMail } from "../platform/mail/templates.ts";
@@ -76,6 +76,13 @@ export async function findOrganization(db: Tx, slug: string): Promise<Organizati
 export async function isOrganization(db: Tx, ownerId: string): Promise<boolean> {
   const row = await db.selectFrom("organization").select("id").where("id", "=", ownerId).executeTakeFirst();
   return row !== undefined;
+}
+
+/** The person a use case on an organization acts for: organizations are managed by people, not jobs. */
+export function personOf(caller: Caller): Actor {
+  if (caller.actor.kind === "system")
+    throw new DomainError("FORBIDDEN", "Organizations are managed by people");
+  return caller.actor;
 }
 
 /** The user's role in the organization, or null. */

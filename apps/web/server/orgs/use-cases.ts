@@ -14,7 +14,6 @@ import type {
 } from "@packyard/contract/orgs.ts";
 import type { Clock } from "../accounts/usernames.ts";
 import type { Actor } from "../platform/core/authorization.ts";
-import { DomainError } from "../platform/core/errors.ts";
 import { type Caller, change, type Db } from "../platform/core/use-case.ts";
 import type { Mailer } from "../platform/mail/mailer.ts";
 import {
@@ -24,18 +23,13 @@ import {
   deleteOrganization as deleteOrganizationIn,
   listMembers,
   mailInvitation,
+  personOf,
   removeMember as removeMemberIn,
   requireOrganization,
   revokeInvitation as revokeInvitationIn,
   updateMemberRole,
   updateOrganization,
 } from "./storage.ts";
-
-function personOf(caller: Caller): Actor {
-  if (caller.actor.kind === "system")
-    throw new DomainError("FORBIDDEN", "Organizations are managed by people");
-  return caller.actor;
-}
 
 async function memberNamed(db: Db, actor: Actor, slug: string, username: string) {
   return (await listMembers(db, actor, slug)).find(

@@ -9,7 +9,7 @@ import { DomainError, notFound } from "../../platform/core/errors.ts";
 import { newRowId } from "../../platform/core/ids.ts";
 import { type Caller, change, type Db } from "../../platform/core/use-case.ts";
 import { assertSsoPlan } from "../sso.ts";
-import { requireOrganization } from "../storage.ts";
+import { personOf, requireOrganization } from "../storage.ts";
 
 /** The prefix of every SCIM token: `pks_` and 32 random bytes, base64url. */
 export const SCIM_TOKEN_PREFIX = "pks_";
@@ -29,12 +29,6 @@ export interface ScimTokenSummary {
 
 export const isScimToken = (token: string) => token.startsWith(SCIM_TOKEN_PREFIX);
 const hashOf = (token: string) => createHash("sha256").update(token).digest("hex");
-
-const personOf = (caller: Caller): Actor => {
-  if (caller.actor.kind === "system")
-    throw new DomainError("FORBIDDEN", "Organizations are managed by people");
-  return caller.actor;
-};
 
 /** Creates a token (owners): answered with the secret, which is kept nowhere. */
 export async function createScimToken(
