@@ -28,6 +28,12 @@ export function roleFromGroups(
   return best ? { role: best, mapped: true } : { role: defaultRole, mapped: false };
 }
 
+/** Whether an email address is at the domain or one below it (eu.acme.com is at acme.com). */
+export function isAtDomain(email: string, domain: string): boolean {
+  const at = email.trim().toLowerCase().split("@")[1] ?? "";
+  return at === domain || at.endsWith(`.${domain}`);
+}
+
 /** An IdP's groups as a SAML attribute or an OIDC claim carries them: a list, one name, or none. */
 export function groupsOf(value: unknown): string[] {
   if (Array.isArray(value)) return value.filter((entry): entry is string => typeof entry === "string");

@@ -6,6 +6,7 @@
 import { apiKey } from "@better-auth/api-key";
 import { sso } from "@better-auth/sso";
 import { RESET_REQUESTED_MESSAGE } from "@packyard/contract/messages.ts";
+import { isAtDomain } from "@packyard/contract/sso.ts";
 import type { BetterAuthOptions } from "better-auth";
 import { betterAuth } from "better-auth";
 import {
@@ -357,7 +358,10 @@ export function authOptions(deps: {
       },
     },
     // The SSO plugin's provider management: Packyard's /api/v1/orgs/{org}/sso does it instead.
+    // And its shared OIDC callback: Packyard's providers each have their own (/sso/callback/{id}),
+    // whose provider the session-create hook above checks and marks.
     disabledPaths: [
+      "/sso/callback",
       "/sso/register",
       "/sso/providers",
       "/sso/get-provider",
@@ -378,12 +382,6 @@ export interface SsoSignIn {
   providerId: string;
   /** The provider's attributes or claims as the plugin mapped them (groups among them). */
   attributes: Record<string, unknown>;
-}
-
-/** Whether an email address is at the domain or one below it (eu.acme.com is at acme.com). */
-export function isAtDomain(email: string, domain: string): boolean {
-  const at = email.trim().toLowerCase().split("@")[1] ?? "";
-  return at === domain || at.endsWith(`.${domain}`);
 }
 
 /** The SSO provider whose callback or ACS this request is, if it is one. */

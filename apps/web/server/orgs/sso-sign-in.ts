@@ -3,7 +3,7 @@
 // IdP groups map to (the organization's group roles), else its default role; a member whose IdP
 // sends groups that map gets that role at each sign-in — never demoting the last owner. Each
 // sign-in, membership and role change is in the organization's log.
-import { groupsOf, roleFromGroups } from "@packyard/contract";
+import { groupsOf, isAtDomain, roleFromGroups } from "@packyard/contract";
 import type { SsoSignIn } from "../auth/auth.ts";
 import { type Caller, change, type Db } from "../platform/core/use-case.ts";
 import { ssoSettingsOf } from "./sso.ts";
@@ -19,7 +19,8 @@ export async function provisionSsoSignIn(
     .where("providerId", "=", signIn.providerId)
     .executeTakeFirst();
   const orgId = provider?.organizationId;
-  if (!orgId) return;
+  // auth.ts refuses an address outside the provider's domain before any session; never a member.
+  if (!orgId || !isAtDomain(signIn.email, provider.domain)) return;
   const settings = await ssoSettingsOf(db, orgId);
   const groups = groupsOf(signIn.attributes.groups);
   const { role, mapped } = roleFromGroups(groups, settings.groupRoles, settings.defaultRole);
