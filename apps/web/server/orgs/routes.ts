@@ -30,7 +30,7 @@ import { requireActor } from "../platform/http/actor.ts";
 import { createApiApp, empty, errors, json, jsonBody, readJson, serve } from "../platform/http/api-route.ts";
 import { clientAddress } from "../platform/http/request-log.ts";
 import type { Services } from "../services.ts";
-import { updateSsoSettings } from "./sso.ts";
+import { ssoSettingsOf, updateSsoSettings } from "./sso.ts";
 import { ssoDepsOf } from "./sso-routes.ts";
 import {
   describeOrganization,
@@ -101,9 +101,12 @@ const createOrgRoute = createRoute({
 const getOrgRoute = createRoute({
   method: "get",
   path: "/orgs/{slug}",
-  summary: "An organization you belong to",
+  summary: "An organization you belong to, with how its members sign in (docs/sso.md)",
   request: { params: orgPath },
-  responses: { 200: json("Organization", z.object({ organization })), ...errors(...orgErrors) },
+  responses: {
+    200: json("Organization", z.object({ organization, sso: ssoSettings })),
+    ...errors(...orgErrors, "SSO_REQUIRED"),
+  },
 });
 
 const updateOrgRoute = createRoute({
@@ -280,7 +283,8 @@ export function orgRoutes(services: Services) {
 
   serve(api, getOrgRoute, async (c) => {
     const actor = await actorOf(c);
-    return c.json({ organization: await describeOrganization(db, actor, c.req.valid("param").slug) }, 200);
+    const found = await describeOrganization(db, actor, c.req.valid("param").slug);
+    return c.json({ organization: found, sso: await ssoSettingsOf(db, found.id) }, 200);
   });
 
   serve(api, updateOrgRoute, async (c) => {

@@ -262,6 +262,11 @@ describe(`an organization's SAML provider (${databaseKind})`, () => {
       defaultRole: "viewer",
       groupRoles: { "packyard-publishers": "publisher", "packyard-admins": "admin" },
     });
+    // Members read them with the organization.
+    const read = await send("GET", "/api/v1/orgs/acme", admin.cookie);
+    expect(((await read.json()) as { sso: { defaultRole: string } }).sso.defaultRole).toBe("viewer");
+    // The plugin's shared OIDC callback is off: each provider has its own.
+    expect((await app.request("/api/auth/sso/callback?code=x&state=y")).status).toBe(404);
 
     const res = await samlSignIn({
       email: "sam@acme.test",
