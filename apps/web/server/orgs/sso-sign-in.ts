@@ -7,6 +7,7 @@ import { groupsOf, isAtDomain, roleFromGroups } from "@packyard/contract";
 import type { SsoSignIn } from "../auth/auth.ts";
 import { type Caller, change, type Db } from "../platform/core/use-case.ts";
 import { ssoSettingsOf } from "./sso.ts";
+import { memberRole } from "./storage.ts";
 
 export async function provisionSsoSignIn(
   db: Db,
@@ -26,13 +27,8 @@ export async function provisionSsoSignIn(
   const { role, mapped } = roleFromGroups(groups, settings.groupRoles, settings.defaultRole);
   const caller: Caller = { actor: { kind: "session", userId: signIn.userId }, address };
   await change(db, caller, async (tx, record) => {
-    const member = await tx
-      .selectFrom("org_member")
-      .select("role")
-      .where("org_id", "=", orgId)
-      .where("user_id", "=", signIn.userId)
-      .executeTakeFirst();
-    if (!member) {
+    const current = await memberRole(tx, orgId, signIn.userId);
+    if (!current) {
       await tx
         .insertInto("org_member")
         .values({ org_id: orgId, user_id: signIn.userId, role, created_at: new Date().toISOString() })
@@ -43,14 +39,14 @@ export async function provisionSsoSignIn(
         target: signIn.email,
         details: { role, via: signIn.providerId, groups: groups.join(", ") },
       });
-    } else if (mapped && member.role !== role) {
+    } else if (mapped && current !== role) {
       const owners = await tx
         .selectFrom("org_member")
         .select("user_id")
         .where("org_id", "=", orgId)
         .where("role", "=", "owner")
         .execute();
-      const lastOwner = member.role === "owner" && owners.length === 1;
+      const lastOwner = current === "owner" && owners.length === 1;
       if (!lastOwner) {
         await tx
           .updateTable("org_member")
@@ -62,7 +58,7 @@ export async function provisionSsoSignIn(
           ownerId: orgId,
           action: "organization.member_role_synced",
           target: signIn.email,
-          details: { from: member.role, to: role, via: signIn.providerId, groups: groups.join(", ") },
+          details: { from: current, to: role, via: signIn.providerId, groups: groups.join(", ") },
         });
       }
     }
